@@ -1,0 +1,68 @@
+// Entry points of the backend: a CUDA C++ TU -> a cubin/PTX (NVRTC) or a shared object (host
+// C++ compiler), through a content-addressed disk cache.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft::backend {
+
+// Where the CUDA toolkit and weft's device headers are.
+struct Toolchain {
+  std::string cudaHome;          // e.g. /usr/local/cuda; empty when not found
+  std::string weftIncludeDir;    // the directory holding weft/device/*.h
+  std::string hostCompiler;      // $CXX, else c++/g++/clang++ on PATH; empty when none
+};
+
+// Finds the toolkit (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda) and the host compiler.
+Toolchain discoverToolchain(std::string weftIncludeDir);
+
+struct CompileOptions {
+  int arch = 90;           // sm_XY as XY
+  bool fastMath = false;
+  bool debug = false;
+  bool cubin = true;       // false: PTX
+};
+
+// The result of a compilation: the artifact bytes or a log of what failed.
+struct Artifact {
+  bool ok = false;
+  std::string bytes;  // cubin / PTX text / path of the shared object for the host target
+  std::string log;    // compiler output (errors and warnings)
+};
+
+// The on-disk cache: `directory` is $WEFT_CACHE_DIR or ~/.cache/weft; disabled by WEFT_CACHE=0.
+class DiskCache {
+ public:
+  // Reads the environment to decide the directory and whether the cache is enabled.
+  static DiskCache fromEnvironment();
+  DiskCache(std::string directory, bool enabled) : directory_(std::move(directory)), enabled_(enabled) {}
+  bool enabled() const { return enabled_; }
+  const std::string& directory() const { return directory_; }
+  // The entry stored under `key`, verified against its checksum; nullopt if absent or corrupt
+  // (a corrupt entry is removed).
+  std::optional<std::string> load(const std::string& key) const;
+  // Stores atomically (temporary file + rename); safe with concurrent writers.
+  void store(const std::string& key, const std::string& bytes) const;
+  // The path where a host shared object for `key` lives.
+  std::string pathFor(const std::string& key, const std::string& suffix) const;
+
+ private:
+  std::string directory_;
+  bool enabled_;
+};
+
+// Compiles `source` with NVRTC (loaded at run time) for sm_`options.arch`.
+Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,
+                          const CompileOptions& options);
+
+// Compiles `source` with -DWEFT_HOST into a shared object at `outputPath`.
+Artifact compileForHost(const Toolchain& toolchain, const std::string& source, const std::string& outputPath,
+                        const CompileOptions& options);
+
+// The NVRTC version as "major.minor", or empty when NVRTC cannot be loaded.
+std::string nvrtcVersion(const Toolchain& toolchain);
+
+}  // namespace weft::backend

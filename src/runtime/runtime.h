@@ -1,0 +1,119 @@
+// Entry points of the runtime: the Compiler (front end once, then one lowering per target,
+// with memory and disk caches), loaded kernels, argument packing and launch on the GPU
+// (driver API, loaded at run time) and on the CPU (block runner).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "codegen/codegen.h"
+#include "sema/sema.h"
+#include "types/type.h"
+
+namespace weft::runtime {
+
+// A driver API or launch failure; `what()` names the kernel and the failing call.
+class CudaError : public std::runtime_error {
+ public:
+  CudaError(const std::string& message, int code) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// Bad launch arguments (count, types, shapes); becomes TypeError/ValueError in Python.
+class LaunchError : public std::invalid_argument {
+ public:
+  enum class Kind { Type, Value };
+  LaunchError(Kind kind, const std::string& message) : std::invalid_argument(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+enum class Target : uint8_t { Gpu, Cpu };
+
+// A strided array handed to a kernel: the data pointer (device memory for the GPU target,
+// host memory for the CPU target), shape, and strides counted in elements.
+struct ArrayValue {
+  void* data = nullptr;
+  types::ScalarKind dtype = types::ScalarKind::Float32;
+  int ndim = 0;
+  std::array<int64_t, 8> shape{};
+  std::array<int64_t, 8> strides{};
+};
+
+// One launch argument as the runtime receives it.
+struct ArgumentValue {
+  enum class Kind : uint8_t { Scalar, Array } kind = Kind::Scalar;
+  types::ScalarKind scalar = types::ScalarKind::Int32;  // Scalar: the value's kind
+  int64_t intValue = 0;    // Scalar integers and bool
+  double floatValue = 0;   // Scalar floating; complex: real part
+  double imagValue = 0;
+  ArrayValue array;
+};
+
+struct LaunchConfig {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t sharedBytes = 0;
+  uintptr_t stream = 0;  // CUstream; 0 is the default stream
+};
+
+// A kernel ready to launch on one target.
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+  // Packs `arguments` as the kernel's parameters (`parameterTypes`) and launches. GPU: async
+  // on the stream. CPU: runs the grid to completion.
+  virtual void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) = 0;
+  virtual Target target() const = 0;
+};
+
+struct CompilerOptions {
+  bool debug = false;
+  bool fastMath = false;
+};
+
+// The front end's result for one specialization.
+struct FrontEndResult {
+  bool ok = false;
+  std::string diagnostics;  // rendered diagnostics (errors make ok false)
+  codegen::EmittedUnit unit;
+  std::vector<const types::Type*> parameterTypes;  // the kernel's C++ parameters, in order
+  std::vector<int> argumentToParam;                // see TypedProgram::argumentToParam
+  std::vector<sema::GlobalDependency> globals;
+  bool usesBarrier = false;
+};
+
+// Owns the caches and options of one Python process (or one weftc run). Thread safe.
+class Compiler {
+ public:
+  explicit Compiler(std::string weftIncludeDir);
+  // Runs sema and codegen once for the request.
+  FrontEndResult compileFrontEnd(const sema::CheckRequest& request, const CompilerOptions& options);
+  // Lowers and loads for `target` (disk cache first). Throws CudaError on failure.
+  std::shared_ptr<LoadedKernel> load(const FrontEndResult& frontEnd, Target target, const CompilerOptions& options);
+  // Whether a CUDA device is usable (driver loads, at least one device).
+  bool gpuAvailable();
+  // The current device's compute capability as XY (e.g. 90); throws CudaError without a GPU.
+  int gpuArchitecture();
+  types::TypeContext& types() { return types_; }
+  const backend::Toolchain& toolchain() const { return toolchain_; }
+
+ private:
+  std::mutex mutex_;
+  types::TypeContext types_;
+  backend::Toolchain toolchain_;
+  backend::DiskCache cache_;
+};
+
+}  // namespace weft::runtime

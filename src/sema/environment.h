@@ -1,0 +1,66 @@
+// What the host (Python, or weftc) tells sema about the world outside the function being
+// compiled: global names, other functions' source, modules.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft::sema {
+
+// A compile-time constant value (a global constant, a ConstExpr argument, a literal).
+struct ConstValue {
+  enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Str, Tuple } kind = Kind::None;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  double floatValue = 0;  // Float; Complex: real part
+  double imagValue = 0;   // Complex
+  std::string strValue;
+  std::vector<ConstValue> elements;  // Tuple
+  bool operator==(const ConstValue&) const = default;
+};
+
+// Renders a constant as Python would (repr).
+std::string toString(const ConstValue& value);
+
+class Environment;
+
+// A Python function that device code can call (or the kernel itself).
+struct FunctionSource {
+  enum class Decorator : uint8_t { None, Func, Kernel };
+  std::string fileName;  // for diagnostics and #line
+  std::string fileText;  // the whole file; the function is found by name and line
+  uint32_t line = 0;     // 1-based line of the function's first decorator or `def`
+  std::string name;      // the function's __name__
+  uint64_t identity = 0; // distinguishes functions (e.g. id() of the Python function)
+  Decorator decorator = Decorator::None;
+  bool interop = false;
+  std::shared_ptr<Environment> globals;  // the function's module globals
+};
+
+// The meaning of a global name.
+struct GlobalValue {
+  enum class Kind : uint8_t {
+    Undefined,    // no such global
+    Constant,     // a number, bool, string, None or tuple of those: `constant`
+    Function,     // a Python function (decorated or plain): `function`
+    Module,       // a module sema knows by `qualifiedName`: "math", "weft", "cuda.device", "numpy"
+    Entity,       // an entity of a known module, by `qualifiedName`: "weft.float32", "math.sqrt"
+    Unsupported,  // any other object; `qualifiedName` holds its Python type name for the message
+  } kind = Kind::Undefined;
+  ConstValue constant;
+  std::shared_ptr<FunctionSource> function;
+  std::string qualifiedName;
+};
+
+// Resolves global names of one Python module (a function's __globals__ plus builtins).
+class Environment {
+ public:
+  virtual ~Environment() = default;
+  // The current value of global `name`.
+  virtual GlobalValue lookup(std::string_view name) = 0;
+};
+
+}  // namespace weft::sema

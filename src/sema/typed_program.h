@@ -1,0 +1,138 @@
+// The typed program: sema's output and codegen's input. Every expression carries its final
+// type and every implicit conversion is an explicit Cast, so codegen never infers types.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sema/environment.h"
+#include "support/source.h"
+#include "types/type.h"
+
+namespace weft::sema {
+
+enum class Builtin : uint16_t {
+#define WEFT_BUILTIN(Enum, description) Enum,
+#include "sema/builtin_kinds.def"
+};
+
+// Arithmetic: both operands already have the result type (sema inserted Casts), except
+// LShift/RShift whose right operand may be any integer type. Semantics are Python's as
+// fixed by DESIGN.md section 3 (floor division, modulo with the divisor's sign, wrapping).
+enum class BinaryOp : uint8_t { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor };
+enum class UnaryOp : uint8_t { Neg, Pos, Invert, Not };
+enum class CompareOp : uint8_t { Eq, NotEq, Lt, LtE, Gt, GtE };
+
+enum class TypedExprKind : uint8_t {
+  Literal,       // `literal` of `type`
+  Local,         // the local variable `local`
+  Unary,         // unaryOp operands[0]
+  Binary,        // operands[0] binaryOp operands[1]
+  CompareChain,  // operands[0] compareOps[0] operands[1] compareOps[1] operands[2] ...; each
+                 // operand evaluated at most once, left to right, short-circuit (bool)
+  And,           // Python `a and b`: operands[0] if it is falsy, else operands[1]; both of `type`
+  Or,            // Python `a or b`
+  Truth,         // bool(operands[0]) by Python truthiness
+  Conditional,   // operands[1] if operands[0] else operands[2]
+  Cast,          // operands[0] converted to `type` (Python int()/float() truncation semantics)
+  Call,          // functions[callee](operands...)
+  BuiltinCall,   // builtin(operands...)
+  ArrayElement,  // operands[0] (an array) indexed by operands[1..]; an lvalue; `wrapNegative[i]`
+                 // says whether index i may be negative and must wrap (Python semantics)
+  ArrayShape,    // operands[0].shape[index] (int64)
+  ArrayStride,   // operands[0].strides[index] in bytes (int64)
+  ArraySize,     // operands[0].size (int64)
+  TupleMake,     // (operands...)
+  TupleGet,      // operands[0][index]
+};
+
+struct Literal {
+  bool boolValue = false;
+  int64_t intValue = 0;    // signed integers; unsigned values stored bit for bit
+  double floatValue = 0;   // floating; complex: real part
+  double imagValue = 0;    // complex
+};
+
+struct TypedExpr {
+  TypedExprKind kind = TypedExprKind::Literal;
+  const types::Type* type = nullptr;
+  SourceLoc loc;
+  std::vector<TypedExpr*> operands;
+  Literal literal;
+  int local = -1;
+  UnaryOp unaryOp = UnaryOp::Neg;
+  BinaryOp binaryOp = BinaryOp::Add;
+  std::vector<CompareOp> compareOps;
+  int callee = -1;
+  Builtin builtin = Builtin::Syncthreads;
+  int index = 0;
+  std::vector<bool> wrapNegative;
+};
+
+enum class TypedStmtKind : uint8_t {
+  Assign,        // locals[local] = operands[0]
+  Store,         // operands[0] (an ArrayElement) = operands[1]
+  Evaluate,      // operands[0]; (an expression statement)
+  If,            // if operands[0]: body else: orelse
+  While,         // while operands[0]: body else: orelse (orelse runs unless a break left the loop)
+  ForRange,      // for locals[local] in range(operands[0], operands[1], operands[2]): body else: orelse
+                 // (all three of the loop variable's type; `stepSign` is +1/-1 when known, else 0)
+  Break,
+  Continue,
+  Return,        // return operands[0] (absent for a procedure)
+  DeclareArray,  // locals[local] = a new array of `shape` in the local's memory space (Shared/Local)
+};
+
+struct TypedStmt {
+  TypedStmtKind kind = TypedStmtKind::Evaluate;
+  SourceLoc loc;
+  std::vector<TypedExpr*> operands;
+  std::vector<TypedStmt*> body, orelse;
+  int local = -1;
+  int stepSign = 0;
+  std::vector<int64_t> shape;
+};
+
+struct Local {
+  std::string name;  // the Python name; temporaries made by sema start with '$'
+  const types::Type* type = nullptr;
+  SourceLoc loc;     // first assignment (or the parameter)
+};
+
+struct TypedFunction {
+  std::string name;        // unique C++ identifier within the program
+  std::string pythonName;  // for messages
+  SourceLoc loc;           // the `def`
+  bool isKernel = false;
+  std::vector<int> params;  // indices into locals, in order (ConstExpr parameters excluded)
+  std::vector<Local> locals;
+  const types::Type* returnType = nullptr;  // none() for procedures
+  std::vector<TypedStmt*> body;
+};
+
+// A global constant whose value the program baked in: the runtime re-checks it at launch.
+struct GlobalDependency {
+  std::shared_ptr<Environment> environment;
+  std::string name;
+  ConstValue value;
+};
+
+struct TypedProgram {
+  std::vector<TypedFunction> functions;  // callees before callers where possible
+  int kernel = -1;                       // index of the entry kernel in `functions`
+  // For each positional argument of the kernel: the index into the kernel's `params`, or -1
+  // when the argument was a ConstExpr baked into the program.
+  std::vector<int> argumentToParam;
+  std::vector<GlobalDependency> globals;
+  bool usesBarrier = false;  // some function calls syncthreads (the CPU runner needs fibers)
+  // Node storage.
+  std::deque<TypedExpr> exprs;
+  std::deque<TypedStmt> stmts;
+  TypedExpr* makeExpr() { return &exprs.emplace_back(); }
+  TypedStmt* makeStmt() { return &stmts.emplace_back(); }
+};
+
+}  // namespace weft::sema

@@ -1,0 +1,35 @@
+#include "support/hash.h"
+
+namespace weft {
+
+void ContentHash::mix(const unsigned char* data, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
+    low_ = (low_ ^ data[i]) * 0x100000001b3ull;
+    high_ = (high_ ^ data[i] ^ (low_ >> 29)) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  }
+}
+
+ContentHash& ContentHash::add(uint64_t value) {
+  unsigned char bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(value >> (8 * i));
+  mix(bytes, 8);
+  return *this;
+}
+
+ContentHash& ContentHash::add(std::string_view bytes) {
+  add(static_cast<uint64_t>(bytes.size()));
+  mix(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  return *this;
+}
+
+std::string ContentHash::hex() const {
+  static const char digits[] = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[15 - i] = digits[(high_ >> (4 * i)) & 15];
+    out[31 - i] = digits[(low_ >> (4 * i)) & 15];
+  }
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,24 @@
+// Content hashing for cache keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace weft {
+
+// Incremental 128-bit FNV-1a-style hasher; hex() gives 32 lowercase hex digits.
+class ContentHash {
+ public:
+  // Adds bytes; a length prefix keeps ("ab","c") distinct from ("a","bc").
+  ContentHash& add(std::string_view bytes);
+  ContentHash& add(uint64_t value);
+  std::string hex() const;
+
+ private:
+  uint64_t low_ = 0xcbf29ce484222325ull;
+  uint64_t high_ = 0x84222325cbf29ce4ull;
+  void mix(const unsigned char* data, size_t size);
+};
+
+}  // namespace weft
