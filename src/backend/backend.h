@@ -46,6 +46,9 @@ class DiskCache {
   std::optional<std::string> load(const std::string& key) const;
   // Stores atomically (temporary file + rename); safe with concurrent writers.
   void store(const std::string& key, const std::string& bytes) const;
+  // Creates the cache directory (and its parents); false when the cache is disabled or the
+  // directory cannot be created, so that callers fall back to uncached files.
+  bool createDirectory() const;
   // The path where a host shared object for `key` lives.
   std::string pathFor(const std::string& key, const std::string& suffix) const;
 

@@ -88,16 +88,24 @@ struct FrontEndResult {
   bool ok = false;
   std::string diagnostics;  // rendered diagnostics (errors make ok false)
   codegen::EmittedUnit unit;
+  std::string kernelName;                          // the kernel's Python name, for messages
   std::vector<const types::Type*> parameterTypes;  // the kernel's C++ parameters, in order
+  std::vector<std::string> parameterNames;         // their Python names, for launch errors
   std::vector<int> argumentToParam;                // see TypedProgram::argumentToParam
   std::vector<sema::GlobalDependency> globals;
   bool usesBarrier = false;
 };
 
+class CompilerState;
+
 // Owns the caches and options of one Python process (or one weftc run). Thread safe.
 class Compiler {
  public:
   explicit Compiler(std::string weftIncludeDir);
+  // Unloads modules and joins the CPU runner's threads; kernels still held elsewhere stay valid.
+  ~Compiler();
+  Compiler(const Compiler&) = delete;
+  Compiler& operator=(const Compiler&) = delete;
   // Runs sema and codegen once for the request.
   FrontEndResult compileFrontEnd(const sema::CheckRequest& request, const CompilerOptions& options);
   // Lowers and loads for `target` (disk cache first). Throws CudaError on failure.
@@ -106,14 +114,37 @@ class Compiler {
   bool gpuAvailable();
   // The current device's compute capability as XY (e.g. 90); throws CudaError without a GPU.
   int gpuArchitecture();
+
+  // Device memory of the current device (for weft.DeviceArray). Each throws CudaError naming
+  // the failing call; an earlier kernel's asynchronous fault surfaces here, naming that kernel.
+  // Allocates `bytes` of device memory (at least 1) and returns its address.
+  uintptr_t allocate(size_t bytes);
+  // Frees memory from allocate(); 0 is ignored.
+  void free(uintptr_t address);
+  // Copies `bytes` from host memory to device memory (synchronous).
+  void copyToDevice(uintptr_t destination, const void* source, size_t bytes);
+  // Copies `bytes` from device memory to host memory (synchronous).
+  void copyToHost(void* destination, uintptr_t source, size_t bytes);
+  // Copies `bytes` between two device buffers.
+  void copyOnDevice(uintptr_t destination, uintptr_t source, size_t bytes);
+  // Sets `bytes` of device memory to the byte `value`.
+  void memset(uintptr_t destination, uint8_t value, size_t bytes);
+  // Waits for the stream (0: the whole device, as cuCtxSynchronize).
+  void synchronize(uintptr_t stream);
+  // Whether `address` is device memory (or managed memory) of the driver; false without a GPU.
+  bool isDevicePointer(uintptr_t address);
   types::TypeContext& types() { return types_; }
   const backend::Toolchain& toolchain() const { return toolchain_; }
 
  private:
-  std::mutex mutex_;
+  // Compiles (or finds in the disk cache) and loads the CPU target's shared object.
+  std::shared_ptr<LoadedKernel> loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
+                                               const backend::CompileOptions& options);
+  std::mutex mutex_;  // guards types_ (the front end)
   types::TypeContext types_;
   backend::Toolchain toolchain_;
   backend::DiskCache cache_;
+  std::unique_ptr<CompilerState> state_;  // driver, loaded kernels, CPU runner (compiler.cpp)
 };
 
 }  // namespace weft::runtime

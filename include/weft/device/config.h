@@ -1,0 +1,39 @@
+// Target configuration shared by every weft device header and by the generated code: the
+// fixed-width integer types and the function/storage qualifiers, spelled so that one
+// translation unit compiles with NVRTC or nvcc for the GPU and, with -DWEFT_HOST, with the
+// host C++ compiler for the CPU target.
+#pragma once
+
+#if defined(__CUDACC_RTC__)
+// NVRTC has no standard headers unless the toolkit's include folder is on its path, and
+// parsing them would dominate compile time: declare the fixed-width integers ourselves.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#else
+#include <cstdint>
+#endif
+
+// WEFT_TARGET_HOST: compiling for the CPU target (or by a plain C++ compiler, e.g. for the
+// headers' own unit tests).
+#if defined(WEFT_HOST) || !defined(__CUDACC__)
+#define WEFT_TARGET_HOST 1
+#include <cmath>
+// Host and device helpers: plain inline functions on the CPU target.
+#define WEFT_HD inline
+// A generated device function, and one that must not be inlined (recursive).
+#define WEFT_DEVICE_FN static inline
+#define WEFT_DEVICE_FN_NOINLINE static
+// A generated kernel: an ordinary C function that the host entry calls per thread.
+#define WEFT_KERNEL extern "C"
+#else
+#define WEFT_HD __host__ __device__ __forceinline__
+#define WEFT_DEVICE_FN static __device__ __forceinline__
+#define WEFT_DEVICE_FN_NOINLINE static __device__ __noinline__
+#define WEFT_KERNEL extern "C" __global__
+#endif

@@ -1,0 +1,73 @@
+"""weft: a compiler and runtime for the CUDA Python device dialect, for NVIDIA GPUs and the CPU.
+
+    from cuda import device        # or: import weft as device
+
+    @device.kernel
+    def vec_add(a, b, c):
+        i = device.tid(1)
+        if i < c.size:
+            c[i] = a[i] + b[i]
+
+    device.launch(vec_add, a, b, c, grid=4, block=256)
+
+Importing weft loads no CUDA library and no compiler: the runtime starts on first use, and NumPy
+is imported only by the array helpers (DeviceArray, to_device, empty, zeros).
+"""
+
+from ._decorators import Function, func, kernel
+from ._errors import CompileError, CudaError, InternalCompilerError
+from ._intrinsics import ConstExpr, DeviceFunction, DeviceValue
+from ._intrinsics import FUNCTIONS as _FUNCTIONS, VALUES as _VALUES
+from ._types import ArrayType, NumberType, NUMBER_TYPES as _NUMBER_TYPES
+from ._weft import launch
+from . import _runtime
+
+__version__ = "0.1.0"
+
+globals().update(_NUMBER_TYPES)
+globals().update({name: DeviceFunction(name) for name in _FUNCTIONS})
+globals().update({name: DeviceValue(name) for name in _VALUES})
+
+# The specification's entities, re-exported by cuda.device (weft's extras are not among them).
+SPEC_NAMES = ("kernel", "func", "launch", "ConstExpr", *_NUMBER_TYPES, *_FUNCTIONS, *_VALUES)
+
+_ARRAY_NAMES = ("DeviceArray", "to_device", "empty", "zeros")
+
+
+def __getattr__(name):
+    # The array helpers need NumPy; importing them on first use keeps `import weft` fast.
+    if name in _ARRAY_NAMES:
+        from . import _arrays
+
+        return getattr(_arrays, name)
+    raise AttributeError(f"module 'weft' has no attribute {name!r}")
+
+
+def gpu_available() -> bool:
+    """Whether a CUDA GPU is usable (the driver loads and reports at least one device)."""
+    return _runtime.runtime().gpu_available()
+
+
+def default_target() -> str:
+    """The target launches use when none is given: $WEFT_TARGET ("gpu" or "cpu") if set, else
+    "gpu" when a GPU is usable, else "cpu"."""
+    return _runtime.runtime().default_target()
+
+
+def synchronize() -> None:
+    """Waits for all work on the GPU (CPU launches finish before launch returns)."""
+    _runtime.runtime().synchronize(0)
+
+
+def cache_dir() -> str:
+    """The disk cache directory ($WEFT_CACHE_DIR, else ~/.cache/weft)."""
+    from ._weft import cache_dir as _cache_dir
+
+    return _cache_dir()
+
+
+__all__ = [
+    *SPEC_NAMES, "Function", "CompileError", "CudaError", "InternalCompilerError", "ArrayType",
+    "NumberType", "DeviceFunction", "DeviceValue", *_ARRAY_NAMES, "gpu_available", "default_target",
+    "synchronize", "cache_dir",
+]

@@ -1,0 +1,59 @@
+"""The process-wide runtime (one C++ `Compiler`, created on first use) and the facts about
+Python functions that the C++ dispatcher asks for when it compiles a specialization."""
+
+import linecache
+import os
+
+_runtime = None
+
+
+def include_dir() -> str:
+    """The directory holding weft/device/*.h: `weft/include` inside the installed package, else
+    (running from a source checkout) the repository's `include/`; $WEFT_INCLUDE_DIR overrides."""
+    override = os.environ.get("WEFT_INCLUDE_DIR")
+    if override:
+        return override
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, "include")
+    if os.path.isdir(installed):
+        return installed
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "include")
+
+
+def runtime():
+    """The process's `_weft.Runtime`, created on first use."""
+    global _runtime
+    if _runtime is None:
+        from . import _weft
+
+        _runtime = _weft.Runtime(include_dir())
+    return _runtime
+
+
+def function_source(function):
+    """(file name, whole file text, first line, name) of a Python function, for the compiler.
+    The first line is that of the first decorator, as `co_firstlineno` gives it."""
+    code = function.__code__
+    filename = code.co_filename
+    try:
+        import inspect
+
+        filename = inspect.getsourcefile(function) or filename
+    except TypeError:
+        pass
+    lines = linecache.getlines(filename, function.__globals__)
+    return filename, "".join(lines), code.co_firstlineno, function.__name__
+
+
+def _is_constexpr(annotation) -> bool:
+    if isinstance(annotation, str):
+        return "ConstExpr" in annotation
+    return bool(getattr(annotation, "__weft_constexpr__", False))
+
+
+def parameters(function):
+    """(parameter names, which are ConstExpr) of a kernel's Python function."""
+    code = function.__code__
+    names = code.co_varnames[: code.co_argcount]
+    annotations = getattr(function, "__annotations__", {}) or {}
+    return tuple(names), tuple(_is_constexpr(annotations.get(name)) for name in names)

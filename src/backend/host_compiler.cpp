@@ -1,0 +1,125 @@
+// The host C++ compiler for the CPU target: the same TU as for the GPU, with -DWEFT_HOST.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+
+extern char** environ;
+
+namespace weft::backend {
+namespace {
+
+// Runs `arguments` (no shell) and returns its exit status (-1 when it could not start);
+// `output` receives its stdout and stderr.
+int runProcess(const std::vector<std::string>& arguments, std::string& output) {
+  int pipeEnds[2];
+  if (::pipe2(pipeEnds, O_CLOEXEC) != 0) {
+    output = std::string("pipe failed: ") + std::strerror(errno);
+    return -1;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> argv;
+  for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  pid_t child = 0;
+  int spawned = ::posix_spawn(&child, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipeEnds[1]);
+  if (spawned != 0) {
+    ::close(pipeEnds[0]);
+    output = "cannot run " + arguments[0] + ": " + std::strerror(spawned);
+    return -1;
+  }
+  char buffer[4096];
+  for (;;) {
+    ssize_t count = ::read(pipeEnds[0], buffer, sizeof buffer);
+    if (count > 0) output.append(buffer, static_cast<size_t>(count));
+    else if (count == 0 || errno != EINTR) break;
+  }
+  ::close(pipeEnds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  output += "\n" + arguments[0] + " terminated by signal " + std::to_string(WTERMSIG(status));
+  return -1;
+}
+
+bool writeFile(int descriptor, const std::string& bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t count = ::write(descriptor, bytes.data() + written, bytes.size() - written);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) return false;
+    written += static_cast<size_t>(count);
+  }
+  return true;
+}
+
+}  // namespace
+
+Artifact compileForHost(const Toolchain& toolchain, const std::string& source, const std::string& outputPath,
+                        const CompileOptions& options) {
+  Artifact artifact;
+  if (toolchain.hostCompiler.empty()) {
+    artifact.log = "no host C++ compiler found (set CXX, or install c++, g++ or clang++) for the CPU target";
+    return artifact;
+  }
+  // The source and the object go to unique temporary names next to the output, so that the
+  // final rename is atomic and concurrent compiles of the same unit never see a partial file.
+  std::string sourcePath = outputPath + ".XXXXXX.cpp";
+  int descriptor = ::mkstemps(sourcePath.data(), 4);
+  if (descriptor < 0) {
+    artifact.log = "cannot create a temporary file next to " + outputPath + ": " + std::strerror(errno);
+    return artifact;
+  }
+  bool written = writeFile(descriptor, source);
+  ::close(descriptor);
+  if (!written) {
+    ::unlink(sourcePath.c_str());
+    artifact.log = "cannot write " + sourcePath + ": " + std::strerror(errno);
+    return artifact;
+  }
+  std::string temporaryOutput = sourcePath.substr(0, sourcePath.size() - 4) + ".so";
+  std::vector<std::string> arguments;
+  std::istringstream words(toolchain.hostCompiler);
+  for (std::string word; words >> word;) arguments.push_back(word);
+  for (const char* flag : {"-std=c++20", "-O2", "-fPIC", "-shared", "-DWEFT_HOST"}) arguments.push_back(flag);
+  if (options.fastMath) arguments.push_back("-ffast-math");
+  if (!options.debug) arguments.push_back("-DNDEBUG");
+  if (!toolchain.weftIncludeDir.empty()) arguments.push_back("-I" + toolchain.weftIncludeDir);
+  for (const char* flag : {"-x", "c++"}) arguments.push_back(flag);
+  arguments.push_back(sourcePath);
+  arguments.push_back("-o");
+  arguments.push_back(temporaryOutput);
+  int status = runProcess(arguments, artifact.log);
+  ::unlink(sourcePath.c_str());
+  if (status != 0) {
+    ::unlink(temporaryOutput.c_str());
+    if (artifact.log.empty()) artifact.log = arguments[0] + " failed with status " + std::to_string(status);
+    return artifact;
+  }
+  if (::rename(temporaryOutput.c_str(), outputPath.c_str()) != 0) {
+    artifact.log += "cannot rename " + temporaryOutput + " to " + outputPath + ": " + std::strerror(errno);
+    ::unlink(temporaryOutput.c_str());
+    return artifact;
+  }
+  artifact.ok = true;
+  artifact.bytes = outputPath;
+  return artifact;
+}
+
+}  // namespace weft::backend

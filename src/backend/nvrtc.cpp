@@ -1,0 +1,127 @@
+// NVRTC, loaded at run time: `import weft` and the CPU target work without a CUDA toolkit.
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace weft::backend {
+namespace {
+
+using NvrtcProgram = struct NvrtcProgramOpaque*;
+
+// The entry points of one loaded NVRTC library, generated from nvrtc_functions.def.
+struct NvrtcTable {
+#define WEFT_NVRTC_FUNCTION(name, result, params) result(*name) params = nullptr;
+#include "backend/nvrtc_functions.def"
+};
+
+// Loads NVRTC from the toolkit found by discovery, then from the loader's search path. The
+// library is never unloaded: NVRTC keeps process-wide state and dlopen reference-counts the
+// handle, so loading on every compile costs one lookup after the first.
+std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& error) {
+  std::vector<std::string> candidates;
+  const char* names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  // CUDA 13 installs keep the libraries in lib/, older ones in lib64/.
+  if (!toolchain.cudaHome.empty())
+    for (const char* folder : {"/lib64/", "/lib/"})
+      for (const char* name : names) candidates.push_back(toolchain.cudaHome + folder + name);
+  for (const char* name : names) candidates.push_back(name);
+  void* library = nullptr;
+  for (const std::string& candidate : candidates) {
+    library = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library) break;
+  }
+  if (!library) {
+    error = "NVRTC not found (tried libnvrtc.so.13, libnvrtc.so.12 and libnvrtc.so in " +
+            (toolchain.cudaHome.empty() ? std::string("no CUDA toolkit") : toolchain.cudaHome + "/lib64") +
+            "/lib64, lib and on the loader path); install the CUDA toolkit or set CUDA_HOME";
+    return std::nullopt;
+  }
+  NvrtcTable table;
+#define WEFT_NVRTC_FUNCTION(name, result, params)                                         \
+  table.name = reinterpret_cast<decltype(table.name)>(::dlsym(library, #name));           \
+  if (!table.name) {                                                                      \
+    error = "NVRTC library lacks " #name;                                                 \
+    return std::nullopt;                                                                  \
+  }
+#include "backend/nvrtc_functions.def"
+  return table;
+}
+
+std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileOptions& options) {
+  std::vector<std::string> result;
+  result.push_back((options.cubin ? "-arch=sm_" : "-arch=compute_") + std::to_string(options.arch));
+  result.push_back("-std=c++17");
+  // Functions without an execution space are device functions: weft's headers are plain C++
+  // shared with the host target, so they need no __device__ annotations.
+  result.push_back("-default-device");
+  if (!toolchain.weftIncludeDir.empty()) result.push_back("-I" + toolchain.weftIncludeDir);
+  // For cuda_fp16.h and friends, which only programs that use them include.
+  if (!toolchain.cudaHome.empty()) result.push_back("-I" + toolchain.cudaHome + "/include");
+  if (options.fastMath) result.push_back("--use_fast_math");
+  result.push_back("-lineinfo");
+  if (!options.debug) result.push_back("-DNDEBUG");
+  return result;
+}
+
+}  // namespace
+
+Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,
+                          const CompileOptions& options) {
+  Artifact artifact;
+  std::optional<NvrtcTable> nvrtc = loadNvrtc(toolchain, artifact.log);
+  if (!nvrtc) return artifact;
+  NvrtcProgram program = nullptr;
+  int status = nvrtc->nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (status != 0) {
+    artifact.log = std::string("nvrtcCreateProgram failed: ") + nvrtc->nvrtcGetErrorString(status);
+    return artifact;
+  }
+  std::vector<std::string> optionStrings = nvrtcOptions(toolchain, options);
+  std::vector<const char*> optionPointers;
+  for (const std::string& option : optionStrings) optionPointers.push_back(option.c_str());
+  int compiled = nvrtc->nvrtcCompileProgram(program, static_cast<int>(optionPointers.size()), optionPointers.data());
+  size_t logSize = 0;
+  if (nvrtc->nvrtcGetProgramLogSize(program, &logSize) == 0 && logSize > 1) {
+    artifact.log.resize(logSize);
+    nvrtc->nvrtcGetProgramLog(program, artifact.log.data());
+    artifact.log.resize(logSize - 1);  // the log is NUL-terminated
+  }
+  if (compiled != 0) {
+    if (artifact.log.empty()) artifact.log = std::string("nvrtcCompileProgram failed: ") + nvrtc->nvrtcGetErrorString(compiled);
+    nvrtc->nvrtcDestroyProgram(&program);
+    return artifact;
+  }
+  size_t size = 0;
+  status = options.cubin ? nvrtc->nvrtcGetCUBINSize(program, &size) : nvrtc->nvrtcGetPTXSize(program, &size);
+  if (status == 0) {
+    artifact.bytes.resize(size);
+    status = options.cubin ? nvrtc->nvrtcGetCUBIN(program, artifact.bytes.data())
+                           : nvrtc->nvrtcGetPTX(program, artifact.bytes.data());
+  }
+  if (status != 0) {
+    artifact.bytes.clear();
+    artifact.log += std::string(options.cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX") + " failed: " +
+                    nvrtc->nvrtcGetErrorString(status);
+  } else {
+    // PTX comes NUL-terminated; the text is what callers want.
+    if (!options.cubin && !artifact.bytes.empty() && artifact.bytes.back() == '\0') artifact.bytes.pop_back();
+    artifact.ok = true;
+  }
+  nvrtc->nvrtcDestroyProgram(&program);
+  return artifact;
+}
+
+std::string nvrtcVersion(const Toolchain& toolchain) {
+  std::string error;
+  std::optional<NvrtcTable> nvrtc = loadNvrtc(toolchain, error);
+  int major = 0, minor = 0;
+  if (!nvrtc || nvrtc->nvrtcVersion(&major, &minor) != 0) return {};
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+}  // namespace weft::backend

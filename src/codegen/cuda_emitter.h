@@ -1,0 +1,99 @@
+// CudaEmitter: prints a typed program as one CUDA C++ translation unit. Private to codegen;
+// the entry point is emitCuda() in codegen.h. The emitter only spells what sema decided:
+// every type is already final, and Python semantics live in include/weft/device/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "sema/typed_program.h"
+#include "support/source.h"
+#include "types/type.h"
+
+namespace weft::codegen {
+
+class CudaEmitter {
+ public:
+  CudaEmitter(const sema::TypedProgram& program, const SourceManager& sources);
+  // Emits the whole unit (call once).
+  EmittedUnit emit();
+
+ private:
+  // Where a DeclareArray statement's elements live: a storage variable declared at the top
+  // of its function (shared arrays: at `sharedOffset` in the CPU target's shared memory).
+  struct ArrayStorage {
+    std::string name;
+    uint64_t count = 0;
+    uint64_t sharedOffset = 0;
+  };
+  // An enclosing loop; `brokeFlag` is set by `break` when the loop has an `else` clause.
+  struct Loop {
+    std::string brokeFlag;
+  };
+
+  // emit_types.cpp: names, types, literals and conversions.
+  std::string typeName(const types::Type* type);
+  std::string tupleStructName(const types::Type* type);
+  std::string localName(int local) const;
+  std::string functionName(int function) const;
+  std::string literal(const sema::TypedExpr& expr);
+  std::string convert(const std::string& code, const types::Type* from, const types::Type* to);
+  std::string convertScalar(const std::string& code, types::ScalarKind from, const types::Type* to);
+  std::string freshTemp();
+
+  // emit_expressions.cpp
+  std::string expr(const sema::TypedExpr& expr);
+  std::string unary(const sema::TypedExpr& expr);
+  std::string binary(const sema::TypedExpr& expr);
+  std::string compareChain(const sema::TypedExpr& expr);
+  std::string andOr(const sema::TypedExpr& expr);
+  std::string arrayElement(const sema::TypedExpr& expr);
+  std::string tupleMake(const sema::TypedExpr& expr);
+  std::string builtinCall(const sema::TypedExpr& expr);
+  std::string mathCall(const sema::TypedExpr& expr, const char* function);
+  // Evaluates `operands` in Python's left-to-right order and combines their codes with
+  // `combine`; when C++ would leave the order unspecified and it matters (two operands read
+  // memory or call functions), the operands go to temporaries in an immediately invoked
+  // lambda returning `resultType`.
+  std::string sequenced(const std::vector<sema::TypedExpr*>& operands, const std::string& resultType,
+                        const std::function<std::string(const std::vector<std::string>&)>& combine);
+
+  // emit_statements.cpp
+  void block(const std::vector<sema::TypedStmt*>& statements, int depth);
+  void statement(const sema::TypedStmt& stmt, int depth);
+  void forRange(const sema::TypedStmt& stmt, int depth);
+  void whileLoop(const sema::TypedStmt& stmt, int depth);
+  void lineDirective(SourceLoc loc);
+  void line(int depth, const std::string& text);
+
+  // emit_program.cpp
+  void collectArrayStorage(const std::vector<sema::TypedStmt*>& statements);
+  void functionBody(int index);
+  std::string signature(int index, const std::string& name);
+  std::vector<bool> recursiveFunctions() const;
+
+  const sema::TypedProgram& program_;
+  const SourceManager& sources_;
+  std::string typeDecls_;                            // tuple structs, in dependency order
+  std::map<const types::Type*, std::string> tuples_;  // tuple type -> struct name
+  std::string body_;                                 // the functions being emitted
+  const sema::TypedFunction* function_ = nullptr;    // the function being emitted
+  std::map<const sema::TypedStmt*, ArrayStorage> storage_;
+  std::vector<const sema::TypedStmt*> functionStorage_;  // the current function's DeclareArrays
+  std::vector<bool> recursive_;                          // per function: calls itself
+  std::vector<Loop> loops_;
+  uint64_t sharedBytes_ = 0;
+  int temps_ = 0;
+};
+
+// True when the subtree reads array memory or calls a function, so that evaluating it
+// before or after another such subtree can change the result.
+bool hasMemoryEffects(const sema::TypedExpr& expr);
+// True when the subtree calls a user function.
+bool hasCall(const sema::TypedExpr& expr);
+
+}  // namespace weft::codegen

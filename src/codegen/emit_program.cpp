@@ -1,0 +1,211 @@
+// Functions and the whole translation unit: includes, tuple structs, forward declarations
+// (so that recursion and any definition order work), definitions, the kernel and its CPU
+// entry.
+#include <set>
+
+#include "codegen/cuda_emitter.h"
+#include "support/check.h"
+#include "support/hash.h"
+
+namespace weft::codegen {
+
+using sema::TypedExpr;
+using sema::TypedFunction;
+using sema::TypedStmt;
+using sema::TypedStmtKind;
+
+namespace {
+
+// Stands for the kernel symbol until the unit's hash is known; a control character cannot
+// occur anywhere else in the unit (file names are quoted without them).
+constexpr const char* kSymbolPlaceholder = "\x01kernel\x01";
+
+void collectCallees(const TypedExpr& expr, std::set<int>& callees) {
+  if (expr.kind == sema::TypedExprKind::Call) callees.insert(expr.callee);
+  for (const TypedExpr* operand : expr.operands) collectCallees(*operand, callees);
+}
+
+void collectCallees(const std::vector<TypedStmt*>& statements, std::set<int>& callees) {
+  for (const TypedStmt* stmt : statements) {
+    for (const TypedExpr* operand : stmt->operands) collectCallees(*operand, callees);
+    collectCallees(stmt->body, callees);
+    collectCallees(stmt->orelse, callees);
+  }
+}
+
+std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+CudaEmitter::CudaEmitter(const sema::TypedProgram& program, const SourceManager& sources)
+    : program_(program), sources_(sources) {}
+
+// A function is recursive when it can reach itself through calls; such functions are not
+// force-inlined.
+std::vector<bool> CudaEmitter::recursiveFunctions() const {
+  size_t count = program_.functions.size();
+  std::vector<std::set<int>> callees(count);
+  for (size_t i = 0; i < count; ++i) collectCallees(program_.functions[i].body, callees[i]);
+  std::vector<bool> recursive(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    std::vector<int> stack(callees[i].begin(), callees[i].end());
+    std::vector<bool> seen(count, false);
+    while (!stack.empty() && !recursive[i]) {
+      int next = stack.back();
+      stack.pop_back();
+      WEFT_CHECK(next >= 0 && static_cast<size_t>(next) < count, "a callee index out of range");
+      if (static_cast<size_t>(next) == i) recursive[i] = true;
+      if (seen[next]) continue;
+      seen[next] = true;
+      stack.insert(stack.end(), callees[next].begin(), callees[next].end());
+    }
+  }
+  return recursive;
+}
+
+void CudaEmitter::collectArrayStorage(const std::vector<TypedStmt*>& statements) {
+  for (const TypedStmt* stmt : statements) {
+    if (stmt->kind == TypedStmtKind::DeclareArray) {
+      const types::Type* type = function_->locals.at(stmt->local).type;
+      WEFT_CHECK(type->isArray() && type->space != types::MemorySpace::Global, "DeclareArray of a global array");
+      uint64_t count = 1;
+      for (int64_t extent : stmt->shape) {
+        WEFT_CHECK(extent >= 0 && extent <= (int64_t{1} << 40), "an array extent out of range");
+        count *= static_cast<uint64_t>(extent);
+      }
+      ArrayStorage storage;
+      storage.count = count == 0 ? 1 : count;  // C++ has no zero-length arrays
+      bool shared = type->space == types::MemorySpace::Shared;
+      storage.name = (shared ? "w_shared_" : "w_local_") + std::to_string(storage_.size());
+      if (shared) {
+        // 16-byte alignment suits every element type (complex128 included).
+        sharedBytes_ = (sharedBytes_ + 15) / 16 * 16;
+        storage.sharedOffset = sharedBytes_;
+        sharedBytes_ += storage.count * static_cast<uint64_t>(types::byteSize(type->scalar));
+      }
+      storage_.emplace(stmt, storage);
+      functionStorage_.push_back(stmt);
+    }
+    collectArrayStorage(stmt->body);
+    collectArrayStorage(stmt->orelse);
+  }
+}
+
+std::string CudaEmitter::signature(int index, const std::string& name) {
+  const TypedFunction& function = program_.functions[index];
+  const sema::TypedFunction* saved = function_;
+  function_ = &function;
+  std::string out = name + "(";
+  for (size_t i = 0; i < function.params.size(); ++i) {
+    if (i) out += ", ";
+    out += typeName(function.locals.at(function.params[i]).type) + " " + localName(function.params[i]);
+  }
+  function_ = saved;
+  return out + ")";
+}
+
+void CudaEmitter::functionBody(int index) {
+  const TypedFunction& function = program_.functions[index];
+  function_ = &function;
+  std::set<int> params(function.params.begin(), function.params.end());
+  lineDirective(function.loc);
+  body_ += "// " + function.pythonName + "\n";
+  std::string name = function.isKernel ? kSymbolPlaceholder : functionName(index);
+  std::string returnType = function.isKernel ? "void" : typeName(function.returnType);
+  std::string qualifiers = function.isKernel ? "WEFT_KERNEL" : recursive_[index] ? "WEFT_DEVICE_FN_NOINLINE" : "WEFT_DEVICE_FN";
+  body_ += qualifiers + " " + returnType + " " + signature(index, name) + " {\n";
+  // Every local has one type for the whole function: declare them all up front.
+  for (size_t i = 0; i < function.locals.size(); ++i) {
+    if (params.count(static_cast<int>(i))) continue;
+    const types::Type* type = function.locals[i].type;
+    WEFT_CHECK(type != nullptr && type->kind != types::TypeKind::None, "a local without a value type: " + function.locals[i].name);
+    line(1, typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
+  }
+  functionStorage_.clear();
+  collectArrayStorage(function.body);
+  for (const TypedStmt* stmt : functionStorage_) {
+    const ArrayStorage& storage = storage_.at(stmt);
+    const types::Type* type = function.locals.at(stmt->local).type;
+    std::string element = types::cxxName(type->scalar);
+    if (type->space == types::MemorySpace::Shared) {
+      line(1, "WEFT_SHARED_STORAGE(" + element + ", " + storage.name + ", " + std::to_string(storage.count) + ", " +
+                  std::to_string(storage.sharedOffset) + ");");
+    } else {
+      line(1, "WEFT_LOCAL_STORAGE(" + element + ", " + storage.name + ", " + std::to_string(storage.count) + ");");
+    }
+  }
+  block(function.body, 1);
+  bool endsWithReturn = !function.body.empty() && function.body.back()->kind == TypedStmtKind::Return;
+  if (!function.isKernel && returnType != "void" && !endsWithReturn) {
+    // Sema rejects falling off a function that returns a value; this keeps C++ well defined.
+    line(1, "return " + returnType + "{};");
+  }
+  body_ += "}\n\n";
+  function_ = nullptr;
+}
+
+EmittedUnit CudaEmitter::emit() {
+  WEFT_CHECK(program_.kernel >= 0 && static_cast<size_t>(program_.kernel) < program_.functions.size(),
+             "a typed program without a kernel");
+  const TypedFunction& kernel = program_.functions[program_.kernel];
+  WEFT_CHECK(kernel.isKernel, "the entry function is not a kernel");
+  recursive_ = recursiveFunctions();
+  WEFT_CHECK(!recursive_[program_.kernel], "the kernel calls itself");
+
+  std::string forwards;
+  for (size_t i = 0; i < program_.functions.size(); ++i) {
+    if (program_.functions[i].isKernel) continue;
+    std::string returnType = typeName(program_.functions[i].returnType);
+    std::string qualifiers = recursive_[i] ? "WEFT_DEVICE_FN_NOINLINE" : "WEFT_DEVICE_FN";
+    forwards += qualifiers + " " + returnType + " " + signature(static_cast<int>(i), functionName(static_cast<int>(i))) + ";\n";
+  }
+  for (size_t i = 0; i < program_.functions.size(); ++i) functionBody(static_cast<int>(i));
+
+  std::string entry = "#if defined(WEFT_HOST)\n// The CPU target's entry: runs the kernel as the simulated thread `context`.\n";
+  entry += std::string("extern \"C\" void ") + kSymbolPlaceholder + "_host(weft::host::ThreadContext* context, void** args) {\n";
+  entry += "  weft::host::current = context;\n";
+  if (kernel.params.empty()) entry += "  static_cast<void>(args);\n";
+  entry += std::string("  ") + kSymbolPlaceholder + "(";
+  function_ = &kernel;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    if (i) entry += ", ";
+    entry += "*static_cast<" + typeName(kernel.locals.at(kernel.params[i]).type) + "*>(args[" + std::to_string(i) + "])";
+  }
+  function_ = nullptr;
+  entry += ");\n}\n#endif\n";
+
+  std::string unit;
+  unit += "// Generated by weft from " + kernel.pythonName + ". Do not edit.\n";
+  unit += "#include <weft/device/runtime.h>\n\n";
+  unit += typeDecls_;
+  if (!typeDecls_.empty()) unit += "\n";
+  unit += forwards;
+  if (!forwards.empty()) unit += "\n";
+  unit += body_;
+  unit += entry;
+
+  std::string symbol = "weft_";
+  for (char c : kernel.pythonName) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    symbol += ok ? c : '_';
+  }
+  symbol += "_" + ContentHash().add(unit).hex().substr(0, 16);
+
+  EmittedUnit result;
+  result.source = replaceAll(unit, kSymbolPlaceholder, symbol);
+  result.kernelSymbol = symbol;
+  result.hostEntrySymbol = symbol + "_host";
+  result.hostSharedBytes = sharedBytes_;
+  return result;
+}
+
+EmittedUnit emitCuda(const sema::TypedProgram& program, const SourceManager& sources) {
+  return CudaEmitter(program, sources).emit();
+}
+
+}  // namespace weft::codegen

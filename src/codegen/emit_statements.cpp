@@ -1,0 +1,208 @@
+// Statements, each preceded by a #line directive that points at its Python line.
+#include "codegen/cuda_emitter.h"
+#include "support/check.h"
+
+namespace weft::codegen {
+
+using sema::TypedStmt;
+using sema::TypedStmtKind;
+using types::ScalarKind;
+using types::Type;
+
+namespace {
+
+// The C++ string literal spelling of a file name for #line.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+bool isLiteralOne(const sema::TypedExpr& expr, int sign) {
+  const sema::TypedExpr* e = &expr;
+  while (e->kind == sema::TypedExprKind::Cast) e = e->operands[0];
+  if (e->kind != sema::TypedExprKind::Literal || !e->type->isScalar() || !types::isInteger(e->type->scalar)) return false;
+  return e->literal.intValue == sign && (sign > 0 || types::isSigned(e->type->scalar));
+}
+
+// Python truthiness of `code` as a C++ condition.
+std::string truthCode(const std::string& code, const Type* type) {
+  return type->isScalar() && type->scalar == ScalarKind::Bool ? code : "weft::truth(" + code + ")";
+}
+
+}  // namespace
+
+void CudaEmitter::lineDirective(SourceLoc loc) {
+  if (loc.line == 0 || loc.file >= sources_.size()) return;
+  body_ += "#line " + std::to_string(loc.line) + " " + quoted(sources_.file(loc.file).name()) + "\n";
+}
+
+void CudaEmitter::line(int depth, const std::string& text) {
+  body_.append(static_cast<size_t>(depth) * 2, ' ');
+  body_ += text;
+  body_ += '\n';
+}
+
+void CudaEmitter::block(const std::vector<TypedStmt*>& statements, int depth) {
+  for (const TypedStmt* stmt : statements) statement(*stmt, depth);
+}
+
+void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
+  lineDirective(stmt.loc);
+  auto condition = [&](const sema::TypedExpr& e) { return truthCode(expr(e), e.type); };
+  switch (stmt.kind) {
+    case TypedStmtKind::Assign: {
+      WEFT_CHECK(stmt.operands.size() == 1, "Assign takes one operand");
+      const Type* target = function_->locals.at(stmt.local).type;
+      line(depth, localName(stmt.local) + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, target) + ";");
+      return;
+    }
+    case TypedStmtKind::Store: {
+      WEFT_CHECK(stmt.operands.size() == 2 && stmt.operands[0]->kind == sema::TypedExprKind::ArrayElement,
+                 "Store needs an array element and a value");
+      // C++17 evaluates the right operand of = first, as Python evaluates the value first.
+      line(depth, expr(*stmt.operands[0]) + " = " +
+                      convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) + ";");
+      return;
+    }
+    case TypedStmtKind::Evaluate:
+      WEFT_CHECK(stmt.operands.size() == 1, "Evaluate takes one operand");
+      line(depth, "static_cast<void>(" + expr(*stmt.operands[0]) + ");");
+      return;
+    case TypedStmtKind::If:
+      WEFT_CHECK(stmt.operands.size() == 1, "If takes one condition");
+      line(depth, "if (" + condition(*stmt.operands[0]) + ") {");
+      block(stmt.body, depth + 1);
+      if (!stmt.orelse.empty()) {
+        line(depth, "} else {");
+        block(stmt.orelse, depth + 1);
+      }
+      line(depth, "}");
+      return;
+    case TypedStmtKind::While:
+      whileLoop(stmt, depth);
+      return;
+    case TypedStmtKind::ForRange:
+      forRange(stmt, depth);
+      return;
+    case TypedStmtKind::Break:
+      WEFT_CHECK(!loops_.empty(), "break outside a loop");
+      if (loops_.back().brokeFlag.empty()) {
+        line(depth, "break;");
+      } else {
+        line(depth, "{ " + loops_.back().brokeFlag + " = true; break; }");
+      }
+      return;
+    case TypedStmtKind::Continue:
+      WEFT_CHECK(!loops_.empty(), "continue outside a loop");
+      line(depth, "continue;");
+      return;
+    case TypedStmtKind::Return:
+      if (stmt.operands.empty() || function_->isKernel) {
+        WEFT_CHECK(stmt.operands.empty() || stmt.operands[0]->type->kind == types::TypeKind::None,
+                   "a kernel returns a value");
+        line(depth, "return;");
+      } else {
+        line(depth, "return " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, function_->returnType) + ";");
+      }
+      return;
+    case TypedStmtKind::DeclareArray: {
+      const Type* type = function_->locals.at(stmt.local).type;
+      WEFT_CHECK(type->isArray() && stmt.shape.size() == static_cast<size_t>(type->ndim),
+                 "DeclareArray of a local that is not an array of its rank");
+      const ArrayStorage& storage = storage_.at(&stmt);
+      // C order: the last dimension is contiguous.
+      std::vector<uint64_t> strides(stmt.shape.size());
+      uint64_t stride = 1;
+      for (size_t d = stmt.shape.size(); d-- > 0;) {
+        strides[d] = stride;
+        stride *= static_cast<uint64_t>(stmt.shape[d]);
+      }
+      std::string shape, stridesText;
+      for (size_t d = 0; d < stmt.shape.size(); ++d) {
+        shape += (d ? ", " : "") + std::to_string(stmt.shape[d]) + "ull";
+        stridesText += (d ? ", " : "") + std::to_string(strides[d]) + "ull";
+      }
+      line(depth, localName(stmt.local) + " = " + typeName(type) + "{" + storage.name + ", {" + shape + "}, {" +
+                      stridesText + "}};");
+      return;
+    }
+  }
+  WEFT_CHECK(false, "unknown statement kind");
+}
+
+// while c: body else: orelse. The else clause runs when the condition ends the loop.
+void CudaEmitter::whileLoop(const TypedStmt& stmt, int depth) {
+  WEFT_CHECK(stmt.operands.size() == 1, "While takes one condition");
+  std::string flag = stmt.orelse.empty() ? std::string() : freshTemp();
+  line(depth, "{");
+  if (!flag.empty()) line(depth + 1, "bool " + flag + " = false;");
+  line(depth + 1, "while (" + truthCode(expr(*stmt.operands[0]), stmt.operands[0]->type) + ") {");
+  loops_.push_back(Loop{flag});
+  block(stmt.body, depth + 2);
+  loops_.pop_back();
+  line(depth + 1, "}");
+  if (!flag.empty()) {
+    line(depth + 1, "if (!" + flag + ") {");
+    block(stmt.orelse, depth + 2);
+    line(depth + 1, "}");
+  }
+  line(depth, "}");
+}
+
+// for v in range(start, stop, step): the bounds are evaluated once, in order; a separate
+// counter drives the loop, so assigning v in the body does not change the iteration and v
+// keeps the last value it was given after the loop, as in Python. The counter never steps
+// past `stop`, so it cannot overflow.
+void CudaEmitter::forRange(const TypedStmt& stmt, int depth) {
+  WEFT_CHECK(stmt.operands.size() == 3, "ForRange takes start, stop and step");
+  const Type* type = function_->locals.at(stmt.local).type;
+  WEFT_CHECK(type->isScalar() && types::isInteger(type->scalar), "a range loop variable that is not an integer");
+  std::string cxx = typeName(type);
+  std::string start = freshTemp(), stop = freshTemp(), step = freshTemp(), counter = freshTemp();
+  std::string flag = stmt.orelse.empty() ? std::string() : freshTemp();
+  line(depth, "{");
+  line(depth + 1, cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
+  line(depth + 1, cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
+  // A literal step of +-1 needs no variable: the counter steps with ++/-- and cannot pass
+  // `stop` (it is < stop, resp. > stop, before the step).
+  bool unitStep = (stmt.stepSign > 0 && isLiteralOne(*stmt.operands[2], 1)) ||
+                  (stmt.stepSign < 0 && isLiteralOne(*stmt.operands[2], -1));
+  if (!unitStep) {
+    line(depth + 1, cxx + " " + step + " = " + convert(expr(*stmt.operands[2]), stmt.operands[2]->type, type) + ";");
+  }
+  if (!flag.empty()) line(depth + 1, "bool " + flag + " = false;");
+  std::string test, next;
+  if (unitStep) {
+    test = counter + (stmt.stepSign > 0 ? " < " : " > ") + stop;
+    next = (stmt.stepSign > 0 ? "++" : "--") + counter;
+  } else {
+    test = stmt.stepSign > 0   ? counter + " < " + stop
+           : stmt.stepSign < 0 ? counter + " > " + stop
+                               : "weft::range_continues(" + counter + ", " + stop + ", " + step + ")";
+    next = counter + " = weft::range_next(" + counter + ", " + stop + ", " + step + ")";
+  }
+  line(depth + 1, "for (" + cxx + " " + counter + " = " + start + "; " + test + "; " + next + ") {");
+  line(depth + 2, localName(stmt.local) + " = " + counter + ";");
+  loops_.push_back(Loop{flag});
+  block(stmt.body, depth + 2);
+  loops_.pop_back();
+  line(depth + 1, "}");
+  if (!flag.empty()) {
+    line(depth + 1, "if (!" + flag + ") {");
+    block(stmt.orelse, depth + 2);
+    line(depth + 1, "}");
+  }
+  line(depth, "}");
+}
+
+}  // namespace weft::codegen

@@ -1,0 +1,176 @@
+// Spelling types, names, literals and conversions in C++.
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "codegen/cuda_emitter.h"
+#include "support/check.h"
+
+namespace weft::codegen {
+
+using types::ScalarKind;
+using types::Type;
+using types::TypeKind;
+
+namespace {
+
+// A Python identifier as a C++ identifier fragment: bytes outside [A-Za-z0-9_] (the '$' of
+// sema's temporaries, UTF-8 of non-ASCII names) become '_'; callers add a unique suffix.
+std::string sanitize(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+// Shortest round-trip decimal (as Python's repr), made a C++ floating literal.
+template <class F>
+std::string floatingLiteral(F value, const char* suffix) {
+  if (std::isnan(value)) return std::string("weft::nan<") + (sizeof(F) == 4 ? "float" : "double") + ">()";
+  if (std::isinf(value)) {
+    std::string inf = std::string("weft::inf<") + (sizeof(F) == 4 ? "float" : "double") + ">()";
+    return value < 0 ? "(-" + inf + ")" : inf;
+  }
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  WEFT_CHECK(result.ec == std::errc(), "to_chars failed on a floating literal");
+  std::string text(buffer, result.ptr);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  text += suffix;
+  return text[0] == '-' ? "(" + text + ")" : text;
+}
+
+}  // namespace
+
+std::string CudaEmitter::typeName(const Type* type) {
+  WEFT_CHECK(type != nullptr, "an expression without a type reached codegen");
+  switch (type->kind) {
+    case TypeKind::Error:
+      WEFT_CHECK(false, "an Error type reached codegen");
+      return {};
+    case TypeKind::None:
+      return "void";
+    case TypeKind::Scalar:
+      WEFT_CHECK(type->scalar != ScalarKind::Float16, "float16 is not supported by codegen yet");
+      return types::cxxName(type->scalar);
+    case TypeKind::Array:
+      WEFT_CHECK(type->ndim >= 1, "an array type with no dimensions reached codegen");
+      WEFT_CHECK(type->scalar != ScalarKind::Float16, "float16 is not supported by codegen yet");
+      return "weft::Array<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->ndim) + ">";
+    case TypeKind::Tuple:
+      return tupleStructName(type);
+  }
+  WEFT_CHECK(false, "unknown type kind");
+  return {};
+}
+
+// Tuples become one struct per tuple type (fields f0, f1, ...), declared after the structs
+// of their element types.
+std::string CudaEmitter::tupleStructName(const Type* type) {
+  auto found = tuples_.find(type);
+  if (found != tuples_.end()) return found->second;
+  std::vector<std::string> fields;
+  for (const Type* element : type->elements) fields.push_back(typeName(element));
+  std::string name = "weft_tuple_" + std::to_string(tuples_.size());
+  tuples_.emplace(type, name);
+  typeDecls_ += "// " + types::toString(type) + "\nstruct " + name + " {";
+  for (size_t i = 0; i < fields.size(); ++i) typeDecls_ += " " + fields[i] + " f" + std::to_string(i) + ";";
+  typeDecls_ += " };\n";
+  return name;
+}
+
+std::string CudaEmitter::localName(int local) const {
+  WEFT_CHECK(function_ != nullptr && local >= 0 && static_cast<size_t>(local) < function_->locals.size(),
+             "a local index out of range");
+  return "v_" + sanitize(function_->locals[local].name) + "_" + std::to_string(local);
+}
+
+std::string CudaEmitter::functionName(int function) const {
+  WEFT_CHECK(function >= 0 && static_cast<size_t>(function) < program_.functions.size(),
+             "a callee index out of range");
+  return "wf_" + sanitize(program_.functions[function].name) + "_" + std::to_string(function);
+}
+
+std::string CudaEmitter::freshTemp() { return "w_" + std::to_string(temps_++); }
+
+std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
+  const Type* type = expr.type;
+  WEFT_CHECK(type != nullptr && type->isScalar(), "a literal that is not a number");
+  const sema::Literal& value = expr.literal;
+  std::string cxx = typeName(type);
+  switch (type->scalar) {
+    case ScalarKind::Bool:
+      return value.boolValue ? "true" : "false";
+    case ScalarKind::Int32:
+      // INT32_MIN has no literal: 2147483648 does not fit int.
+      if (value.intValue == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
+      if (value.intValue >= std::numeric_limits<int32_t>::min() && value.intValue <= std::numeric_limits<int32_t>::max()) {
+        return value.intValue < 0 ? "(" + std::to_string(value.intValue) + ")" : std::to_string(value.intValue);
+      }
+      return "static_cast<int32_t>(" + std::to_string(value.intValue) + "LL)";
+    case ScalarKind::Int8:
+    case ScalarKind::Int16:
+    case ScalarKind::Int64:
+      if (value.intValue == std::numeric_limits<int64_t>::min()) return "static_cast<" + cxx + ">(-9223372036854775807LL - 1)";
+      return "static_cast<" + cxx + ">(" + std::to_string(value.intValue) + "LL)";
+    case ScalarKind::UInt32:
+      return std::to_string(static_cast<uint32_t>(static_cast<uint64_t>(value.intValue))) + "u";
+    case ScalarKind::UInt8:
+    case ScalarKind::UInt16:
+    case ScalarKind::UInt64:
+      return "static_cast<" + cxx + ">(" + std::to_string(static_cast<uint64_t>(value.intValue)) + "ULL)";
+    case ScalarKind::Float16:
+      WEFT_CHECK(false, "float16 is not supported by codegen yet");
+      return {};
+    case ScalarKind::Float32:
+      return floatingLiteral(static_cast<float>(value.floatValue), "f");
+    case ScalarKind::Float64:
+      return floatingLiteral(value.floatValue, "");
+    case ScalarKind::Complex64:
+      return "weft::complex64{" + floatingLiteral(static_cast<float>(value.floatValue), "f") + ", " +
+             floatingLiteral(static_cast<float>(value.imagValue), "f") + "}";
+    case ScalarKind::Complex128:
+      return "weft::complex128{" + floatingLiteral(value.floatValue, "") + ", " + floatingLiteral(value.imagValue, "") + "}";
+  }
+  WEFT_CHECK(false, "unknown scalar kind");
+  return {};
+}
+
+std::string CudaEmitter::convertScalar(const std::string& code, ScalarKind from, const Type* to) {
+  WEFT_CHECK(to->isScalar(), "a scalar converted to a non-scalar type");
+  if (from == to->scalar) return code;
+  return "weft::cast<" + typeName(to) + ">(" + code + ")";
+}
+
+// `code` (of type `from`) as a value of type `to`. Sema makes conversions explicit, so this
+// only bridges types that C++ spells differently or that sema unified (tuples elementwise).
+std::string CudaEmitter::convert(const std::string& code, const Type* from, const Type* to) {
+  if (from == to) return code;
+  WEFT_CHECK(from != nullptr && to != nullptr, "a conversion without types");
+  if (from->isScalar() && to->isScalar()) return convertScalar(code, from->scalar, to);
+  if (from->isArray() && to->isArray()) {
+    // Memory spaces differ only to sema; the descriptor is the same C++ type.
+    WEFT_CHECK(from->scalar == to->scalar && from->ndim == to->ndim,
+               "an array converted to another element type or rank: " + types::toString(from) + " -> " +
+                   types::toString(to));
+    return code;
+  }
+  if (from->kind == TypeKind::Tuple && to->kind == TypeKind::Tuple) {
+    WEFT_CHECK(from->elements.size() == to->elements.size(), "a tuple converted to another length");
+    std::string temp = freshTemp();
+    std::string target = typeName(to);
+    std::string out = "[&]() -> " + target + " { " + typeName(from) + " " + temp + " = " + code + "; return " + target + "{";
+    for (size_t i = 0; i < to->elements.size(); ++i) {
+      if (i) out += ", ";
+      out += convert(temp + ".f" + std::to_string(i), from->elements[i], to->elements[i]);
+    }
+    return out + "}; }()";
+  }
+  if (to->kind == TypeKind::None) return code;
+  WEFT_CHECK(false, "no conversion from " + types::toString(from) + " to " + types::toString(to));
+  return {};
+}
+
+}  // namespace weft::codegen

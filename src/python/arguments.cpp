@@ -1,0 +1,619 @@
+#include "python/arguments.h"
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+namespace weft::python {
+namespace {
+
+using runtime::ArgumentValue;
+using runtime::LaunchError;
+using runtime::Target;
+using types::ScalarKind;
+
+// NumPy's array and dtype objects begin with these fields in every NumPy version since 1.7 (the
+// C ABI its headers compile into extensions); reading them avoids creating Python objects.
+struct NumpyArrayFields {
+  PyObject_HEAD
+  char* data;
+  int nd;
+  Py_ssize_t* dimensions;
+  Py_ssize_t* strides;
+  PyObject* base;
+  PyObject* descr;
+};
+struct NumpyDescrFields {
+  PyObject_HEAD
+  PyTypeObject* typeobj;
+  char kind;
+  char type;
+  char byteorder;
+  char flags;
+  int typeNum;
+};
+// NumPy scalars (numpy.float32(1.0), ...) store their value right after the object header.
+struct NumpyScalarFields {
+  PyObject_HEAD
+  unsigned char value[16];
+};
+
+[[noreturn]] void typeError(const std::string& name, const std::string& message) {
+  throw LaunchError(LaunchError::Kind::Type, "parameter '" + name + "': " + message);
+}
+
+[[noreturn]] void valueError(const std::string& name, const std::string& message) {
+  throw LaunchError(LaunchError::Kind::Value, "parameter '" + name + "': " + message);
+}
+
+std::string typeName(PyObject* value) { return Py_TYPE(value)->tp_name; }
+
+const char* kHostArrayOnGpu =
+    "a host (CPU) array cannot be used by a GPU kernel; pass device memory (weft.to_device(a), a CuPy "
+    "array or a CUDA torch tensor) or launch with target='cpu'";
+const char* kDeviceArrayOnCpu =
+    "GPU memory cannot be used by the CPU target; pass a NumPy array (or a CPU-backed weft.DeviceArray), "
+    "or launch with target='gpu'";
+
+std::optional<ScalarKind> scalarFromNumpyTypeNum(int typeNum) {
+  switch (typeNum) {
+    case 0: return ScalarKind::Bool;
+    case 1: return ScalarKind::Int8;
+    case 2: return ScalarKind::UInt8;
+    case 3: return ScalarKind::Int16;
+    case 4: return ScalarKind::UInt16;
+    case 5: return ScalarKind::Int32;
+    case 6: return ScalarKind::UInt32;
+    case 7: return sizeof(long) == 8 ? ScalarKind::Int64 : ScalarKind::Int32;
+    case 8: return sizeof(long) == 8 ? ScalarKind::UInt64 : ScalarKind::UInt32;
+    case 9: return ScalarKind::Int64;
+    case 10: return ScalarKind::UInt64;
+    case 11: return ScalarKind::Float32;
+    case 12: return ScalarKind::Float64;
+    case 14: return ScalarKind::Complex64;
+    case 15: return ScalarKind::Complex128;
+    case 23: return ScalarKind::Float16;
+    default: return std::nullopt;
+  }
+}
+
+// Fills C-contiguous strides (in elements) for `array.shape`.
+void contiguousStrides(runtime::ArrayValue& array) {
+  int64_t step = 1;
+  for (int d = array.ndim - 1; d >= 0; --d) {
+    array.strides[d] = step;
+    step *= array.shape[d] > 0 ? array.shape[d] : 1;
+  }
+}
+
+// float16 bits -> double, for NumPy float16 scalars.
+double halfToDouble(uint16_t bits) {
+  int exponent = (bits >> 10) & 0x1f;
+  double mantissa = bits & 0x3ff;
+  double magnitude;
+  if (exponent == 0) magnitude = mantissa * 0x1p-24;
+  else if (exponent == 31) magnitude = mantissa == 0 ? HUGE_VAL : NAN;
+  else magnitude = (1.0 + mantissa / 1024.0) * std::ldexp(1.0, exponent - 15);
+  return (bits & 0x8000) ? -magnitude : magnitude;
+}
+
+template <typename T>
+T readScalar(PyObject* value) {
+  T result;
+  std::memcpy(&result, reinterpret_cast<NumpyScalarFields*>(value)->value, sizeof(T));
+  return result;
+}
+
+ArgumentValue numpyScalar(PyObject* value, ScalarKind kind) {
+  ArgumentValue result;
+  result.scalar = kind;
+  switch (kind) {
+    case ScalarKind::Bool: result.intValue = readScalar<uint8_t>(value) != 0; break;
+    case ScalarKind::Int8: result.intValue = readScalar<int8_t>(value); break;
+    case ScalarKind::Int16: result.intValue = readScalar<int16_t>(value); break;
+    case ScalarKind::Int32: result.intValue = readScalar<int32_t>(value); break;
+    case ScalarKind::Int64: result.intValue = readScalar<int64_t>(value); break;
+    case ScalarKind::UInt8: result.intValue = readScalar<uint8_t>(value); break;
+    case ScalarKind::UInt16: result.intValue = readScalar<uint16_t>(value); break;
+    case ScalarKind::UInt32: result.intValue = readScalar<uint32_t>(value); break;
+    case ScalarKind::UInt64: result.intValue = static_cast<int64_t>(readScalar<uint64_t>(value)); break;
+    case ScalarKind::Float16: result.floatValue = halfToDouble(readScalar<uint16_t>(value)); break;
+    case ScalarKind::Float32: result.floatValue = readScalar<float>(value); break;
+    case ScalarKind::Float64: result.floatValue = readScalar<double>(value); break;
+    case ScalarKind::Complex64: {
+      auto parts = readScalar<std::array<float, 2>>(value);
+      result.floatValue = parts[0];
+      result.imagValue = parts[1];
+      break;
+    }
+    case ScalarKind::Complex128: {
+      auto parts = readScalar<std::array<double, 2>>(value);
+      result.floatValue = parts[0];
+      result.imagValue = parts[1];
+      break;
+    }
+  }
+  return result;
+}
+
+// Whether `value` is a NumPy scalar (numpy.int32(3), ...), recognized without importing NumPy.
+bool isNumpyScalar(PyObject* value) {
+  const char* name = Py_TYPE(value)->tp_name;
+  return std::strncmp(name, "numpy.", 6) == 0 && std::strcmp(name, "numpy.ndarray") != 0;
+}
+
+// Reads a Python int that must fit in 64 bits.
+bool readInt64(PyObject* value, int64_t& out) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+// A tuple element or attribute that must be an int.
+int64_t requireInt(PyObject* value, const std::string& name, const char* what) {
+  int64_t result = 0;
+  if (!value || !PyLong_Check(value) || !readInt64(value, result))
+    typeError(name, std::string("its array interface has an invalid ") + what);
+  return result;
+}
+
+ScalarKind dlpackScalar(const DLDataType& dtype, const std::string& name) {
+  if (dtype.lanes == 1) {
+    switch (dtype.code) {
+      case 0:  // kDLInt
+        if (dtype.bits == 8) return ScalarKind::Int8;
+        if (dtype.bits == 16) return ScalarKind::Int16;
+        if (dtype.bits == 32) return ScalarKind::Int32;
+        if (dtype.bits == 64) return ScalarKind::Int64;
+        break;
+      case 1:  // kDLUInt
+        if (dtype.bits == 8) return ScalarKind::UInt8;
+        if (dtype.bits == 16) return ScalarKind::UInt16;
+        if (dtype.bits == 32) return ScalarKind::UInt32;
+        if (dtype.bits == 64) return ScalarKind::UInt64;
+        break;
+      case 2:  // kDLFloat
+        if (dtype.bits == 16) return ScalarKind::Float16;
+        if (dtype.bits == 32) return ScalarKind::Float32;
+        if (dtype.bits == 64) return ScalarKind::Float64;
+        break;
+      case 5:  // kDLComplex
+        if (dtype.bits == 64) return ScalarKind::Complex64;
+        if (dtype.bits == 128) return ScalarKind::Complex128;
+        break;
+      case 6:  // kDLBool
+        if (dtype.bits == 8) return ScalarKind::Bool;
+        break;
+      default: break;
+    }
+  }
+  typeError(name, "arrays of DLPack dtype (code " + std::to_string(dtype.code) + ", " + std::to_string(dtype.bits) +
+                      " bits, " + std::to_string(dtype.lanes) +
+                      " lanes) are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128");
+}
+
+}  // namespace
+
+ConsumedTensors::~ConsumedTensors() {
+  for (DLManagedTensor* tensor : tensors_)
+    if (tensor->deleter) tensor->deleter(tensor);
+}
+
+ArgumentConverter::~ArgumentConverter() {
+  if (!Py_IsInitialized()) return;
+  for (auto& [type, info] : types_) Py_DECREF(reinterpret_cast<PyObject*>(type));
+  Py_XDECREF(numpyArrayType_);
+  Py_XDECREF(numpyGenericType_);
+  Py_XDECREF(numpyModule_);
+}
+
+void ArgumentConverter::findNumpy() {
+  // NumPy is looked up only once it is imported by someone: weft never imports it for this.
+  PyObject* numpy = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+  if (!numpy) return;
+  numpySearched_ = true;
+  Py_INCREF(numpy);
+  numpyModule_ = numpy;
+  numpyArrayType_ = PyObject_GetAttrString(numpy, "ndarray");
+  numpyGenericType_ = PyObject_GetAttrString(numpy, "generic");
+  if (!numpyArrayType_ || !numpyGenericType_) PyErr_Clear();
+}
+
+const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
+  auto found = types_.find(type);
+  if (found != types_.end()) return found->second;
+  if (!numpySearched_) findNumpy();
+  TypeInfo info;
+  auto isSubtype = [&](PyObject* base) {
+    return base && PyType_Check(base) && PyType_IsSubtype(type, reinterpret_cast<PyTypeObject*>(base));
+  };
+  PyObject* typeObject = reinterpret_cast<PyObject*>(type);
+  if (type == &PyBool_Type) {
+    info.cls = ArgumentClass::Bool;
+  } else if (type == &PyLong_Type) {
+    info.cls = ArgumentClass::Int;
+  } else if (type == &PyFloat_Type) {
+    info.cls = ArgumentClass::Float;
+  } else if (type == &PyComplex_Type) {
+    info.cls = ArgumentClass::Complex;
+  } else if (isSubtype(deviceArrayType_.ptr())) {
+    info.cls = ArgumentClass::DeviceArray;
+  } else if (isSubtype(numpyArrayType_)) {
+    info.cls = ArgumentClass::NumpyArray;
+  } else if (isSubtype(numpyGenericType_)) {
+    nb::object dtype = nb::steal(PyObject_CallMethod(numpyModule_, "dtype", "O", typeObject));
+    if (!dtype.is_valid()) throw nb::python_error();
+    std::optional<ScalarKind> kind =
+        types::scalarFromName(nb::cast<std::string>(dtype.attr("name")));
+    if (kind) {
+      info.cls = ArgumentClass::NumpyScalar;
+      info.scalar = *kind;
+    }
+  } else if (PyType_IsSubtype(type, &PyLong_Type)) {
+    info.cls = ArgumentClass::Int;
+  } else if (PyType_IsSubtype(type, &PyFloat_Type)) {
+    info.cls = ArgumentClass::Float;
+  } else if (PyObject_HasAttrString(typeObject, "__dlpack__")) {
+    info.cls = ArgumentClass::DLPack;
+    info.alsoCudaArrayInterface = PyObject_HasAttrString(typeObject, "__cuda_array_interface__");
+    info.alsoArrayInterface = PyObject_HasAttrString(typeObject, "__array_interface__");
+  } else if (PyObject_HasAttrString(typeObject, "__cuda_array_interface__")) {
+    info.cls = ArgumentClass::CudaArrayInterface;
+  } else if (PyObject_HasAttrString(typeObject, "__array_interface__")) {
+    info.cls = ArgumentClass::ArrayInterface;
+  }
+  Py_INCREF(typeObject);
+  return types_.emplace(type, info).first->second;
+}
+
+ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& name, Target target, uintptr_t stream,
+                                         ConsumedTensors& consumed) {
+  const TypeInfo& info = classify(Py_TYPE(value));
+  ArgumentValue result;
+  switch (info.cls) {
+    case ArgumentClass::Bool:
+      result.scalar = ScalarKind::Bool;
+      result.intValue = value == Py_True;
+      return result;
+    case ArgumentClass::Int:
+      if (!readInt64(value, result.intValue))
+        valueError(name, "the int " + nb::cast<std::string>(nb::str(value)) +
+                             " does not fit in int64; pass a numpy.uint64 or a smaller value");
+      result.scalar = result.intValue >= INT32_MIN && result.intValue <= INT32_MAX ? ScalarKind::Int32 : ScalarKind::Int64;
+      return result;
+    case ArgumentClass::Float:
+      result.scalar = ScalarKind::Float32;
+      result.floatValue = PyFloat_AsDouble(value);
+      return result;
+    case ArgumentClass::Complex:
+      result.scalar = ScalarKind::Complex64;
+      result.floatValue = PyComplex_RealAsDouble(value);
+      result.imagValue = PyComplex_ImagAsDouble(value);
+      return result;
+    case ArgumentClass::NumpyScalar:
+      return numpyScalar(value, info.scalar);
+    case ArgumentClass::NumpyArray:
+      if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
+      return fromNumpyArray(value, name);
+    case ArgumentClass::DeviceArray: {
+      const DeviceArrayBase* array = nb::inst_ptr<DeviceArrayBase>(value);
+      if (array->onHost && target == Target::Gpu)
+        typeError(name, "this weft.DeviceArray lives in host memory (it was made for the CPU target); make it "
+                        "with target='gpu' or launch with target='cpu'");
+      if (!array->onHost && target == Target::Cpu) typeError(name, kDeviceArrayOnCpu);
+      result.kind = ArgumentValue::Kind::Array;
+      result.array = array->array;
+      return result;
+    }
+    case ArgumentClass::DLPack:
+      return fromDLPack(value, name, target, stream, consumed);
+    case ArgumentClass::CudaArrayInterface:
+      if (target == Target::Cpu) typeError(name, kDeviceArrayOnCpu);
+      return fromInterface(value, name, true);
+    case ArgumentClass::ArrayInterface:
+      if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
+      return fromInterface(value, name, false);
+    case ArgumentClass::Unsupported:
+      break;
+  }
+  typeError(name, std::string("cannot pass a ") + typeName(value) +
+                      " to a kernel; pass a number (int, float, bool, complex, a NumPy scalar) or an array (" +
+                      (target == Target::Gpu ? "with __dlpack__ or __cuda_array_interface__, e.g. weft.to_device(a)"
+                                             : "a NumPy array or a CPU weft.DeviceArray") +
+                      ")");
+}
+
+ArgumentValue ArgumentConverter::fromNumpyArray(PyObject* value, const std::string& name) {
+  auto* fields = reinterpret_cast<NumpyArrayFields*>(value);
+  auto* descr = reinterpret_cast<NumpyDescrFields*>(fields->descr);
+  std::optional<ScalarKind> kind = scalarFromNumpyTypeNum(descr->typeNum);
+  if (!kind) typeError(name, "NumPy arrays of this dtype are not supported; use bool, (u)int8..64, float16/32/64 or "
+                             "complex64/128");
+  if (descr->byteorder == '>') typeError(name, "byte-swapped (big-endian) arrays are not supported");
+  if (fields->nd > 8) valueError(name, "arrays have at most 8 dimensions");
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Array;
+  runtime::ArrayValue& array = result.array;
+  array.data = fields->data;
+  array.dtype = *kind;
+  array.ndim = fields->nd;
+  int64_t itemSize = types::byteSize(*kind);
+  for (int d = 0; d < fields->nd; ++d) {
+    array.shape[d] = fields->dimensions[d];
+    if (fields->strides[d] % itemSize != 0)
+      valueError(name, "its strides are not multiples of its element size; pass a copy (numpy.ascontiguousarray)");
+    array.strides[d] = fields->strides[d] / itemSize;
+  }
+  return result;
+}
+
+ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& name, Target target,
+                                            uintptr_t stream, ConsumedTensors& consumed) {
+  const TypeInfo& info = classify(Py_TYPE(value));
+  nb::object capsule;
+  if (target == Target::Gpu) {
+    // DLPack's stream argument: 1 is the legacy default stream (0 is ambiguous and not allowed).
+    nb::object streamArgument = nb::int_(stream == 0 ? uintptr_t{1} : stream);
+    PyObject* args[] = {value, streamArgument.ptr()};
+    nb::object keywords = nb::make_tuple("stream");
+    PyObject* method = PyUnicode_InternFromString("__dlpack__");
+    capsule = nb::steal(PyObject_VectorcallMethod(method, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, keywords.ptr()));
+    Py_DECREF(method);
+  } else {
+    capsule = nb::steal(PyObject_CallMethod(value, "__dlpack__", nullptr));
+  }
+  if (!capsule.is_valid()) {
+    nb::python_error error;
+    if (target == Target::Gpu && info.alsoCudaArrayInterface) return fromInterface(value, name, true);
+    if (target == Target::Cpu && info.alsoArrayInterface) return fromInterface(value, name, false);
+    typeError(name, std::string("its __dlpack__() failed: ") + error.what());
+  }
+  if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
+    typeError(name, "its __dlpack__() did not return a DLPack capsule named 'dltensor'");
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  // Taking ownership: renaming the capsule stops its destructor from calling the deleter.
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+  consumed.add(managed);
+  const DLTensor& tensor = managed->tensor;
+  int32_t device = tensor.device.deviceType;
+  bool gpuMemory = device == kDLCUDA || device == kDLCUDAManaged || device == kDLCUDAHost;
+  bool hostMemory = device == kDLCPU || device == kDLCUDAManaged || device == kDLCUDAHost;
+  if (target == Target::Gpu && !gpuMemory) {
+    if (device == kDLCPU) typeError(name, kHostArrayOnGpu);
+    typeError(name, "its DLPack device type " + std::to_string(device) + " is not a CUDA device");
+  }
+  if (target == Target::Cpu && !hostMemory) typeError(name, kDeviceArrayOnCpu);
+  if (tensor.ndim < 0 || tensor.ndim > 8) valueError(name, "arrays have at most 8 dimensions");
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Array;
+  runtime::ArrayValue& array = result.array;
+  array.dtype = dlpackScalar(tensor.dtype, name);
+  array.data = static_cast<char*>(tensor.data) + tensor.byteOffset;
+  array.ndim = tensor.ndim;
+  for (int d = 0; d < tensor.ndim; ++d) array.shape[d] = tensor.shape[d];
+  if (tensor.strides) {
+    for (int d = 0; d < tensor.ndim; ++d) array.strides[d] = tensor.strides[d];
+  } else {
+    contiguousStrides(array);
+  }
+  return result;
+}
+
+ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::string& name, bool cuda) {
+  const char* attribute = cuda ? "__cuda_array_interface__" : "__array_interface__";
+  nb::object interface = nb::steal(PyObject_GetAttrString(value, attribute));
+  if (!interface.is_valid()) {
+    nb::python_error error;
+    typeError(name, std::string("reading its ") + attribute + " failed: " + error.what());
+  }
+  if (!PyDict_Check(interface.ptr())) typeError(name, std::string(attribute) + " is not a dict");
+  PyObject* dict = interface.ptr();
+  PyObject* mask = PyDict_GetItemString(dict, "mask");
+  if (mask && mask != Py_None) typeError(name, "masked arrays are not supported");
+  PyObject* data = PyDict_GetItemString(dict, "data");
+  if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2)
+    typeError(name, std::string(attribute) + "['data'] must be a (pointer, read_only) tuple");
+  PyObject* typestr = PyDict_GetItemString(dict, "typestr");
+  if (!typestr || !PyUnicode_Check(typestr)) typeError(name, std::string(attribute) + "['typestr'] is missing");
+  PyObject* shape = PyDict_GetItemString(dict, "shape");
+  if (!shape || !PyTuple_Check(shape)) typeError(name, std::string(attribute) + "['shape'] must be a tuple");
+  Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+  if (ndim > 8) valueError(name, "arrays have at most 8 dimensions");
+
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Array;
+  runtime::ArrayValue& array = result.array;
+  array.dtype = scalarFromTypestr(PyUnicode_AsUTF8(typestr), name);
+  array.data = reinterpret_cast<void*>(static_cast<uintptr_t>(requireInt(PyTuple_GET_ITEM(data, 0), name, "data pointer")));
+  array.ndim = static_cast<int>(ndim);
+  for (Py_ssize_t d = 0; d < ndim; ++d) array.shape[d] = requireInt(PyTuple_GET_ITEM(shape, d), name, "shape");
+  PyObject* strides = PyDict_GetItemString(dict, "strides");
+  if (!strides || strides == Py_None) {
+    contiguousStrides(array);
+  } else {
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim)
+      typeError(name, std::string(attribute) + "['strides'] must be None or a tuple as long as the shape");
+    int64_t itemSize = types::byteSize(array.dtype);
+    for (Py_ssize_t d = 0; d < ndim; ++d) {
+      int64_t bytes = requireInt(PyTuple_GET_ITEM(strides, d), name, "strides");
+      if (bytes % itemSize != 0)
+        valueError(name, "its strides are not multiples of its element size; pass a contiguous copy");
+      array.strides[d] = bytes / itemSize;
+    }
+  }
+  return result;
+}
+
+bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
+  using Kind = sema::ConstValue::Kind;
+  out = sema::ConstValue{};
+  if (value == Py_None) {
+    out.kind = Kind::None;
+  } else if (PyBool_Check(value)) {
+    out.kind = Kind::Bool;
+    out.boolValue = value == Py_True;
+  } else if (PyLong_Check(value)) {
+    out.kind = Kind::Int;
+    return readInt64(value, out.intValue);
+  } else if (PyFloat_Check(value)) {
+    out.kind = Kind::Float;
+    out.floatValue = PyFloat_AS_DOUBLE(value);
+  } else if (PyComplex_Check(value)) {
+    out.kind = Kind::Complex;
+    out.floatValue = PyComplex_RealAsDouble(value);
+    out.imagValue = PyComplex_ImagAsDouble(value);
+  } else if (PyUnicode_Check(value)) {
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+    if (!text) {
+      PyErr_Clear();
+      return false;
+    }
+    out.kind = Kind::Str;
+    out.strValue.assign(text, static_cast<size_t>(size));
+  } else if (PyTuple_Check(value)) {
+    out.kind = Kind::Tuple;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i) {
+      sema::ConstValue element;
+      if (!toConstant(PyTuple_GET_ITEM(value, i), element)) return false;
+      out.elements.push_back(std::move(element));
+    }
+  } else if (!isNumpyScalar(value)) {
+    return false;
+  } else if (std::strcmp(Py_TYPE(value)->tp_name, "numpy.bool") == 0 ||
+             std::strcmp(Py_TYPE(value)->tp_name, "numpy.bool_") == 0) {
+    out.kind = Kind::Bool;
+    out.boolValue = PyObject_IsTrue(value) == 1;
+  } else if (PyIndex_Check(value)) {
+    // NumPy integer scalars.
+    nb::object index = nb::steal(PyNumber_Index(value));
+    if (!index.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    out.kind = Kind::Int;
+    return readInt64(index.ptr(), out.intValue);
+  } else if (Py_TYPE(value)->tp_as_number && Py_TYPE(value)->tp_as_number->nb_float) {
+    // NumPy floating scalars (complex ones are not constants here).
+    double number = PyFloat_AsDouble(value);
+    if (number == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    out.kind = Kind::Float;
+    out.floatValue = number;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name) {
+  if (typestr.size() >= 3 && typestr[0] != '>') {
+    char kind = typestr[1];
+    int bytes = std::atoi(typestr.c_str() + 2);
+    switch (kind) {
+      case 'b':
+        if (bytes == 1) return ScalarKind::Bool;
+        break;
+      case 'i':
+        if (bytes == 1) return ScalarKind::Int8;
+        if (bytes == 2) return ScalarKind::Int16;
+        if (bytes == 4) return ScalarKind::Int32;
+        if (bytes == 8) return ScalarKind::Int64;
+        break;
+      case 'u':
+        if (bytes == 1) return ScalarKind::UInt8;
+        if (bytes == 2) return ScalarKind::UInt16;
+        if (bytes == 4) return ScalarKind::UInt32;
+        if (bytes == 8) return ScalarKind::UInt64;
+        break;
+      case 'f':
+        if (bytes == 2) return ScalarKind::Float16;
+        if (bytes == 4) return ScalarKind::Float32;
+        if (bytes == 8) return ScalarKind::Float64;
+        break;
+      case 'c':
+        if (bytes == 8) return ScalarKind::Complex64;
+        if (bytes == 16) return ScalarKind::Complex128;
+        break;
+      default: break;
+    }
+  }
+  typeError(name, "arrays of typestr '" + typestr +
+                      "' are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128 (native byte order)");
+}
+
+std::array<uint32_t, 3> parseShape(nb::handle value, const char* what) {
+  std::array<uint32_t, 3> result{1, 1, 1};
+  auto readDimension = [&](PyObject* item, size_t index) {
+    if (PyBool_Check(item) || !PyIndex_Check(item))
+      throw nb::type_error((std::string(what) + " must be an int or a tuple of 1 to 3 ints, not " +
+                            nb::cast<std::string>(nb::repr(value)))
+                               .c_str());
+    nb::object number = nb::steal(PyNumber_Index(item));
+    if (!number.is_valid()) throw nb::python_error();
+    int64_t extent = 0;
+    if (!readInt64(number.ptr(), extent) || extent <= 0 || extent > UINT32_MAX)
+      throw nb::value_error((std::string(what) + " dimensions must be positive ints below 2**32, got " +
+                             nb::cast<std::string>(nb::repr(value)))
+                                .c_str());
+    result[index] = static_cast<uint32_t>(extent);
+  };
+  if (PyTuple_Check(value.ptr())) {
+    Py_ssize_t size = PyTuple_GET_SIZE(value.ptr());
+    if (size < 1 || size > 3)
+      throw nb::value_error((std::string(what) + " must have 1 to 3 dimensions, got " +
+                             nb::cast<std::string>(nb::repr(value)))
+                                .c_str());
+    for (Py_ssize_t i = 0; i < size; ++i) readDimension(PyTuple_GET_ITEM(value.ptr(), i), static_cast<size_t>(i));
+  } else {
+    readDimension(value.ptr(), 0);
+  }
+  return result;
+}
+
+uintptr_t parseStream(nb::handle value) {
+  PyObject* object = value.ptr();
+  if (object == Py_None) return 0;
+  nb::object handle;
+  if (PyLong_Check(object) && !PyBool_Check(object)) {
+    handle = nb::borrow(value);
+  } else if (PyObject_HasAttrString(object, "__cuda_stream__")) {
+    nb::object pair = value.attr("__cuda_stream__")();
+    if (!PyTuple_Check(pair.ptr()) || PyTuple_GET_SIZE(pair.ptr()) != 2)
+      throw nb::type_error("stream.__cuda_stream__() must return a (version, handle) tuple");
+    handle = nb::borrow(PyTuple_GET_ITEM(pair.ptr(), 1));
+  } else if (PyObject_HasAttrString(object, "cuda_stream")) {
+    handle = value.attr("cuda_stream");
+  } else if (PyObject_HasAttrString(object, "ptr")) {
+    handle = value.attr("ptr");
+  } else {
+    throw nb::type_error(("stream must be None, a CUDA stream handle (int) or a stream object (cuda.core, torch, "
+                          "CuPy), not " + std::string(Py_TYPE(object)->tp_name))
+                             .c_str());
+  }
+  unsigned long long result = PyLong_AsUnsignedLongLong(handle.ptr());
+  if (result == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw nb::value_error("the stream handle must be a non-negative int");
+  }
+  return static_cast<uintptr_t>(result);
+}
+
+uint32_t parseShared(nb::handle value) {
+  int64_t bytes = 0;
+  if (PyBool_Check(value.ptr()) || !PyLong_Check(value.ptr()))
+    throw nb::type_error("shared (bytes of dynamic shared memory) must be an int");
+  if (!readInt64(value.ptr(), bytes) || bytes < 0 || bytes > UINT32_MAX)
+    throw nb::value_error("shared (bytes of dynamic shared memory) must be a non-negative int below 2**32");
+  return static_cast<uint32_t>(bytes);
+}
+
+}  // namespace weft::python

@@ -1,0 +1,129 @@
+// Conversion of Python launch arguments (numbers, arrays through DLPack, the CUDA array
+// interface, NumPy, weft.DeviceArray), launch shapes and streams to the runtime's values.
+#pragma once
+
+#include <Python.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+
+#include "runtime/runtime.h"
+#include "sema/environment.h"
+
+namespace weft::python {
+
+namespace nb = nanobind;
+
+// weft.DeviceArray's C++ part: the launcher reads these fields without touching Python.
+struct DeviceArrayBase {
+  runtime::ArrayValue array;
+  bool onHost = false;
+  nb::object owner;  // keeps the memory alive: a NumPy array or a DeviceBuffer
+};
+
+// The DLPack ABI (dlpack.h, version 0.8+: the unversioned "dltensor" capsule).
+struct DLDevice {
+  int32_t deviceType;
+  int32_t deviceId;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byteOffset;
+};
+struct DLManagedTensor {
+  DLTensor tensor;
+  void* managerContext;
+  void (*deleter)(DLManagedTensor* self);
+};
+enum DLDeviceType : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
+
+// DLPack tensors consumed by one launch; their deleters run when the launch is over, as the
+// protocol requires of a consumer.
+class ConsumedTensors {
+ public:
+  ConsumedTensors() = default;
+  ConsumedTensors(const ConsumedTensors&) = delete;
+  ConsumedTensors& operator=(const ConsumedTensors&) = delete;
+  ~ConsumedTensors();
+  void add(DLManagedTensor* tensor) { tensors_.push_back(tensor); }
+
+ private:
+  std::vector<DLManagedTensor*> tensors_;
+};
+
+// How arguments of one Python type are converted; decided once per type.
+enum class ArgumentClass : uint8_t {
+  Bool, Int, Float, Complex,   // the builtin types
+  NumpyScalar,                 // a NumPy scalar type (`scalar` holds its kind)
+  NumpyArray,                  // numpy.ndarray or a subclass: read through NumPy's C struct
+  DeviceArray,                 // weft.DeviceArray (DeviceArrayBase)
+  DLPack,                      // has __dlpack__
+  CudaArrayInterface,          // has __cuda_array_interface__
+  ArrayInterface,              // has __array_interface__
+  Unsupported,
+};
+
+struct TypeInfo {
+  ArgumentClass cls = ArgumentClass::Unsupported;
+  types::ScalarKind scalar = types::ScalarKind::Int32;  // NumpyScalar
+  bool alsoCudaArrayInterface = false;                  // DLPack: fallback for the GPU
+  bool alsoArrayInterface = false;                      // DLPack: fallback for the CPU
+};
+
+// Converts Python objects to runtime arguments. Caches per-type decisions; used with the GIL.
+class ArgumentConverter {
+ public:
+  explicit ArgumentConverter(nb::handle deviceArrayType) : deviceArrayType_(deviceArrayType) {}
+  ~ArgumentConverter();
+  // Converts `value` for `target`; `name` (the parameter) is used in errors. DLPack tensors are
+  // recorded in `consumed`. Throws LaunchError for a value the target cannot use.
+  runtime::ArgumentValue convert(PyObject* value, const std::string& name, runtime::Target target, uintptr_t stream,
+                                 ConsumedTensors& consumed);
+  // Converts the value of a ConstExpr parameter; false when it is not a constant.
+  static bool toConstant(PyObject* value, sema::ConstValue& out);
+
+ private:
+  const TypeInfo& classify(PyTypeObject* type);
+  runtime::ArgumentValue fromNumpyArray(PyObject* value, const std::string& name);
+  runtime::ArgumentValue fromDLPack(PyObject* value, const std::string& name, runtime::Target target, uintptr_t stream,
+                                    ConsumedTensors& consumed);
+  runtime::ArgumentValue fromInterface(PyObject* value, const std::string& name, bool cuda);
+  void findNumpy();
+
+  nb::handle deviceArrayType_;
+  std::unordered_map<PyTypeObject*, TypeInfo> types_;  // holds a reference to each key
+  bool numpySearched_ = false;
+  PyObject* numpyArrayType_ = nullptr;
+  PyObject* numpyGenericType_ = nullptr;
+  PyObject* numpyModule_ = nullptr;
+};
+
+// A dtype name ("float32") or NumPy typestr ("<f4") -> scalar kind; throws LaunchError.
+types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name);
+
+// Parses a grid or block shape: an int or a tuple of 1 to 3 positive ints.
+std::array<uint32_t, 3> parseShape(nb::handle value, const char* what);
+
+// A stream argument: None -> 0, an int handle, or an object with __cuda_stream__ (cuda.core),
+// .cuda_stream (torch) or .ptr (CuPy).
+uintptr_t parseStream(nb::handle value);
+
+// Reads `shared` (bytes of dynamic shared memory, a non-negative int).
+uint32_t parseShared(nb::handle value);
+
+}  // namespace weft::python

@@ -1,0 +1,86 @@
+// weft's kernel object: the Python function, its options, and the specializations compiled
+// for it (front end once per argument-type key, one loaded kernel per target).
+#pragma once
+
+#include <Python.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+
+#include "python/arguments.h"
+#include "python/python_environment.h"
+#include "python/python_runtime.h"
+#include "runtime/runtime.h"
+
+namespace weft::python {
+
+namespace nb = nanobind;
+
+// A global constant a specialization baked in, with the object it was bound to then, so that
+// the check at launch is a pointer comparison unless the global was rebound.
+struct CheckedGlobal {
+  std::shared_ptr<sema::Environment> environment;
+  nb::object name;   // str
+  nb::object value;  // the object last seen bound to `name` (null when unbound)
+  sema::ConstValue constant;
+};
+
+struct Specialization {
+  std::string key;  // see Kernel::launch
+  runtime::FrontEndResult frontEnd;
+  std::shared_ptr<runtime::LoadedKernel> loaded[2];  // by runtime::Target
+  std::vector<CheckedGlobal> globals;
+};
+
+// The object `@kernel` returns.
+class Kernel {
+ public:
+  Kernel(nb::object function, bool debug, bool fastMath, bool interop);
+  // Converts `args` and launches with `config` on `target` (None: the default target).
+  void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);
+  // The CUDA C++ unit of the specialization for `args` (compiled if needed), for tests and tools.
+  std::string emitCuda(PyObject* const* args, size_t count, nb::handle target);
+  // How many front-end compilations this kernel has run.
+  size_t compileCount() const { return compileCount_; }
+
+  nb::object function;
+  runtime::CompilerOptions options;
+  bool interop = false;
+
+ private:
+  // First use: the runtime, the parameters, and the kernel's own source.
+  void prepare();
+  // The specialization for `args` (converted into `values`), compiling it on a miss.
+  std::shared_ptr<Specialization> specialize(PyObject* const* args, size_t count, runtime::Target target,
+                                             uintptr_t stream, std::vector<runtime::ArgumentValue>& values,
+                                             ConsumedTensors& consumed);
+  bool globalsUnchanged(Specialization& specialization);
+  std::shared_ptr<Specialization> compile(std::string key, PyObject* const* args, size_t count,
+                                          const std::vector<runtime::ArgumentValue>& values);
+
+  nb::object runtimeObject_;
+  PythonRuntime* runtime_ = nullptr;
+  std::string name_;
+  std::vector<std::string> parameterNames_;
+  std::vector<bool> constExpr_;
+  std::shared_ptr<sema::FunctionSource> source_;
+  std::vector<std::shared_ptr<Specialization>> specializations_;
+  size_t compileCount_ = 0;
+};
+
+// `kernel[grid, block, stream, shared]`: a kernel with its launch configuration.
+struct ConfiguredKernel {
+  nb::object kernel;
+  runtime::LaunchConfig config;
+};
+
+// Parses `kernel[...]`'s index: (grid, block[, stream[, shared]]).
+ConfiguredKernel configure(nb::object kernel, nb::handle index);
+
+// Registers Kernel and ConfiguredKernel, and the module function launch().
+void bindKernels(nb::module_& module);
+
+}  // namespace weft::python

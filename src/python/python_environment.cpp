@@ -1,0 +1,129 @@
+#include "python/python_environment.h"
+
+#include <nanobind/stl/string.h>
+
+#include "python/arguments.h"
+
+namespace weft::python {
+namespace {
+
+using sema::GlobalValue;
+
+GlobalValue unsupported(nb::handle value) {
+  GlobalValue result;
+  result.kind = GlobalValue::Kind::Unsupported;
+  result.qualifiedName = Py_TYPE(value.ptr())->tp_name;
+  return result;
+}
+
+GlobalValue functionValue(nb::handle function, sema::FunctionSource::Decorator decorator, bool interop) {
+  GlobalValue result;
+  result.function = functionSource(function, decorator, interop);
+  if (!result.function) {
+    result.kind = GlobalValue::Kind::Unsupported;
+    result.qualifiedName = "function without source code";
+    return result;
+  }
+  result.kind = GlobalValue::Kind::Function;
+  return result;
+}
+
+// The NumPy module when something imported it (weft never imports it for sema).
+PyObject* numpyIfImported() { return PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); }
+
+bool truthy(nb::handle value) {
+  int result = PyObject_IsTrue(value.ptr());
+  if (result < 0) throw nb::python_error();
+  return result == 1;
+}
+
+}  // namespace
+
+PythonEnvironment::~PythonEnvironment() {
+  if (!Py_IsInitialized()) {
+    globals_.release();
+    return;
+  }
+  nb::gil_scoped_acquire gil;
+  globals_.reset();
+}
+
+PyObject* PythonEnvironment::current(PyObject* name) const { return PyDict_GetItem(globals_.ptr(), name); }
+
+GlobalValue PythonEnvironment::lookup(std::string_view name) {
+  nb::str key(name.data(), name.size());
+  PyObject* value = PyDict_GetItem(globals_.ptr(), key.ptr());
+  // Names that are not globals (range, abs, len, ...) are sema's builtins: it knows which of
+  // Python's builtins device code supports.
+  if (!value) return GlobalValue{};
+  return classifyGlobal(value);
+}
+
+GlobalValue classifyGlobal(nb::handle value) {
+  GlobalValue result;
+  PyObject* object = value.ptr();
+  if (PyObject_HasAttrString(object, "__weft_kernel__") && !PyType_Check(object))
+    return functionValue(value.attr("underlying"), sema::FunctionSource::Decorator::Kernel,
+                         truthy(value.attr("interop")));
+  if (PyObject_HasAttrString(object, "__weft_func__") && !PyType_Check(object))
+    return functionValue(value.attr("underlying"), sema::FunctionSource::Decorator::Func,
+                         truthy(value.attr("interop")));
+  if (PyFunction_Check(object)) return functionValue(value, sema::FunctionSource::Decorator::None, false);
+  if (PyModule_Check(object)) {
+    result.kind = GlobalValue::Kind::Module;
+    result.qualifiedName = PyModule_GetName(object);
+    return result;
+  }
+  if (PyObject_HasAttrString(object, "__weft_name__")) {
+    nb::object name = value.attr("__weft_name__");
+    if (PyUnicode_Check(name.ptr())) {
+      result.kind = GlobalValue::Kind::Entity;
+      result.qualifiedName = nb::cast<std::string>(name);
+      return result;
+    }
+  }
+  if (PyCFunction_Check(object)) {
+    // Builtin functions of the math module (math.sqrt imported as `from math import sqrt`).
+    PyObject* self = PyCFunction_GET_SELF(object);
+    if (self && PyModule_Check(self) && std::string(PyModule_GetName(self)) == "math") {
+      result.kind = GlobalValue::Kind::Entity;
+      result.qualifiedName = "math." + nb::cast<std::string>(value.attr("__name__"));
+      return result;
+    }
+    return unsupported(value);
+  }
+  if (PyObject* numpy = numpyIfImported(); numpy && PyType_Check(object)) {
+    nb::object generic = nb::steal(PyObject_GetAttrString(numpy, "generic"));
+    if (generic.is_valid() && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
+                                               reinterpret_cast<PyTypeObject*>(generic.ptr()))) {
+      nb::object dtype = nb::module_::import_("numpy").attr("dtype")(value);
+      result.kind = GlobalValue::Kind::Entity;
+      result.qualifiedName = "numpy." + nb::cast<std::string>(dtype.attr("name"));
+      return result;
+    }
+    PyErr_Clear();
+  }
+  if (ArgumentConverter::toConstant(object, result.constant)) {
+    result.kind = GlobalValue::Kind::Constant;
+    return result;
+  }
+  return unsupported(value);
+}
+
+std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function, sema::FunctionSource::Decorator decorator,
+                                                     bool interop) {
+  nb::object info = nb::module_::import_("weft._runtime").attr("function_source")(function);
+  auto source = std::make_shared<sema::FunctionSource>();
+  source->fileName = nb::cast<std::string>(info[0]);
+  source->fileText = nb::cast<std::string>(info[1]);
+  source->line = nb::cast<uint32_t>(info[2]);
+  source->name = nb::cast<std::string>(info[3]);
+  if (source->fileText.empty()) return nullptr;
+  source->identity = reinterpret_cast<uintptr_t>(function.ptr());
+  source->decorator = decorator;
+  source->interop = interop;
+  source->globals = std::make_shared<PythonEnvironment>(nb::borrow(function.attr("__globals__")));
+  return source;
+}
+
+}  // namespace weft::python

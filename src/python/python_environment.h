@@ -1,0 +1,43 @@
+// The host side of sema's Environment for Python: global names resolved in a function's
+// `__globals__` dict, and the source of Python functions.
+#pragma once
+
+#include <Python.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nanobind/nanobind.h>
+
+#include "sema/environment.h"
+
+namespace weft::python {
+
+namespace nb = nanobind;
+
+// The globals of one Python module. Values are classified as DESIGN.md section 2 describes:
+// constants, functions (kernels, @func, plain), modules, weft entities (`__weft_name__`), math
+// functions, NumPy scalar types; anything else is Unsupported with its type name.
+class PythonEnvironment : public sema::Environment {
+ public:
+  explicit PythonEnvironment(nb::object globals) : globals_(std::move(globals)) {}
+  // Drops the dict reference under the GIL (sema may release environments anywhere).
+  ~PythonEnvironment() override;
+  sema::GlobalValue lookup(std::string_view name) override;
+  // The object bound to `name` now (borrowed), or null when unbound.
+  PyObject* current(PyObject* name) const;
+
+ private:
+  nb::object globals_;
+};
+
+// Classifies one Python object as sema sees a global bound to it.
+sema::GlobalValue classifyGlobal(nb::handle value);
+
+// The FunctionSource of Python function `function` (its file, whole text, first line, name,
+// identity and globals); nullptr when its source text is not available.
+std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function, sema::FunctionSource::Decorator decorator,
+                                                     bool interop);
+
+}  // namespace weft::python

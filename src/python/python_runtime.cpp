@@ -1,0 +1,72 @@
+#include "python/python_runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#include "support/check.h"
+
+namespace weft::python {
+
+bool PythonRuntime::gpuAvailable() {
+  if (!gpuAvailable_) gpuAvailable_ = compiler_->gpuAvailable();
+  return *gpuAvailable_;
+}
+
+runtime::Target PythonRuntime::defaultTarget() {
+  // Read on every launch, so that a program (or a test) can switch targets with the variable.
+  if (const char* chosen = std::getenv("WEFT_TARGET"); chosen && *chosen) {
+    if (std::strcmp(chosen, "cpu") == 0) return runtime::Target::Cpu;
+    if (std::strcmp(chosen, "gpu") == 0) return runtime::Target::Gpu;
+    throw nb::value_error(("WEFT_TARGET must be 'gpu' or 'cpu', not '" + std::string(chosen) + "'").c_str());
+  }
+  return gpuAvailable() ? runtime::Target::Gpu : runtime::Target::Cpu;
+}
+
+runtime::Target PythonRuntime::target(nb::handle value) {
+  if (value.is_none()) return defaultTarget();
+  if (PyUnicode_Check(value.ptr())) {
+    const char* name = PyUnicode_AsUTF8(value.ptr());
+    if (name && std::strcmp(name, "gpu") == 0) return runtime::Target::Gpu;
+    if (name && std::strcmp(name, "cpu") == 0) return runtime::Target::Cpu;
+  }
+  throw nb::value_error(("target must be 'gpu', 'cpu' or None, not " + nb::cast<std::string>(nb::repr(value))).c_str());
+}
+
+std::unique_lock<std::mutex> PythonRuntime::lockFrontEnd() {
+  std::unique_lock<std::mutex> lock(frontEndMutex_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    nb::gil_scoped_release release;
+    lock.lock();
+  }
+  return lock;
+}
+
+void raiseWeftError(const char* className, const std::string& text) {
+  nb::object type = nb::module_::import_("weft._errors").attr(className);
+  PyErr_SetString(type.ptr(), text.c_str());
+  throw nb::python_error();
+}
+
+void registerExceptionTranslators() {
+  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
+    auto raise = [](const char* className, const std::string& text) {
+      nb::object type = nb::module_::import_("weft._errors").attr(className);
+      PyErr_SetString(type.ptr(), text.c_str());
+    };
+    try {
+      std::rethrow_exception(error);
+    } catch (const runtime::CudaError& cudaError) {
+      raise("CudaError", cudaError.what());
+    } catch (const runtime::LaunchError& launchError) {
+      PyErr_SetString(launchError.kind() == runtime::LaunchError::Kind::Type ? PyExc_TypeError : PyExc_ValueError,
+                      launchError.what());
+    } catch (const InternalCompilerError& internalError) {
+      raise("InternalCompilerError",
+            std::string(internalError.what()) +
+                "\nThis is a bug in weft, not in your program; please report it with the kernel's source.");
+    }
+  });
+}
+
+}  // namespace weft::python

@@ -1,0 +1,216 @@
+#include "runtime/argument_packing.h"
+
+#include <cstring>
+#include <limits>
+
+#include "support/check.h"
+
+namespace weft::runtime {
+namespace {
+
+using types::ScalarKind;
+
+size_t alignmentOf(const types::Type* type) {
+  if (type->isArray()) return alignof(uint64_t);
+  return static_cast<size_t>(types::byteSize(type->scalar));  // complex: the size of the pair
+}
+
+size_t sizeOf(const types::Type* type) {
+  if (type->isArray()) return sizeof(void*) + 2 * sizeof(uint64_t) * static_cast<size_t>(type->ndim);
+  return static_cast<size_t>(types::byteSize(type->scalar));
+}
+
+std::string describeArgument(const ArgumentValue& argument) {
+  if (argument.kind == ArgumentValue::Kind::Array)
+    return std::string("array(") + types::pythonName(argument.array.dtype) + ", " +
+           std::to_string(argument.array.ndim) + "d)";
+  return types::pythonName(argument.scalar);
+}
+
+template <typename T>
+void store(unsigned char* destination, T value) {
+  std::memcpy(destination, &value, sizeof value);
+}
+
+// Whether the integer argument (its kind says how to read intValue's bits) fits `target`.
+bool integerFits(const ArgumentValue& argument, ScalarKind target) {
+  bool sourceUnsigned = types::isUnsigned(argument.scalar);
+  int64_t value = argument.intValue;
+  int bits = types::byteSize(target) * 8;
+  if (types::isUnsigned(target)) {
+    if (!sourceUnsigned && value < 0) return false;
+    return bits == 64 || static_cast<uint64_t>(value) <= (uint64_t{1} << bits) - 1;
+  }
+  if (sourceUnsigned && static_cast<uint64_t>(value) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return false;
+  if (bits == 64) return true;
+  int64_t limit = int64_t{1} << (bits - 1);
+  return value >= -limit && value < limit;
+}
+
+// The value of a bool or integer argument as a double.
+double realValue(const ArgumentValue& argument) {
+  if (types::isFloating(argument.scalar) || types::isComplex(argument.scalar)) return argument.floatValue;
+  if (types::isUnsigned(argument.scalar)) return static_cast<double>(static_cast<uint64_t>(argument.intValue));
+  return static_cast<double>(argument.intValue);
+}
+
+}  // namespace
+
+uint16_t halfBitsFromFloat(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  uint32_t exponent = (bits >> 23) & 0xffu;
+  uint32_t mantissa = bits & 0x7fffffu;
+  if (exponent == 0xffu) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u | (mantissa >> 13) : 0));
+  int halfExponent = static_cast<int>(exponent) - 127 + 15;
+  if (halfExponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  uint32_t half;
+  uint32_t remainder;
+  uint32_t halfway;
+  if (halfExponent <= 0) {
+    // A subnormal half (or zero): the significand with its implicit bit, shifted into place.
+    if (halfExponent < -10) return static_cast<uint16_t>(sign);
+    uint32_t significand = mantissa | 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - halfExponent);
+    half = significand >> shift;
+    remainder = significand & ((1u << shift) - 1);
+    halfway = 1u << (shift - 1);
+  } else {
+    half = (static_cast<uint32_t>(halfExponent) << 10) | (mantissa >> 13);
+    remainder = mantissa & 0x1fffu;
+    halfway = 0x1000u;
+  }
+  // Round to nearest even; a carry out of the significand correctly bumps the exponent.
+  if (remainder > halfway || (remainder == halfway && (half & 1u))) ++half;
+  return static_cast<uint16_t>(sign | half);
+}
+
+ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& frontEnd)
+    : kernelName_(std::move(kernelName)) {
+  const std::vector<const types::Type*>& parameterTypes = frontEnd.parameterTypes;
+  for (size_t i = 0; i < parameterTypes.size(); ++i) {
+    const types::Type* type = parameterTypes[i];
+    WEFT_CHECK(type && (type->isScalar() || type->isArray()),
+               "kernel '" + kernelName_ + "' has a parameter that is neither a scalar nor an array");
+    size_t alignment = alignmentOf(type);
+    bytes_ = (bytes_ + alignment - 1) / alignment * alignment;
+    std::string name = i < frontEnd.parameterNames.size() ? frontEnd.parameterNames[i] : "#" + std::to_string(i + 1);
+    slots_.push_back(Slot{type, std::move(name), bytes_});
+    bytes_ += sizeOf(type);
+  }
+  bytes_ = (bytes_ + 15) / 16 * 16;
+  argumentToParam_ = frontEnd.argumentToParam;
+  if (argumentToParam_.empty())
+    for (size_t i = 0; i < slots_.size(); ++i) argumentToParam_.push_back(static_cast<int>(i));
+  size_t mapped = 0;
+  for (int param : argumentToParam_) {
+    WEFT_CHECK(param < static_cast<int>(slots_.size()), "argumentToParam names a parameter that does not exist");
+    if (param >= 0) ++mapped;
+  }
+  WEFT_CHECK(mapped == slots_.size(), "argumentToParam does not cover every parameter of '" + kernelName_ + "'");
+}
+
+void ParameterLayout::fail(LaunchError::Kind kind, const Slot& slot, const std::string& detail) const {
+  throw LaunchError(kind, "kernel '" + kernelName_ + "', parameter '" + slot.name + "': " + detail);
+}
+
+void ParameterLayout::packScalar(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
+  ScalarKind target = slot.type->scalar;
+  const char* targetName = types::pythonName(target);
+  if (argument.kind != ArgumentValue::Kind::Scalar)
+    fail(LaunchError::Kind::Type, slot,
+         std::string("expected a ") + targetName + " scalar, got " + describeArgument(argument));
+  ScalarKind source = argument.scalar;
+  bool sourceIntegral = types::isBool(source) || types::isInteger(source);
+  auto mismatch = [&]() {
+    fail(LaunchError::Kind::Type, slot,
+         std::string("expected ") + targetName + ", got " + types::pythonName(source) +
+             (types::isComplex(source) ? "; a complex value cannot become a real parameter"
+                                       : "; convert the value first"));
+  };
+  if (types::isBool(target)) {
+    if (!types::isBool(source)) mismatch();
+    store<uint8_t>(destination, argument.intValue != 0 ? 1 : 0);
+  } else if (types::isInteger(target)) {
+    if (!sourceIntegral) mismatch();
+    if (!integerFits(argument, target))
+      fail(LaunchError::Kind::Value, slot,
+           (types::isUnsigned(source) ? std::to_string(static_cast<uint64_t>(argument.intValue))
+                                      : std::to_string(argument.intValue)) +
+               " does not fit in " + targetName);
+    uint64_t bits = static_cast<uint64_t>(argument.intValue);
+    // Little endian: the low bytes of the 64-bit value are the narrower integer.
+    std::memcpy(destination, &bits, static_cast<size_t>(types::byteSize(target)));
+  } else if (types::isFloating(target)) {
+    if (types::isComplex(source)) mismatch();
+    double value = realValue(argument);
+    if (target == ScalarKind::Float16) store<uint16_t>(destination, halfBitsFromFloat(static_cast<float>(value)));
+    else if (target == ScalarKind::Float32) store<float>(destination, static_cast<float>(value));
+    else store<double>(destination, value);
+  } else {
+    double imaginary = types::isComplex(source) ? argument.imagValue : 0.0;
+    double real = realValue(argument);
+    if (target == ScalarKind::Complex64) {
+      store<float>(destination, static_cast<float>(real));
+      store<float>(destination + sizeof(float), static_cast<float>(imaginary));
+    } else {
+      store<double>(destination, real);
+      store<double>(destination + sizeof(double), imaginary);
+    }
+  }
+}
+
+void ParameterLayout::packArray(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
+  const types::Type* type = slot.type;
+  if (argument.kind != ArgumentValue::Kind::Array || argument.array.dtype != type->scalar ||
+      argument.array.ndim != type->ndim)
+    fail(LaunchError::Kind::Type, slot, "expected " + types::toString(type) + ", got " + describeArgument(argument));
+  const ArrayValue& array = argument.array;
+  store<void*>(destination, array.data);
+  unsigned char* shape = destination + sizeof(void*);
+  unsigned char* strides = shape + sizeof(uint64_t) * static_cast<size_t>(array.ndim);
+  for (int d = 0; d < array.ndim; ++d) {
+    if (array.shape[d] < 0)
+      fail(LaunchError::Kind::Value, slot, "dimension " + std::to_string(d) + " has negative extent " +
+                                               std::to_string(array.shape[d]));
+    store<uint64_t>(shape + sizeof(uint64_t) * static_cast<size_t>(d), static_cast<uint64_t>(array.shape[d]));
+    // Negative strides keep their two's complement bits; the device descriptor reads them back.
+    store<uint64_t>(strides + sizeof(uint64_t) * static_cast<size_t>(d), static_cast<uint64_t>(array.strides[d]));
+  }
+}
+
+void ParameterLayout::pack(const std::vector<ArgumentValue>& arguments, unsigned char* storage,
+                           void** pointers) const {
+  if (arguments.size() != argumentToParam_.size())
+    throw LaunchError(LaunchError::Kind::Type, "kernel '" + kernelName_ + "' takes " +
+                                                   std::to_string(argumentToParam_.size()) + " arguments, got " +
+                                                   std::to_string(arguments.size()));
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    int param = argumentToParam_[i];
+    if (param < 0) continue;
+    const Slot& slot = slots_[static_cast<size_t>(param)];
+    unsigned char* destination = storage + slot.offset;
+    if (slot.type->isArray()) packArray(slot, arguments[i], destination);
+    else packScalar(slot, arguments[i], destination);
+    pointers[param] = destination;
+  }
+}
+
+PackedArguments::PackedArguments(const ParameterLayout& layout, const std::vector<ArgumentValue>& arguments) {
+  unsigned char* storage = inlineStorage_;
+  pointers_ = inlinePointers_;
+  if (layout.bytes() > kInlineBytes) {
+    // operator new aligns to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on the supported ABIs).
+    heapStorage_.resize(layout.bytes());
+    storage = heapStorage_.data();
+  }
+  if (layout.count() > kInlineParameters) {
+    heapPointers_.resize(layout.count());
+    pointers_ = heapPointers_.data();
+  }
+  layout.pack(arguments, storage, pointers_);
+}
+
+}  // namespace weft::runtime

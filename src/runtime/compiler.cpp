@@ -1,0 +1,255 @@
+// The Compiler's lowering half: cache keys, the disk and memory caches, loading for each
+// target, and device memory for weft.DeviceArray.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "runtime/cpu_runner.h"
+#include "runtime/driver.h"
+#include "runtime/loaded_kernels.h"
+#include "runtime/runtime.h"
+#include "support/check.h"
+#include "support/hash.h"
+
+#ifndef WEFT_VERSION
+#define WEFT_VERSION "dev"
+#endif
+
+namespace weft::runtime {
+
+// Everything the Compiler creates lazily: probing the driver or NVRTC costs milliseconds and
+// the runner's threads are only wanted by CPU launches. Guarded by `mutex`.
+class CompilerState {
+ public:
+  ~CompilerState() {
+    kernels.clear();
+    if (!temporaryDirectory.empty()) ::rmdir(temporaryDirectory.c_str());
+  }
+  std::mutex mutex;
+  bool driverProbed = false;
+  std::shared_ptr<Driver> driver;
+  std::string driverProblem;
+  std::shared_ptr<BlockRunner> runner;
+  std::optional<std::string> nvrtcVersion;
+  std::optional<std::string> headersHash;
+  std::string temporaryDirectory;  // for shared objects when the disk cache is off
+  std::unordered_map<std::string, std::shared_ptr<LoadedKernel>> kernels;  // by cache key
+};
+
+namespace {
+
+constexpr int kCudaErrorNoDevice = 100;
+
+// A hash of weft's device headers: generated code includes them, so a changed header must
+// change every key even when weft's version did not (a development build).
+std::string hashHeaders(const std::string& includeDir) {
+  std::string directory = includeDir + "/weft/device";
+  std::vector<std::string> names;
+  if (DIR* listing = ::opendir(directory.c_str())) {
+    while (dirent* entry = ::readdir(listing))
+      if (entry->d_name[0] != '.') names.push_back(entry->d_name);
+    ::closedir(listing);
+  }
+  std::sort(names.begin(), names.end());
+  ContentHash hash;
+  for (const std::string& name : names) {
+    std::ifstream file(directory + "/" + name, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    hash.add(name).add(text.str());
+  }
+  return hash.hex();
+}
+
+std::shared_ptr<Driver> requireDriver(CompilerState& state) {
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.driverProbed) {
+    state.driver = Driver::open(state.driverProblem);
+    state.driverProbed = true;
+  }
+  if (!state.driver) throw CudaError("no CUDA GPU is available: " + state.driverProblem, kCudaErrorNoDevice);
+  return state.driver;
+}
+
+std::string kernelName(const FrontEndResult& frontEnd) {
+  return frontEnd.kernelName.empty() ? frontEnd.unit.kernelSymbol : frontEnd.kernelName;
+}
+
+}  // namespace
+
+Compiler::Compiler(std::string weftIncludeDir)
+    : toolchain_(backend::discoverToolchain(std::move(weftIncludeDir))),
+      cache_(backend::DiskCache::fromEnvironment()),
+      state_(std::make_unique<CompilerState>()) {}
+
+Compiler::~Compiler() = default;
+
+bool Compiler::gpuAvailable() {
+  try {
+    requireDriver(*state_);
+    return true;
+  } catch (const CudaError&) {
+    return false;
+  }
+}
+
+int Compiler::gpuArchitecture() { return requireDriver(*state_)->architecture(); }
+
+std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Target target,
+                                             const CompilerOptions& options) {
+  WEFT_CHECK(frontEnd.ok, "load() of a front-end result with errors");
+  std::shared_ptr<Driver> driver = target == Target::Gpu ? requireDriver(*state_) : nullptr;
+  std::string toolkitVersion;
+  ContentHash hash;
+  hash.add("weft " WEFT_VERSION).add(target == Target::Gpu ? "gpu" : "cpu");
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (!state_->headersHash) state_->headersHash = hashHeaders(toolchain_.weftIncludeDir);
+    hash.add(*state_->headersHash);
+    if (target == Target::Gpu) {
+      if (!state_->nvrtcVersion) state_->nvrtcVersion = backend::nvrtcVersion(toolchain_);
+      toolkitVersion = *state_->nvrtcVersion;
+      hash.add(toolkitVersion).add(static_cast<uint64_t>(driver->architecture()));
+    } else {
+      hash.add(toolchain_.hostCompiler);
+    }
+  }
+  hash.add(static_cast<uint64_t>(options.debug)).add(static_cast<uint64_t>(options.fastMath));
+  hash.add(frontEnd.unit.source).add(frontEnd.unit.kernelSymbol).add(frontEnd.unit.hostEntrySymbol);
+  std::string key = hash.hex();
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (auto found = state_->kernels.find(key); found != state_->kernels.end()) return found->second;
+  }
+  backend::CompileOptions compileOptions;
+  compileOptions.debug = options.debug;
+  compileOptions.fastMath = options.fastMath;
+  std::shared_ptr<LoadedKernel> kernel;
+  if (target == Target::Gpu) {
+    compileOptions.arch = driver->architecture();
+    std::optional<std::string> cubin = cache_.load(key);
+    if (!cubin) {
+      backend::Artifact artifact =
+          backend::compileWithNvrtc(toolchain_, frontEnd.unit.source, kernelName(frontEnd) + ".cu", compileOptions);
+      if (!artifact.ok && toolkitVersion.empty())
+        throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot compile for the GPU: " + artifact.log, 0);
+      if (!artifact.ok)
+        throw CudaError("kernel '" + kernelName(frontEnd) +
+                            "': NVRTC rejected the CUDA C++ that weft generated (this is a weft bug; please report "
+                            "it with the kernel's source):\n" + artifact.log,
+                        0);
+      cache_.store(key, artifact.bytes);
+      cubin = std::move(artifact.bytes);
+    }
+    kernel = loadGpuKernel(driver, *cubin, frontEnd);
+  } else {
+    kernel = loadHostKernel(frontEnd, key, compileOptions);
+  }
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  // Another thread may have loaded the same unit meanwhile; keep the first so both share it.
+  return state_->kernels.emplace(key, std::move(kernel)).first->second;
+}
+
+std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
+                                                       const backend::CompileOptions& options) {
+  std::shared_ptr<BlockRunner> runner;
+  std::string path;
+  bool cached = cache_.createDirectory();
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (!state_->runner) state_->runner = std::make_shared<BlockRunner>();
+    runner = state_->runner;
+    if (!cached && state_->temporaryDirectory.empty()) {
+      const char* base = std::getenv("TMPDIR");
+      std::string pattern = std::string(base && *base ? base : "/tmp") + "/weft-XXXXXX";
+      if (::mkdtemp(pattern.data())) state_->temporaryDirectory = pattern;
+    }
+    path = cached ? cache_.pathFor(key, ".so") : state_->temporaryDirectory + "/" + key + ".so";
+  }
+  std::string error;
+  std::shared_ptr<LoadedKernel> kernel;
+  if (cached && ::access(path.c_str(), R_OK) == 0) {
+    kernel = loadCpuKernel(runner, path, frontEnd, error);
+    // A damaged entry (truncated by a crash, say) is rebuilt like a missing one.
+    if (!kernel) ::unlink(path.c_str());
+  }
+  if (!kernel) {
+    backend::Artifact artifact = backend::compileForHost(toolchain_, frontEnd.unit.source, path, options);
+    if (!artifact.ok)
+      throw CudaError("kernel '" + kernelName(frontEnd) + "': the host C++ compiler failed on the code weft generated "
+                          "for the CPU target:\n" + artifact.log,
+                      0);
+    kernel = loadCpuKernel(runner, path, frontEnd, error);
+    // Without a cache the file is only needed until it is loaded.
+    if (!cached) ::unlink(path.c_str());
+    if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
+  }
+  return kernel;
+}
+
+uintptr_t Compiler::allocate(size_t bytes) {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  CUdeviceptr address = 0;
+  WEFT_DRIVER_CALL(*driver, "allocating " + std::to_string(bytes) + " bytes of device memory", cuMemAlloc_v2,
+                   &address, std::max<size_t>(bytes, 1));
+  return static_cast<uintptr_t>(address);
+}
+
+void Compiler::free(uintptr_t address) {
+  if (address == 0) return;
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  WEFT_DRIVER_CALL(*driver, "freeing device memory", cuMemFree_v2, address);
+}
+
+void Compiler::copyToDevice(uintptr_t destination, const void* source, size_t bytes) {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  WEFT_DRIVER_CALL(*driver, "copying to the device", cuMemcpyHtoD_v2, destination, source, bytes);
+}
+
+void Compiler::copyToHost(void* destination, uintptr_t source, size_t bytes) {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  WEFT_DRIVER_CALL(*driver, "copying to the host", cuMemcpyDtoH_v2, destination, source, bytes);
+}
+
+void Compiler::copyOnDevice(uintptr_t destination, uintptr_t source, size_t bytes) {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  WEFT_DRIVER_CALL(*driver, "copying on the device", cuMemcpyDtoD_v2, destination, source, bytes);
+}
+
+void Compiler::memset(uintptr_t destination, uint8_t value, size_t bytes) {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  WEFT_DRIVER_CALL(*driver, "filling device memory", cuMemsetD8_v2, destination, value, bytes);
+}
+
+void Compiler::synchronize(uintptr_t stream) {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  if (stream == 0) WEFT_DRIVER_CALL(*driver, "synchronizing the device", cuCtxSynchronize);
+  else WEFT_DRIVER_CALL(*driver, "synchronizing a stream", cuStreamSynchronize, reinterpret_cast<CUstream>(stream));
+}
+
+bool Compiler::isDevicePointer(uintptr_t address) {
+  if (!gpuAvailable()) return false;
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  // Not through check(): an error here is the answer "host memory", not a failure.
+  unsigned int memoryType = 0;
+  constexpr unsigned int kMemoryTypeDevice = 2, kMemoryTypeUnified = 4;
+  return driver->api().cuPointerGetAttribute(&memoryType, kPointerMemoryType, address) == 0 &&
+         (memoryType == kMemoryTypeDevice || memoryType == kMemoryTypeUnified);
+}
+
+}  // namespace weft::runtime

@@ -1,0 +1,80 @@
+// Kernels on the CPU target: the TU compiled by the host compiler, loaded with dlopen, run by
+// the block runner.
+#include <dlfcn.h>
+
+#include "runtime/argument_packing.h"
+#include "runtime/loaded_kernels.h"
+
+namespace weft::runtime {
+namespace {
+
+// The CPU target mirrors sm_90's launch limits, so that a launch that works on the CPU also
+// works on the GPU.
+constexpr DeviceLimits kCpuLimits{};
+
+// An open shared object; closed when the last kernel from it goes.
+struct HostLibrary {
+  void* handle = nullptr;
+  ~HostLibrary() {
+    if (handle) ::dlclose(handle);
+  }
+};
+
+class CpuKernel final : public LoadedKernel {
+ public:
+  CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library, host::KernelEntry entry,
+            const FrontEndResult& frontEnd)
+      : runner_(std::move(runner)),
+        library_(std::move(library)),
+        entry_(entry),
+        name_(frontEnd.kernelName.empty() ? frontEnd.unit.hostEntrySymbol : frontEnd.kernelName),
+        layout_(name_, frontEnd),
+        staticShared_(frontEnd.unit.hostSharedBytes),
+        usesBarrier_(frontEnd.usesBarrier) {}
+
+  void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) override {
+    validateLaunch(name_, config, kCpuLimits, kCpuLimits.maxThreadsPerBlock, staticShared_);
+    PackedArguments packed(layout_, arguments);
+    GridLaunch grid;
+    grid.entry = entry_;
+    grid.arguments = packed.pointers();
+    grid.grid = host::Dim3{config.grid[0], config.grid[1], config.grid[2]};
+    grid.block = host::Dim3{config.block[0], config.block[1], config.block[2]};
+    grid.sharedBytes = staticShared_ + config.sharedBytes;
+    grid.usesBarrier = usesBarrier_;
+    runner_->run(grid);
+  }
+
+  Target target() const override { return Target::Cpu; }
+
+ private:
+  std::shared_ptr<BlockRunner> runner_;
+  std::shared_ptr<HostLibrary> library_;
+  host::KernelEntry entry_;
+  std::string name_;
+  ParameterLayout layout_;
+  uint64_t staticShared_;
+  bool usesBarrier_;
+};
+
+}  // namespace
+
+std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& path,
+                                            const FrontEndResult& frontEnd, std::string& error) {
+  auto library = std::make_shared<HostLibrary>();
+  library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library->handle) {
+    const char* reason = ::dlerror();
+    error = reason ? reason : "dlopen failed";
+    return nullptr;
+  }
+  void* entry = ::dlsym(library->handle, frontEnd.unit.hostEntrySymbol.c_str());
+  if (!entry) {
+    error = path + " has no symbol " + frontEnd.unit.hostEntrySymbol;
+    return nullptr;
+  }
+  return std::make_shared<CpuKernel>(std::move(runner), std::move(library),
+                                     reinterpret_cast<host::KernelEntry>(entry), frontEnd);
+}
+
+}  // namespace weft::runtime

@@ -1,0 +1,89 @@
+// Kernels on the GPU: a cubin loaded as a module, launched through the driver API.
+#include <mutex>
+
+#include "runtime/argument_packing.h"
+#include "runtime/loaded_kernels.h"
+
+namespace weft::runtime {
+namespace {
+
+// Shared memory a block may use without opting in (every architecture since Volta).
+constexpr uint64_t kDefaultSharedLimit = 48 * 1024;
+
+class GpuKernel final : public LoadedKernel {
+ public:
+  GpuKernel(std::shared_ptr<Driver> driver, const FrontEndResult& frontEnd)
+      : driver_(std::move(driver)),
+        name_(frontEnd.kernelName.empty() ? frontEnd.unit.kernelSymbol : frontEnd.kernelName),
+        subject_("kernel '" + name_ + "'"),
+        layout_(name_, frontEnd) {}
+
+  ~GpuKernel() override {
+    if (!module_) return;
+    // Errors are ignored: at interpreter exit the driver may already be shut down.
+    try {
+      driver_->makeCurrent();
+    } catch (const CudaError&) {
+      return;
+    }
+    driver_->api().cuModuleUnload(module_);
+  }
+
+  void load(const std::string& cubin, const std::string& symbol) {
+    driver_->makeCurrent();
+    WEFT_DRIVER_CALL(*driver_, subject_, cuModuleLoadData, &module_, cubin.data());
+    WEFT_DRIVER_CALL(*driver_, subject_, cuModuleGetFunction, &function_, module_, symbol.c_str());
+    int value = 0;
+    WEFT_DRIVER_CALL(*driver_, subject_, cuFuncGetAttribute, &value, kFunctionMaxThreadsPerBlock, function_);
+    maxThreads_ = static_cast<uint32_t>(value);
+    WEFT_DRIVER_CALL(*driver_, subject_, cuFuncGetAttribute, &value, kFunctionSharedSizeBytes, function_);
+    staticShared_ = static_cast<uint64_t>(value);
+    dynamicSharedLimit_ = staticShared_ < kDefaultSharedLimit ? kDefaultSharedLimit - staticShared_ : 0;
+  }
+
+  void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) override {
+    validateLaunch(name_, config, driver_->limits(), maxThreads_, staticShared_);
+    PackedArguments packed(layout_, arguments);
+    driver_->makeCurrent();
+    if (config.sharedBytes > dynamicSharedLimit_) raiseDynamicSharedLimit(config.sharedBytes);
+    driver_->noteLaunch(&name_);
+    WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1], config.grid[2],
+                     config.block[0], config.block[1], config.block[2], config.sharedBytes,
+                     reinterpret_cast<CUstream>(config.stream), packed.pointers(), nullptr);
+  }
+
+  Target target() const override { return Target::Gpu; }
+
+ private:
+  // Above 48 KiB a kernel must opt in to more dynamic shared memory; validateLaunch already
+  // checked the device allows the amount. The limit only grows, so the mutex is rarely taken.
+  void raiseDynamicSharedLimit(uint32_t bytes) {
+    std::lock_guard<std::mutex> lock(sharedMutex_);
+    if (bytes <= dynamicSharedLimit_) return;
+    WEFT_DRIVER_CALL(*driver_, subject_, cuFuncSetAttribute, function_, kFunctionMaxDynamicSharedSizeBytes,
+                     static_cast<int>(bytes));
+    dynamicSharedLimit_ = bytes;
+  }
+
+  std::shared_ptr<Driver> driver_;
+  std::string name_;
+  std::string subject_;
+  ParameterLayout layout_;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  uint32_t maxThreads_ = 1024;
+  uint64_t staticShared_ = 0;
+  std::mutex sharedMutex_;
+  std::atomic<uint64_t> dynamicSharedLimit_{kDefaultSharedLimit};
+};
+
+}  // namespace
+
+std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, const std::string& cubin,
+                                            const FrontEndResult& frontEnd) {
+  auto kernel = std::make_shared<GpuKernel>(std::move(driver), frontEnd);
+  kernel->load(cubin, frontEnd.unit.kernelSymbol);
+  return kernel;
+}
+
+}  // namespace weft::runtime

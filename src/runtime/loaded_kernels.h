@@ -1,0 +1,29 @@
+// The two LoadedKernel implementations (GPU module function, CPU shared object) and the launch
+// checks they share. Private to the runtime.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/cpu_runner.h"
+#include "runtime/driver.h"
+#include "runtime/runtime.h"
+
+namespace weft::runtime {
+
+// Throws LaunchError(Value) when the grid, block or shared memory of `config` exceed
+// `limits`; `maxThreads` is the kernel's own limit (registers can lower it below the
+// device's), `staticShared` the bytes its shared_arrays take.
+void validateLaunch(const std::string& kernelName, const LaunchConfig& config, const DeviceLimits& limits,
+                    uint32_t maxThreads, uint64_t staticShared);
+
+// Loads `cubin` as a module on the driver's device and finds the unit's kernel in it.
+std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, const std::string& cubin,
+                                            const FrontEndResult& frontEnd);
+
+// Loads the shared object at `path` and finds the unit's host entry; nullptr with `error`
+// set when the file cannot be loaded (e.g. a damaged cache entry) or lacks the entry.
+std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& path,
+                                            const FrontEndResult& frontEnd, std::string& error);
+
+}  // namespace weft::runtime

@@ -1,0 +1,72 @@
+// Type annotations: `device.float32`, `int`, `device.float32[:, :]`, `ConstExpr`,
+// `ConstExpr[device.int32]`, resolved in a function's global environment.
+#include "sema/checker.h"
+
+namespace weft::sema {
+
+namespace {
+
+// Resolves a dotted name (`device.float32`, `weft.ConstExpr`, `np.float32`) to an entity.
+Value resolveDotted(const syntax::Expr& e, Environment* environment) {
+  if (e.kind == syntax::ExprKind::Name) {
+    GlobalMeaning meaning = resolveGlobal(environment, syntax::as<syntax::NameExpr>(e).id);
+    return meaning.status == GlobalMeaning::Status::Ok ? meaning.value : Value{};
+  }
+  if (e.kind == syntax::ExprKind::Attribute) {
+    const auto& attribute = syntax::as<syntax::AttributeExpr>(e);
+    Value base = resolveDotted(*attribute.value, environment);
+    if (base.kind != Value::Kind::Module) return {};
+    return resolveEntity(base.name + "." + attribute.attr);
+  }
+  return {};
+}
+
+// True when `e` is a bare `:` slice (an array dimension in `T[:, :]`).
+bool isFullSlice(const syntax::Expr& e) {
+  if (e.kind != syntax::ExprKind::Slice) return false;
+  const auto& slice = syntax::as<syntax::SliceExpr>(e);
+  return slice.lower == nullptr && slice.upper == nullptr &&
+         (slice.step == nullptr || (slice.step->kind == syntax::ExprKind::Constant &&
+                                    syntax::as<syntax::ConstantExpr>(*slice.step).value.intValue == 1));
+}
+
+}  // namespace
+
+Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types) {
+  Annotation result;
+  if (annotation.kind == syntax::ExprKind::Subscript) {
+    const auto& subscript = syntax::as<syntax::SubscriptExpr>(annotation);
+    Value base = resolveDotted(*subscript.value, environment);
+    if (base.kind == Value::Kind::Intrinsic && base.intrinsic == Intrinsic::ConstExpr) {
+      Annotation inner = resolveAnnotation(*subscript.slice, environment, types);
+      if (inner.kind != Annotation::Kind::Type || !inner.type->isScalar()) return result;
+      result.kind = Annotation::Kind::ConstExpr;
+      result.type = inner.type;
+      return result;
+    }
+    if (base.kind != Value::Kind::NumberType) return result;
+    int ndim = 0;
+    if (isFullSlice(*subscript.slice)) {
+      ndim = 1;
+    } else if (subscript.slice->kind == syntax::ExprKind::Tuple) {
+      for (const syntax::Expr* element : syntax::as<syntax::TupleExpr>(*subscript.slice).elts) {
+        if (!isFullSlice(*element)) return result;
+        ++ndim;
+      }
+    }
+    if (ndim == 0) return result;
+    result.kind = Annotation::Kind::Type;
+    result.type = types.array(base.scalar, ndim);
+    return result;
+  }
+  Value v = resolveDotted(annotation, environment);
+  if (v.kind == Value::Kind::NumberType) {
+    result.kind = Annotation::Kind::Type;
+    result.type = types.scalar(v.scalar);
+  } else if (v.kind == Value::Kind::Intrinsic && v.intrinsic == Intrinsic::ConstExpr) {
+    result.kind = Annotation::Kind::ConstExpr;
+  }
+  return result;
+}
+
+}  // namespace weft::sema

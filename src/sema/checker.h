@@ -1,0 +1,321 @@
+// Sema's internal interfaces: the per-compilation ProgramChecker (parsed files,
+// specializations, global dependencies) and the per-pass FunctionChecker that types one
+// function body and builds its typed statements. Not used outside src/sema.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sema/sema.h"
+#include "sema/sema_diagnostics.h"
+#include "syntax/ast.h"
+#include "types/promotion.h"
+
+namespace weft::sema {
+
+enum class Intrinsic : uint8_t {
+#define WEFT_INTRINSIC(Enum, name) Enum,
+#include "sema/intrinsic_kinds.def"
+};
+
+// What an expression denotes: a run-time value, or a compile-time entity (module,
+// function, number type, intrinsic) that only some contexts accept.
+struct Value {
+  enum class Kind : uint8_t {
+    Error,       // an error was reported; flows on silently
+    RunTime,     // `expr` computes it
+    Constant,    // a constant with no run-time form yet (str, None)
+    Module,      // `name` is the canonical module name: "weft", "math", "numpy", "cuda"
+    Function,    // a Python function: `function`
+    NumberType,  // `scalar`, e.g. device.float32 or builtin int
+    Intrinsic,   // `intrinsic` (and `math` for Intrinsic::Math)
+  } kind = Kind::Error;
+  TypedExpr* expr = nullptr;
+  bool weak = false;         // a Python literal (folded constant) whose type adapts to typed operands
+  bool nonNegative = false;  // provably >= 0 (array indices then skip the wraparound)
+  std::optional<ConstValue> constant;  // the value when known at compile time
+  std::string name;                    // Module: its name; others: how to name it in messages
+  std::shared_ptr<FunctionSource> function;
+  types::ScalarKind scalar = types::ScalarKind::Bool;
+  Intrinsic intrinsic = Intrinsic::Abs;
+  Builtin math = Builtin::Sqrt;
+
+  bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
+  const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
+};
+
+// ---- builtins.cpp: the registry of names sema knows ----
+
+// Canonical module name ("cuda.device" and "weft" are one module); empty when unknown.
+std::string canonicalModule(std::string_view qualifiedName);
+// The entity of a qualified name ("weft.float32", "cuda.device.tid", "math.sqrt",
+// "builtins.abs", "numpy.float32", "math.pi"); Kind::Error (nothing reported) if unknown.
+Value resolveEntity(std::string_view qualifiedName);
+// A Python builtin by its bare name (`abs`, `int`, `range`...); Kind::Error if none.
+Value resolvePythonBuiltin(std::string_view name);
+
+// The meaning of a global name in `environment` (nullptr: no globals), before
+// materializing constants. `status` says why resolution failed.
+struct GlobalMeaning {
+  enum class Status : uint8_t { Ok, Undefined, Unsupported, UnsupportedEntity } status = Status::Ok;
+  Value value;
+  std::string detail;  // Unsupported: the Python type; UnsupportedEntity: the qualified name
+  bool fromEnvironmentConstant = false;
+};
+GlobalMeaning resolveGlobal(Environment* environment, const std::string& name);
+
+// A math-module function: how many arguments, and whether it answers a bool (isnan).
+struct MathFunction {
+  Builtin builtin;
+  int arity;
+  bool predicate;
+};
+MathFunction mathFunction(Builtin builtin);
+
+// ---- constant.cpp: compile-time evaluation ----
+
+enum class FoldError : uint8_t { None, DivisionByZero, Overflow, Unsupported };
+struct Folded {
+  ConstValue value;
+  FoldError error = FoldError::None;
+};
+// Python semantics on Python values (unbounded ints are limited to 64 bits).
+Folded foldBinary(BinaryOp op, const ConstValue& a, const ConstValue& b);
+Folded foldUnary(UnaryOp op, const ConstValue& a);
+Folded foldCompare(CompareOp op, const ConstValue& a, const ConstValue& b);
+bool truthOf(const ConstValue& value);
+// True for Bool/Int/Float/Complex constants.
+bool isNumber(const ConstValue& value);
+// The builtin type of a Python number: bool, int32 (int64 when it does not fit), float32, complex64.
+types::ScalarKind builtinKindOf(const ConstValue& value);
+// Whether `value` converts to `kind` without overflow (ints must be in range, floats finite
+// in the target's range); `truncate` also allows a fractional float into an integer kind.
+bool fitsScalar(const ConstValue& value, types::ScalarKind kind, bool truncate);
+// The literal of `kind` holding `value` (converted as a cast would).
+Literal toLiteral(const ConstValue& value, types::ScalarKind kind);
+// The constant value of a literal of scalar `kind` (as Python sees it).
+ConstValue fromLiteral(const Literal& literal, types::ScalarKind kind);
+// The Python value of a syntax constant; nullopt for ints beyond 64 bits.
+std::optional<ConstValue> fromSyntax(const syntax::ConstantValue& value);
+
+// ---- annotations.cpp ----
+
+// The meaning of a parameter or variable annotation.
+struct Annotation {
+  enum class Kind : uint8_t { Invalid, Type, ConstExpr } kind = Kind::Invalid;
+  const types::Type* type = nullptr;  // Type; ConstExpr[T]: T (nullptr for plain ConstExpr)
+};
+// Resolves `annotation` in `environment` (names, attributes of known modules,
+// `T[:]`/`T[:, :]` arrays, `ConstExpr`, `ConstExpr[T]`). Reports nothing.
+Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types);
+
+// ---- check_function.cpp ----
+
+// What one pass learned about a local; passes iterate until these stop changing.
+struct LocalFacts {
+  const types::Type* type = nullptr;  // nullptr: unknown yet
+  bool nonNegative = true;            // optimistic start: every assigned value is >= 0
+  std::optional<ConstValue> constant; // assigned exactly once, from a constant
+  bool operator==(const LocalFacts&) const = default;
+};
+struct FunctionFacts {
+  std::vector<LocalFacts> locals;
+  const types::Type* returnType = nullptr;
+  bool operator==(const FunctionFacts&) const = default;
+};
+
+// One function specialized for one argument signature.
+struct Specialization {
+  std::shared_ptr<FunctionSource> source;
+  const syntax::FunctionDefStmt* def = nullptr;
+  uint32_t file = 0;
+  std::vector<ArgumentInfo> arguments;  // per positional parameter
+  std::vector<bool> constParams;        // per positional parameter: ConstExpr
+  std::vector<const types::Type*> constParamTypes;  // ConstExpr[T]: T
+  std::string key;
+  enum class State : uint8_t { Checking, Done } state = State::Checking;
+  FunctionFacts facts;  // fixed point (the running facts while Checking)
+  const types::Type* declaredReturn = nullptr;  // from a `-> T` annotation
+  TypedFunction function;
+  std::unique_ptr<Diagnostics> diagnostics;  // collected here, replayed at a reaching call
+  bool replayed = false;
+  int completion = -1;  // order in which specializations finished
+};
+
+class ProgramChecker {
+ public:
+  ProgramChecker(types::TypeContext& types, SourceManager& sources, Diagnostics& diagnostics, bool debug);
+  // Checks the request's kernel and everything it calls.
+  TypedProgram run(const CheckRequest& request);
+
+  // The specialization of `source` for `arguments`, checked (or being checked, when
+  // recursive); -1 after reporting to `sink` at `callLoc`.
+  int specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
+                 Diagnostics& sink, SourceLoc callLoc);
+  Specialization& specialization(int index) { return specs_.at(static_cast<size_t>(index)); }
+  // Copies a specialization's diagnostics into `sink` once, with a note at the call site.
+  void replay(int index, Diagnostics& sink, SourceLoc callLoc);
+  // Remembers that the program baked in global `name` = `value`.
+  void recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name, const ConstValue& value);
+
+  types::TypeContext& types;
+  SourceManager& sources;
+  Diagnostics& diagnostics;
+  const bool debug;
+
+ private:
+  const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
+                                                uint32_t& file);
+  void checkSpecialization(int index, Diagnostics& sink);
+  TypedProgram program_;
+  struct ParsedFile {
+    std::string text;
+    uint32_t file = 0;
+    std::unique_ptr<syntax::Module> module;
+  };
+  std::multimap<std::string, ParsedFile> files_;
+  std::deque<Specialization> specs_;
+  std::map<std::string, int> byKey_;
+  std::vector<GlobalDependency> globals_;
+  int completed_ = 0;
+};
+
+// Joins the types of the values assigned to one variable (or returned by one function).
+struct TypeJoin {
+  const types::Type* strong = nullptr;  // join of typed values
+  SourceLoc strongLoc;
+  std::optional<types::ScalarKind> weak;  // join of the builtin kinds of literals
+  SourceLoc weakLoc;
+  bool sawError = false;
+  // The joined type; nullptr when nothing was added.
+  const types::Type* result(types::TypeContext& types) const;
+};
+
+// The type a weak literal of builtin kind `weak` takes next to a typed `strong` operand.
+types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak);
+// The join of two typed types; nullptr when they do not unify.
+const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types);
+
+// One pass over one function body.
+class FunctionChecker {
+ public:
+  FunctionChecker(ProgramChecker& program, int specIndex, TypedProgram& nodes, Diagnostics& sink, bool finalPass);
+  // Runs the pass; fills `out` and returns what it learned.
+  FunctionFacts run(TypedFunction& out);
+
+  // ---- check_expressions.cpp ----
+  Value expr(const syntax::Expr& e);
+  // A run-time value (reports modules, functions, strings...); Error stays Error.
+  Value value(const syntax::Expr& e);
+  Value toRunTime(Value v, SourceLoc loc);
+  // A bool for an `if`/`while` test (Python truthiness).
+  Value condition(const syntax::Expr& e);
+  Value truth(Value v, SourceLoc loc);
+  Value constantValue(const ConstValue& constant, SourceLoc loc);
+  Value weakLiteral(const ConstValue& constant, SourceLoc loc);
+  Value typedLiteral(const ConstValue& constant, types::ScalarKind kind, SourceLoc loc);
+  Value binary(BinaryOp op, Value left, Value right, SourceLoc loc);
+  // Converts a value for storing into a place of type `target` (assignment, store, argument of
+  // a cast): numbers convert, complex never silently becomes real, other types must match.
+  Value convert(Value v, const types::Type* target, SourceLoc loc);
+  // Converts a weak literal or a typed value to scalar `kind` during promotion (never narrowing).
+  Value promoteTo(Value v, types::ScalarKind kind, SourceLoc loc);
+  Value cast(Value v, types::ScalarKind kind, SourceLoc loc);
+  Value errorValue() const { return Value{}; }
+  Value runtime(TypedExpr* e, bool nonNegative = false) const;
+  TypedExpr* make(TypedExprKind kind, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {});
+  std::string describe(const Value& v) const;
+
+  // ---- check_calls.cpp ----
+  Value call(const syntax::CallExpr& e);
+  Value attribute(const syntax::AttributeExpr& e);
+
+  // ---- check_arrays.cpp ----
+  Value subscript(const syntax::SubscriptExpr& e);
+  Value arrayAttribute(Value array, const std::string& attr, SourceLoc loc);
+  // `name = shared_array(...)`: emits a DeclareArray for `local` when `call` is one; false if not.
+  bool declareArray(int local, const syntax::Expr& value, SourceLoc loc);
+  Value tupleElement(Value tuple, int64_t index, SourceLoc loc);
+
+  // ---- check_statements.cpp ----
+  void block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out);
+  void stmt(const syntax::Stmt& s);
+  void assign(const syntax::Expr& target, Value v, SourceLoc loc);
+  void assignLocal(int local, Value v, SourceLoc loc);
+  TypedStmt* emit(TypedStmtKind kind, SourceLoc loc, std::vector<TypedExpr*> operands = {});
+  int newTemporary(const types::Type* type, SourceLoc loc);
+
+  // ---- check_function.cpp ----
+  Value name(const syntax::NameExpr& e);
+  const types::Type* localType(int local) const;
+  // Records a value returned by the function.
+  void noteReturn(Value v, SourceLoc loc, bool bare);
+
+  ProgramChecker& program;
+  int specIndex;
+  types::TypeContext& types;
+  TypedProgram& nodes;
+  Diagnostics& sink;
+  const bool finalPass;
+
+ private:
+  friend class FunctionBodyScanner;
+  struct LocalState {
+    std::string name;
+    SourceLoc loc;
+    bool isParam = false;
+    bool declared = false;  // its type is fixed (a parameter, an annotation, an array declaration)
+    const types::Type* fixed = nullptr;
+    int assignments = 0;     // assignment sites (prescan); 1 allows a constant local
+    TypeJoin join;
+    bool nonNegative = true;
+    std::optional<ConstValue> constant;
+    bool constantSeen = false;
+  };
+  Specialization& spec() { return program.specialization(specIndex); }
+  void scan(const std::vector<syntax::Stmt*>& body);
+  void scanTarget(const syntax::Expr& target, SourceLoc loc);
+  void noteAnnotation(const syntax::AnnAssignStmt& s);
+  int addLocal(const std::string& name, SourceLoc loc);
+  void checkAssert(const syntax::AssertStmt& s);
+  void forStmt(const syntax::ForStmt& s);
+  void augAssign(const syntax::AugAssignStmt& s);
+  void returnStmt(const syntax::ReturnStmt& s);
+  Value userCall(const Value& callee, const syntax::CallExpr& e);
+  Value intrinsicCall(const Value& callee, const syntax::CallExpr& e);
+  Value mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
+  Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
+  Value minMax(bool isMax, const syntax::CallExpr& e, std::vector<Value> args);
+  Value compare(const syntax::CompareExpr& e);
+  Value boolOp(const syntax::BoolOpExpr& e);
+  Value unary(const syntax::UnaryOpExpr& e);
+  Value ifExp(const syntax::IfExpExpr& e);
+  Value tupleDisplay(const syntax::TupleExpr& e);
+  Value threadIndex(Intrinsic which, SourceLoc loc);
+  Value arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc);
+  std::optional<std::vector<int64_t>> constantShape(const Value& shape);
+  bool requireArgs(const std::string& what, const syntax::CallExpr& e, size_t min, size_t max);
+
+  std::vector<LocalState> locals_;
+  std::map<std::string, int> localByName_;
+  std::map<std::string, Value> constParams_;
+  std::vector<TypedStmt*>* out_ = nullptr;
+  int loopDepth_ = 0;
+  int temporaries_ = 0;
+  TypeJoin returnJoin_;
+  SourceLoc bareReturnLoc_;
+  bool sawBareReturn_ = false;
+  bool sawValueReturn_ = false;
+  SourceLoc valueReturnLoc_;
+  bool sawBarrier_ = false;
+  FunctionFacts assumed_;
+};
+
+// The mangled C++ name of a specialization: `name__f32_a1f32`.
+std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arguments, const std::vector<bool>& constParams);
+
+}  // namespace weft::sema

@@ -1,0 +1,607 @@
+// Runtime: argument packing, launch validation, the CPU block runner (through a hand-written
+// host translation unit), and behaviour without a GPU.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runtime/argument_packing.h"
+#include "runtime/loaded_kernels.h"
+#include "runtime/runtime.h"
+#include "support/check.h"
+
+#ifndef WEFT_SOURCE_DIR
+#define WEFT_SOURCE_DIR "."
+#endif
+
+namespace weft::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using types::ScalarKind;
+
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~ScopedEnvironment() {
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory() {
+    std::string pattern = (fs::temp_directory_path() / "weft-test-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TemporaryDirectory() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string includeDir() { return std::string(WEFT_SOURCE_DIR) + "/include"; }
+
+ArgumentValue arrayArgument(void* data, ScalarKind dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  ArgumentValue argument;
+  argument.kind = ArgumentValue::Kind::Array;
+  argument.array.data = data;
+  argument.array.dtype = dtype;
+  argument.array.ndim = static_cast<int>(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    argument.array.shape[d] = shape[d];
+    argument.array.strides[d] = strides[d];
+  }
+  return argument;
+}
+
+ArgumentValue intArgument(ScalarKind kind, int64_t value) {
+  ArgumentValue argument;
+  argument.scalar = kind;
+  argument.intValue = value;
+  return argument;
+}
+
+ArgumentValue floatArgument(ScalarKind kind, double value, double imaginary = 0) {
+  ArgumentValue argument;
+  argument.scalar = kind;
+  argument.floatValue = value;
+  argument.imagValue = imaginary;
+  return argument;
+}
+
+template <typename T>
+T read(const unsigned char* storage, size_t offset) {
+  T value;
+  std::memcpy(&value, storage + offset, sizeof value);
+  return value;
+}
+
+// Expects `statement` to throw LaunchError of `kind` whose message contains `text`.
+#define EXPECT_LAUNCH_ERROR(statement, errorKind, text)                              \
+  do {                                                                               \
+    try {                                                                            \
+      statement;                                                                     \
+      ADD_FAILURE() << "no LaunchError from " #statement;                            \
+    } catch (const LaunchError& error) {                                             \
+      EXPECT_EQ(error.kind(), errorKind) << error.what();                            \
+      EXPECT_NE(std::string(error.what()).find(text), std::string::npos) << error.what(); \
+    }                                                                                \
+  } while (false)
+
+TEST(HalfFloat, RoundsToNearestEven) {
+  EXPECT_EQ(halfBitsFromFloat(1.0f), 0x3c00);
+  EXPECT_EQ(halfBitsFromFloat(-2.0f), 0xc000);
+  EXPECT_EQ(halfBitsFromFloat(0.0f), 0x0000);
+  EXPECT_EQ(halfBitsFromFloat(-0.0f), 0x8000);
+  EXPECT_EQ(halfBitsFromFloat(65504.0f), 0x7bff);
+  EXPECT_EQ(halfBitsFromFloat(65520.0f), 0x7c00);  // rounds up to infinity
+  EXPECT_EQ(halfBitsFromFloat(1e9f), 0x7c00);
+  EXPECT_EQ(halfBitsFromFloat(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+  EXPECT_EQ(halfBitsFromFloat(std::ldexp(1.0f, -25)), 0x0000);  // a tie: rounds to even
+  EXPECT_EQ(halfBitsFromFloat(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(halfBitsFromFloat(std::ldexp(1.0f, -14)), 0x0400);  // smallest normal
+  EXPECT_EQ(halfBitsFromFloat(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie to even
+  EXPECT_EQ(halfBitsFromFloat(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie to even, up
+  EXPECT_EQ(halfBitsFromFloat(0.1f), 0x2e66);
+  EXPECT_EQ(halfBitsFromFloat(INFINITY), 0x7c00);
+  uint16_t nan = halfBitsFromFloat(NAN);
+  EXPECT_EQ(nan & 0x7c00, 0x7c00);
+  EXPECT_NE(nan & 0x3ff, 0);
+}
+
+// The parameters of a hand-made kernel: (a: float32[:], n: int32, m: float64[:, :], z: complex128,
+// flag: bool, h: float16, c: complex64, u: uint8).
+struct PackingFixture : ::testing::Test {
+  types::TypeContext types;
+  FrontEndResult frontEnd;
+  PackingFixture() {
+    frontEnd.parameterTypes = {types.array(ScalarKind::Float32, 1), types.scalar(ScalarKind::Int32),
+                               types.array(ScalarKind::Float64, 2), types.scalar(ScalarKind::Complex128),
+                               types.scalar(ScalarKind::Bool),      types.scalar(ScalarKind::Float16),
+                               types.scalar(ScalarKind::Complex64), types.scalar(ScalarKind::UInt8)};
+    frontEnd.parameterNames = {"a", "n", "m", "z", "flag", "h", "c", "u"};
+  }
+  std::vector<ArgumentValue> goodArguments(float* a, double* m) {
+    ArgumentValue flag;
+    flag.scalar = ScalarKind::Bool;
+    flag.intValue = 1;
+    return {arrayArgument(a, ScalarKind::Float32, {7}, {3}),
+            intArgument(ScalarKind::Int64, -123456),
+            arrayArgument(m, ScalarKind::Float64, {4, 5}, {5, -1}),
+            floatArgument(ScalarKind::Complex128, 1.5, -2.25),
+            flag,
+            floatArgument(ScalarKind::Float64, 0.5),
+            intArgument(ScalarKind::Int32, 3),
+            intArgument(ScalarKind::Int64, 255)};
+  }
+};
+
+TEST_F(PackingFixture, LayoutFollowsTheCxxParameterAbi) {
+  ParameterLayout layout("k", frontEnd);
+  ASSERT_EQ(layout.count(), 8u);
+  EXPECT_EQ(layout.offset(0), 0u);    // {float*, shape[1], strides[1]}: 24 bytes
+  EXPECT_EQ(layout.offset(1), 24u);   // int32
+  EXPECT_EQ(layout.offset(2), 32u);   // 8-aligned, {double*, shape[2], strides[2]}: 40 bytes
+  EXPECT_EQ(layout.offset(3), 80u);   // complex128 aligned to 16
+  EXPECT_EQ(layout.offset(4), 96u);   // bool
+  EXPECT_EQ(layout.offset(5), 98u);   // float16 aligned to 2
+  EXPECT_EQ(layout.offset(6), 104u);  // complex64 aligned to 8
+  EXPECT_EQ(layout.offset(7), 112u);  // uint8
+  EXPECT_EQ(layout.bytes(), 128u);
+}
+
+TEST_F(PackingFixture, PacksValues) {
+  ParameterLayout layout("k", frontEnd);
+  float a[21];
+  double m[20];
+  alignas(16) unsigned char storage[256];
+  std::memset(storage, 0xcd, sizeof storage);
+  void* pointers[8] = {};
+  layout.pack(goodArguments(a, m), storage, pointers);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(pointers[i], storage + layout.offset(i));
+  EXPECT_EQ(read<float*>(storage, 0), a);
+  EXPECT_EQ(read<uint64_t>(storage, 8), 7u);
+  EXPECT_EQ(read<uint64_t>(storage, 16), 3u);  // strides in elements
+  EXPECT_EQ(read<int32_t>(storage, 24), -123456);
+  EXPECT_EQ(read<double*>(storage, 32), m);
+  EXPECT_EQ(read<uint64_t>(storage, 40), 4u);
+  EXPECT_EQ(read<uint64_t>(storage, 48), 5u);
+  EXPECT_EQ(read<uint64_t>(storage, 56), 5u);
+  EXPECT_EQ(read<int64_t>(storage, 64), -1);  // negative strides keep their bits
+  EXPECT_EQ(read<double>(storage, 80), 1.5);
+  EXPECT_EQ(read<double>(storage, 88), -2.25);
+  EXPECT_EQ(read<uint8_t>(storage, 96), 1);
+  EXPECT_EQ(read<uint16_t>(storage, 98), 0x3800);  // 0.5 as a half
+  EXPECT_EQ(read<float>(storage, 104), 3.0f);
+  EXPECT_EQ(read<float>(storage, 108), 0.0f);
+  EXPECT_EQ(read<uint8_t>(storage, 112), 255);
+}
+
+TEST_F(PackingFixture, ConstExprArgumentsAreSkipped) {
+  frontEnd.parameterTypes = {types.scalar(ScalarKind::Float32), types.scalar(ScalarKind::Int64)};
+  frontEnd.parameterNames = {"x", "y"};
+  frontEnd.argumentToParam = {0, -1, 1};
+  ParameterLayout layout("k", frontEnd);
+  alignas(16) unsigned char storage[16];
+  void* pointers[2];
+  ArgumentValue constant;
+  constant.kind = ArgumentValue::Kind::Array;  // whatever it is, it is not packed
+  layout.pack({floatArgument(ScalarKind::Float32, 2.5), constant, intArgument(ScalarKind::Int64, -9)}, storage,
+              pointers);
+  EXPECT_EQ(read<float>(storage, 0), 2.5f);
+  EXPECT_EQ(read<int64_t>(storage, 8), -9);
+  EXPECT_LAUNCH_ERROR(layout.pack({floatArgument(ScalarKind::Float32, 1)}, storage, pointers),
+                      LaunchError::Kind::Type, "takes 3 arguments, got 1");
+}
+
+TEST_F(PackingFixture, WrongArgumentsAreLaunchErrorsNamingTheParameter) {
+  ParameterLayout layout("my_kernel", frontEnd);
+  float a[21];
+  double m[20];
+  alignas(16) unsigned char storage[256];
+  void* pointers[8];
+  auto withArgument = [&](size_t index, ArgumentValue value) {
+    std::vector<ArgumentValue> arguments = goodArguments(a, m);
+    arguments[index] = value;
+    layout.pack(arguments, storage, pointers);
+  };
+  using Kind = LaunchError::Kind;
+  EXPECT_LAUNCH_ERROR(withArgument(0, arrayArgument(m, ScalarKind::Float64, {7}, {1})), Kind::Type,
+                      "kernel 'my_kernel', parameter 'a': expected array(float32, 1d), got array(float64, 1d)");
+  EXPECT_LAUNCH_ERROR(withArgument(2, arrayArgument(m, ScalarKind::Float64, {20}, {1})), Kind::Type,
+                      "parameter 'm': expected array(float64, 2d), got array(float64, 1d)");
+  EXPECT_LAUNCH_ERROR(withArgument(0, floatArgument(ScalarKind::Float32, 1)), Kind::Type,
+                      "expected array(float32, 1d), got float32");
+  EXPECT_LAUNCH_ERROR(withArgument(1, arrayArgument(a, ScalarKind::Float32, {7}, {1})), Kind::Type,
+                      "parameter 'n': expected a int32 scalar, got array(float32, 1d)");
+  EXPECT_LAUNCH_ERROR(withArgument(1, floatArgument(ScalarKind::Float64, 1.5)), Kind::Type,
+                      "parameter 'n': expected int32, got float64");
+  EXPECT_LAUNCH_ERROR(withArgument(1, intArgument(ScalarKind::Int64, int64_t{1} << 31)), Kind::Value,
+                      "2147483648 does not fit in int32");
+  EXPECT_LAUNCH_ERROR(withArgument(7, intArgument(ScalarKind::Int64, -1)), Kind::Value, "-1 does not fit in uint8");
+  EXPECT_LAUNCH_ERROR(withArgument(7, intArgument(ScalarKind::Int64, 256)), Kind::Value, "256 does not fit in uint8");
+  EXPECT_LAUNCH_ERROR(withArgument(4, intArgument(ScalarKind::Int32, 1)), Kind::Type,
+                      "parameter 'flag': expected bool, got int32");
+  EXPECT_LAUNCH_ERROR(withArgument(5, floatArgument(ScalarKind::Complex64, 1, 1)), Kind::Type,
+                      "a complex value cannot become a real parameter");
+  EXPECT_LAUNCH_ERROR(withArgument(2, arrayArgument(m, ScalarKind::Float64, {4, -5}, {5, 1})), Kind::Value,
+                      "negative extent");
+}
+
+TEST_F(PackingFixture, UnsignedSixtyFourBitValuesKeepTheirBits) {
+  frontEnd.parameterTypes = {types.scalar(ScalarKind::UInt64), types.scalar(ScalarKind::Int64)};
+  frontEnd.parameterNames = {"big", "signed_"};
+  ParameterLayout layout("k", frontEnd);
+  alignas(16) unsigned char storage[16];
+  void* pointers[2];
+  ArgumentValue big = intArgument(ScalarKind::UInt64, static_cast<int64_t>(~uint64_t{0}));
+  layout.pack({big, intArgument(ScalarKind::Int64, -5)}, storage, pointers);
+  EXPECT_EQ(read<uint64_t>(storage, 0), ~uint64_t{0});
+  EXPECT_LAUNCH_ERROR(layout.pack({big, big}, storage, pointers), LaunchError::Kind::Value,
+                      "18446744073709551615 does not fit in int64");
+}
+
+TEST(LaunchValidation, RejectsConfigurationsBeforeTheDriverSeesThem) {
+  DeviceLimits limits;
+  auto config = [](std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block, uint32_t shared = 0) {
+    LaunchConfig result;
+    result.grid = grid;
+    result.block = block;
+    result.sharedBytes = shared;
+    return result;
+  };
+  using Kind = LaunchError::Kind;
+  EXPECT_NO_THROW(validateLaunch("k", config({1000, 2, 3}, {32, 32, 1}, 1024), limits, 1024, 0));
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({1, 1, 1}, {64, 32, 1}), limits, 1024, 0), Kind::Value,
+                      "kernel 'k': block (64, 32, 1) has 2048 threads; the device allows at most 1024 per block");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({1, 1, 1}, {1, 1, 65}), limits, 1024, 0), Kind::Value,
+                      "at most 64 threads along z");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({0, 1, 1}, {1, 1, 1}), limits, 1024, 0), Kind::Value,
+                      "has no blocks along x");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({1, 1, 1}, {1, 0, 1}), limits, 1024, 0), Kind::Value,
+                      "has no threads along y");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({1, 70000, 1}, {1, 1, 1}), limits, 1024, 0), Kind::Value,
+                      "at most 65535 blocks along y");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({1, 1, 1}, {512, 1, 1}), limits, 256, 0), Kind::Value,
+                      "this kernel can run at most 256 per block");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", config({1, 1, 1}, {1, 1, 1}, 232000), limits, 1024, 1024), Kind::Value,
+                      "232000 bytes of dynamic shared memory requested (plus 1024 bytes of shared_arrays)");
+}
+
+TEST(NoGpu, EverythingDegradesToErrors) {
+  Compiler compiler(includeDir());
+  if (compiler.gpuAvailable()) GTEST_SKIP() << "a GPU is present";
+  EXPECT_FALSE(compiler.gpuAvailable());  // asking twice is fine
+  EXPECT_FALSE(compiler.isDevicePointer(0x1000));
+  try {
+    compiler.gpuArchitecture();
+    ADD_FAILURE() << "gpuArchitecture() without a GPU";
+  } catch (const CudaError& error) {
+    EXPECT_NE(std::string(error.what()).find("no CUDA GPU is available"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(compiler.allocate(16), CudaError);
+  EXPECT_THROW(compiler.synchronize(0), CudaError);
+  FrontEndResult frontEnd;
+  frontEnd.ok = true;
+  EXPECT_THROW(compiler.load(frontEnd, Target::Gpu, CompilerOptions{}), CudaError);
+}
+
+// A hand-written host TU as codegen would emit it for the CPU target: block sums with shared
+// memory and barriers, a variant where half the threads leave early, and a 3-D saxpy without
+// barriers. Array descriptors follow include/weft/device/array.h.
+constexpr const char* kHostUnit = R"(
+#include <weft/device/host_context.h>
+#include <cstdint>
+
+namespace {
+template <typename T, int N> struct Array { T* data; uint64_t shape[N]; uint64_t strides[N]; };
+}
+
+// Tree reduction over the block: out[block] = sum(in[block*blockDim : ...]); shared memory is
+// [static partial sums: blockDim floats][dynamic: one counter of barrier rounds].
+extern "C" void weft_block_sum(weft::host::ThreadContext* ctx, void** args) {
+  auto& in = *static_cast<Array<float, 1>*>(args[0]);
+  auto& out = *static_cast<Array<float, 1>*>(args[1]);
+  float* partial = reinterpret_cast<float*>(ctx->sharedMemory);
+  int* rounds = reinterpret_cast<int*>(ctx->sharedMemory + 256 * sizeof(float));
+  unsigned t = ctx->threadIdx.x;
+  uint64_t i = uint64_t{ctx->blockIdx.x} * ctx->blockDim.x + t;
+  partial[t] = i < in.shape[0] ? in.data[i * in.strides[0]] : 0.0f;
+  ctx->barrier(ctx);
+  for (unsigned stride = ctx->blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    if (t == 0) ++*rounds;
+    ctx->barrier(ctx);
+  }
+  if (t == 0) out.data[ctx->blockIdx.x * out.strides[0]] = partial[0] + 1000.0f * static_cast<float>(*rounds);
+}
+
+// Threads of the upper half return before the barriers; the lower half reduces its values.
+extern "C" void weft_early_exit(weft::host::ThreadContext* ctx, void** args) {
+  auto& in = *static_cast<Array<int64_t, 1>*>(args[0]);
+  auto& out = *static_cast<Array<int64_t, 1>*>(args[1]);
+  int64_t* partial = reinterpret_cast<int64_t*>(ctx->sharedMemory);
+  unsigned t = ctx->threadIdx.x;
+  unsigned half = ctx->blockDim.x / 2;
+  if (t >= half) return;
+  partial[t] = in.data[uint64_t{ctx->blockIdx.x} * half + t];
+  ctx->barrier(ctx);
+  for (unsigned stride = half / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    ctx->barrier(ctx);
+  }
+  if (t == 0) out.data[ctx->blockIdx.x] = partial[0];
+}
+
+// y[z][y][x] = a * x[z][y][x] + y[z][y][x] on a 3-D grid of 3-D blocks, no barriers.
+extern "C" void weft_saxpy3d(weft::host::ThreadContext* ctx, void** args) {
+  float a = *static_cast<float*>(args[0]);
+  auto& x = *static_cast<Array<double, 3>*>(args[1]);
+  auto& y = *static_cast<Array<double, 3>*>(args[2]);
+  uint64_t i = uint64_t{ctx->blockIdx.x} * ctx->blockDim.x + ctx->threadIdx.x;
+  uint64_t j = uint64_t{ctx->blockIdx.y} * ctx->blockDim.y + ctx->threadIdx.y;
+  uint64_t k = uint64_t{ctx->blockIdx.z} * ctx->blockDim.z + ctx->threadIdx.z;
+  if (k >= x.shape[0] || j >= x.shape[1] || i >= x.shape[2]) return;
+  double value = x.data[k * x.strides[0] + j * x.strides[1] + i * x.strides[2]];
+  y.data[k * y.strides[0] + j * y.strides[1] + i * y.strides[2]] += a * value;
+}
+
+// Calls the barrier although it was compiled as barrier-free (a weft bug the runner reports).
+extern "C" void weft_bad_barrier(weft::host::ThreadContext* ctx, void**) { ctx->barrier(ctx); }
+)";
+
+FrontEndResult hostUnit(const std::string& entry, std::vector<const types::Type*> params,
+                        uint64_t staticShared, bool usesBarrier) {
+  FrontEndResult frontEnd;
+  frontEnd.ok = true;
+  frontEnd.unit.source = kHostUnit;
+  frontEnd.unit.kernelSymbol = entry;
+  frontEnd.unit.hostEntrySymbol = entry;
+  frontEnd.unit.hostSharedBytes = staticShared;
+  frontEnd.kernelName = entry.substr(5);
+  frontEnd.parameterTypes = std::move(params);
+  for (size_t i = 0; i < frontEnd.parameterTypes.size(); ++i) frontEnd.parameterNames.push_back("p" + std::to_string(i));
+  frontEnd.usesBarrier = usesBarrier;
+  return frontEnd;
+}
+
+struct CpuRunnerFixture : ::testing::Test {
+  TemporaryDirectory cacheDirectory;
+  ScopedEnvironment cacheDir{"WEFT_CACHE_DIR", cacheDirectory.path().c_str()};
+  ScopedEnvironment cacheSwitch{"WEFT_CACHE", nullptr};
+  std::mt19937 generator{12345};
+};
+
+TEST_F(CpuRunnerFixture, BlockReductionWithBarriersAndSharedMemory) {
+  Compiler compiler(includeDir());
+  types::TypeContext& types = compiler.types();
+  const types::Type* floats = types.array(ScalarKind::Float32, 1);
+  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 256 * sizeof(float), true);
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+  EXPECT_EQ(kernel->target(), Target::Cpu);
+  // The same unit again comes from the memory cache.
+  EXPECT_EQ(compiler.load(frontEnd, Target::Cpu, CompilerOptions{}), kernel);
+
+  const uint32_t blocks = 37, threads = 256;
+  const size_t n = blocks * threads - 100;  // the last block is partial
+  std::uniform_real_distribution<float> values(-1.0f, 1.0f);
+  std::vector<float> input(2 * n);  // a strided view: every other element
+  for (float& value : input) value = values(generator);
+  std::vector<float> output(blocks, -1.0f);
+  LaunchConfig config;
+  config.grid = {blocks, 1, 1};
+  config.block = {threads, 1, 1};
+  config.sharedBytes = sizeof(int);
+  kernel->launch(config, {arrayArgument(input.data(), ScalarKind::Float32, {static_cast<int64_t>(n)}, {2}),
+                          arrayArgument(output.data(), ScalarKind::Float32, {blocks}, {1})});
+  for (uint32_t b = 0; b < blocks; ++b) {
+    double expected = 0;
+    for (size_t i = b * threads; i < std::min<size_t>(n, (b + 1) * threads); ++i) expected += input[2 * i];
+    // 8 rounds of barriers, counted in zero-initialized dynamic shared memory.
+    EXPECT_NEAR(output[b], expected + 8000.0, 1e-3) << "block " << b;
+  }
+}
+
+TEST_F(CpuRunnerFixture, FinishedThreadsCountAsArrivedAtBarriers) {
+  Compiler compiler(includeDir());
+  types::TypeContext& types = compiler.types();
+  const types::Type* ints = types.array(ScalarKind::Int64, 1);
+  FrontEndResult frontEnd = hostUnit("weft_early_exit", {ints, ints}, 64 * sizeof(int64_t), true);
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+  const uint32_t blocks = 9, threads = 128;
+  std::uniform_int_distribution<int64_t> values(-1000000, 1000000);
+  std::vector<int64_t> input(blocks * threads / 2);
+  for (int64_t& value : input) value = values(generator);
+  std::vector<int64_t> output(blocks, 0);
+  LaunchConfig config;
+  config.grid = {blocks, 1, 1};
+  config.block = {threads, 1, 1};
+  kernel->launch(config, {arrayArgument(input.data(), ScalarKind::Int64, {static_cast<int64_t>(input.size())}, {1}),
+                          arrayArgument(output.data(), ScalarKind::Int64, {blocks}, {1})});
+  for (uint32_t b = 0; b < blocks; ++b)
+    EXPECT_EQ(output[b], std::accumulate(input.begin() + b * 64, input.begin() + (b + 1) * 64, int64_t{0}));
+}
+
+TEST_F(CpuRunnerFixture, ThreeDimensionalGridWithoutBarriers) {
+  Compiler compiler(includeDir());
+  types::TypeContext& types = compiler.types();
+  const types::Type* doubles = types.array(ScalarKind::Float64, 3);
+  FrontEndResult frontEnd =
+      hostUnit("weft_saxpy3d", {types.scalar(ScalarKind::Float32), doubles, doubles}, 0, false);
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+  const int64_t depth = 5, rows = 13, columns = 21;
+  std::uniform_real_distribution<double> values(-10.0, 10.0);
+  std::vector<double> x(depth * rows * columns), y(x.size());
+  for (double& value : x) value = values(generator);
+  for (double& value : y) value = values(generator);
+  std::vector<double> expected = y;
+  for (size_t i = 0; i < x.size(); ++i) expected[i] += 1.5f * x[i];
+  LaunchConfig config;
+  config.grid = {3, 4, 3};
+  config.block = {8, 4, 2};
+  kernel->launch(config, {floatArgument(ScalarKind::Float32, 1.5),
+                          arrayArgument(x.data(), ScalarKind::Float64, {depth, rows, columns}, {rows * columns, columns, 1}),
+                          arrayArgument(y.data(), ScalarKind::Float64, {depth, rows, columns}, {rows * columns, columns, 1})});
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_DOUBLE_EQ(y[i], expected[i]) << "element " << i;
+}
+
+TEST_F(CpuRunnerFixture, AForkedChildRunsGridsWithoutTheParentsThreads) {
+  Compiler compiler(includeDir());
+  types::TypeContext& types = compiler.types();
+  const types::Type* ints = types.array(ScalarKind::Int64, 1);
+  FrontEndResult frontEnd = hostUnit("weft_early_exit", {ints, ints}, 64 * sizeof(int64_t), true);
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+  std::vector<int64_t> input(4 * 64), output(4);
+  std::iota(input.begin(), input.end(), int64_t{-50});
+  LaunchConfig config;
+  config.grid = {4, 1, 1};
+  config.block = {128, 1, 1};
+  std::vector<ArgumentValue> arguments = {arrayArgument(input.data(), ScalarKind::Int64, {256}, {1}),
+                                          arrayArgument(output.data(), ScalarKind::Int64, {4}, {1})};
+  kernel->launch(config, arguments);  // the pool's threads exist now
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    output.assign(4, 0);
+    kernel->launch(config, arguments);
+    bool ok = true;
+    for (int b = 0; b < 4; ++b)
+      ok = ok && output[b] == std::accumulate(input.begin() + b * 64, input.begin() + (b + 1) * 64, int64_t{0});
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST_F(CpuRunnerFixture, LaunchErrorsOnTheCpuTarget) {
+  Compiler compiler(includeDir());
+  types::TypeContext& types = compiler.types();
+  const types::Type* floats = types.array(ScalarKind::Float32, 1);
+  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 1024, true);
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+  std::vector<float> data(16);
+  std::vector<ArgumentValue> arguments = {arrayArgument(data.data(), ScalarKind::Float32, {16}, {1}),
+                                          arrayArgument(data.data(), ScalarKind::Float32, {16}, {1})};
+  LaunchConfig config;
+  config.block = {2048, 1, 1};
+  EXPECT_LAUNCH_ERROR(kernel->launch(config, arguments), LaunchError::Kind::Value, "kernel 'block_sum': block");
+  config.block = {16, 1, 1};
+  arguments[1] = arrayArgument(data.data(), ScalarKind::Int32, {16}, {1});
+  EXPECT_LAUNCH_ERROR(kernel->launch(config, arguments), LaunchError::Kind::Type,
+                      "parameter 'p1': expected array(float32, 1d), got array(int32, 1d)");
+}
+
+TEST_F(CpuRunnerFixture, ABarrierInABarrierFreeKernelIsAnInternalError) {
+  Compiler compiler(includeDir());
+  FrontEndResult frontEnd = hostUnit("weft_bad_barrier", {}, 0, false);
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+  LaunchConfig config;
+  config.grid = {4, 1, 1};
+  config.block = {8, 1, 1};
+  EXPECT_THROW(kernel->launch(config, {}), InternalCompilerError);
+  // The runner is still usable afterwards.
+  EXPECT_THROW(kernel->launch(config, {}), InternalCompilerError);
+}
+
+TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
+  types::TypeContext types;
+  const types::Type* floats = types.array(ScalarKind::Float32, 1);
+  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 1024, true);
+  std::vector<float> input(256), output(1);
+  std::uniform_real_distribution<float> values(0.0f, 1.0f);
+  for (float& value : input) value = values(generator);
+  float expected = std::accumulate(input.begin(), input.end(), 0.0f) + 8000.0f;
+  LaunchConfig config;
+  config.block = {256, 1, 1};
+  config.sharedBytes = 4;
+  std::vector<ArgumentValue> arguments = {arrayArgument(input.data(), ScalarKind::Float32, {256}, {1}),
+                                          arrayArgument(output.data(), ScalarKind::Float32, {1}, {1})};
+  auto sharedObjects = [&] {
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator(cacheDirectory.path()))
+      if (entry.path().extension() == ".so") found.push_back(entry.path());
+    return found;
+  };
+  {
+    Compiler compiler(includeDir());
+    compiler.load(frontEnd, Target::Cpu, CompilerOptions{})->launch(config, arguments);
+    EXPECT_NEAR(output[0], expected, 1e-2);
+  }
+  std::vector<fs::path> entries = sharedObjects();
+  ASSERT_EQ(entries.size(), 1u);
+  fs::file_time_type built = fs::last_write_time(entries[0]);
+  {
+    output[0] = 0;
+    Compiler compiler(includeDir());
+    compiler.load(frontEnd, Target::Cpu, CompilerOptions{})->launch(config, arguments);
+    EXPECT_NEAR(output[0], expected, 1e-2);
+    EXPECT_EQ(fs::last_write_time(entries[0]), built);  // reused, not rebuilt
+  }
+  fs::resize_file(entries[0], 100);  // damaged
+  {
+    output[0] = 0;
+    Compiler compiler(includeDir());
+    compiler.load(frontEnd, Target::Cpu, CompilerOptions{})->launch(config, arguments);
+    EXPECT_NEAR(output[0], expected, 1e-2);
+    EXPECT_GT(fs::file_size(entries[0]), 100u);
+  }
+  {
+    // Other options make another entry.
+    CompilerOptions debug;
+    debug.debug = true;
+    Compiler compiler(includeDir());
+    compiler.load(frontEnd, Target::Cpu, debug);
+    EXPECT_EQ(sharedObjects().size(), 2u);
+  }
+}
+
+TEST_F(CpuRunnerFixture, DisabledCacheLeavesNoFiles) {
+  ScopedEnvironment off("WEFT_CACHE", "0");
+  types::TypeContext types;
+  FrontEndResult frontEnd = hostUnit("weft_bad_barrier", {}, 0, false);
+  {
+    Compiler compiler(includeDir());
+    EXPECT_NE(compiler.load(frontEnd, Target::Cpu, CompilerOptions{}), nullptr);
+  }
+  EXPECT_TRUE(fs::is_empty(cacheDirectory.path()));
+}
+
+TEST_F(CpuRunnerFixture, HostCompilerErrorsAreReported) {
+  Compiler compiler(includeDir());
+  FrontEndResult frontEnd = hostUnit("weft_missing", {}, 0, false);
+  frontEnd.unit.source = "this is not C++";
+  try {
+    compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
+    ADD_FAILURE() << "no error";
+  } catch (const CudaError& error) {
+    EXPECT_NE(std::string(error.what()).find("kernel 'missing': the host C++ compiler failed"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace weft::runtime
