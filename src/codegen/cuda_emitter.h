@@ -78,10 +78,10 @@ class CudaEmitter {
 
   const sema::TypedProgram& program_;
   const SourceManager& sources_;
-  std::string typeDecls_;                            // tuple structs, in dependency order
+  std::string typeDecls_;                             // tuple structs, in dependency order
   std::map<const types::Type*, std::string> tuples_;  // tuple type -> struct name
-  std::string body_;                                 // the functions being emitted
-  const sema::TypedFunction* function_ = nullptr;    // the function being emitted
+  std::string body_;                                  // the functions being emitted
+  const sema::TypedFunction* function_ = nullptr;     // the function being emitted
   std::map<const sema::TypedStmt*, ArrayStorage> storage_;
   std::vector<const sema::TypedStmt*> functionStorage_;  // the current function's DeclareArrays
   std::vector<bool> recursive_;                          // per function: calls itself
@@ -93,6 +93,8 @@ class CudaEmitter {
 // True when the subtree reads array memory or calls a function, so that evaluating it
 // before or after another such subtree can change the result.
 bool hasMemoryEffects(const sema::TypedExpr& expr);
+// `text` as a C++ string literal (file names in #line directives and messages).
+std::string quoted(const std::string& text);
 // True when the subtree calls a user function.
 bool hasCall(const sema::TypedExpr& expr);
 

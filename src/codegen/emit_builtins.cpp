@@ -23,7 +23,8 @@ ScalarKind mathPrecision(const TypedExpr& e) {
       if (allSame) return operand->type->scalar;
     }
   }
-  if (e.type->isScalar() && (e.type->scalar == ScalarKind::Float32 || e.type->scalar == ScalarKind::Float64)) {
+  if (e.type->isScalar() &&
+      (e.type->scalar == ScalarKind::Float32 || e.type->scalar == ScalarKind::Float64)) {
     return e.type->scalar;
   }
   return ScalarKind::Float64;
@@ -44,8 +45,9 @@ std::string CudaEmitter::mathCall(const TypedExpr& e, const char* function) {
       WEFT_CHECK(e.operands[i]->type->isScalar() && !types::isComplex(e.operands[i]->type->scalar),
                  std::string("math.") + function + " of a non-real operand");
       if (i) out += ", ";
-      out += e.operands[i]->type->scalar == precision ? codes[i]
-                                                     : "weft::cast<" + std::string(precisionName) + ">(" + codes[i] + ")";
+      out += e.operands[i]->type->scalar == precision
+                 ? codes[i]
+                 : "weft::cast<" + std::string(precisionName) + ">(" + codes[i] + ")";
     }
     return out + ")";
   });
@@ -58,50 +60,32 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     return convertScalar(std::string("weft::") + name + "()", native, e.type);
   };
   auto predicate = [&](const char* name) {
-    WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isScalar(), std::string(name) + " takes one number");
-    return convertScalar(std::string("weft::math::") + name + "(" + expr(*e.operands[0]) + ")", ScalarKind::Bool, e.type);
+    WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isScalar(),
+               std::string(name) + " takes one number");
+    return convertScalar(std::string("weft::math::") + name + "(" + expr(*e.operands[0]) + ")",
+                         ScalarKind::Bool, e.type);
   };
   switch (e.builtin) {
-    case Builtin::ThreadIdxX:
-      return intrinsic("thread_idx_x", ScalarKind::UInt32);
-    case Builtin::ThreadIdxY:
-      return intrinsic("thread_idx_y", ScalarKind::UInt32);
-    case Builtin::ThreadIdxZ:
-      return intrinsic("thread_idx_z", ScalarKind::UInt32);
-    case Builtin::BlockIdxX:
-      return intrinsic("block_idx_x", ScalarKind::UInt32);
-    case Builtin::BlockIdxY:
-      return intrinsic("block_idx_y", ScalarKind::UInt32);
-    case Builtin::BlockIdxZ:
-      return intrinsic("block_idx_z", ScalarKind::UInt32);
-    case Builtin::BlockDimX:
-      return intrinsic("block_dim_x", ScalarKind::UInt32);
-    case Builtin::BlockDimY:
-      return intrinsic("block_dim_y", ScalarKind::UInt32);
-    case Builtin::BlockDimZ:
-      return intrinsic("block_dim_z", ScalarKind::UInt32);
-    case Builtin::GridDimX:
-      return intrinsic("grid_dim_x", ScalarKind::UInt32);
-    case Builtin::GridDimY:
-      return intrinsic("grid_dim_y", ScalarKind::UInt32);
-    case Builtin::GridDimZ:
-      return intrinsic("grid_dim_z", ScalarKind::UInt32);
-    case Builtin::TidX:
-      return intrinsic("tid_x", ScalarKind::Int32);
-    case Builtin::TidY:
-      return intrinsic("tid_y", ScalarKind::Int32);
-    case Builtin::TidZ:
-      return intrinsic("tid_z", ScalarKind::Int32);
-    case Builtin::GridSizeX:
-      return intrinsic("grid_size_x", ScalarKind::Int32);
-    case Builtin::GridSizeY:
-      return intrinsic("grid_size_y", ScalarKind::Int32);
-    case Builtin::GridSizeZ:
-      return intrinsic("grid_size_z", ScalarKind::Int32);
-    case Builtin::WarpSize:
-      return intrinsic("warp_size", ScalarKind::Int32);
-    case Builtin::LaneId:
-      return intrinsic("lane_id", ScalarKind::Int32);
+    case Builtin::ThreadIdxX: return intrinsic("thread_idx_x", ScalarKind::UInt32);
+    case Builtin::ThreadIdxY: return intrinsic("thread_idx_y", ScalarKind::UInt32);
+    case Builtin::ThreadIdxZ: return intrinsic("thread_idx_z", ScalarKind::UInt32);
+    case Builtin::BlockIdxX: return intrinsic("block_idx_x", ScalarKind::UInt32);
+    case Builtin::BlockIdxY: return intrinsic("block_idx_y", ScalarKind::UInt32);
+    case Builtin::BlockIdxZ: return intrinsic("block_idx_z", ScalarKind::UInt32);
+    case Builtin::BlockDimX: return intrinsic("block_dim_x", ScalarKind::UInt32);
+    case Builtin::BlockDimY: return intrinsic("block_dim_y", ScalarKind::UInt32);
+    case Builtin::BlockDimZ: return intrinsic("block_dim_z", ScalarKind::UInt32);
+    case Builtin::GridDimX: return intrinsic("grid_dim_x", ScalarKind::UInt32);
+    case Builtin::GridDimY: return intrinsic("grid_dim_y", ScalarKind::UInt32);
+    case Builtin::GridDimZ: return intrinsic("grid_dim_z", ScalarKind::UInt32);
+    case Builtin::TidX: return intrinsic("tid_x", ScalarKind::Int32);
+    case Builtin::TidY: return intrinsic("tid_y", ScalarKind::Int32);
+    case Builtin::TidZ: return intrinsic("tid_z", ScalarKind::Int32);
+    case Builtin::GridSizeX: return intrinsic("grid_size_x", ScalarKind::Int32);
+    case Builtin::GridSizeY: return intrinsic("grid_size_y", ScalarKind::Int32);
+    case Builtin::GridSizeZ: return intrinsic("grid_size_z", ScalarKind::Int32);
+    case Builtin::WarpSize: return intrinsic("warp_size", ScalarKind::Int32);
+    case Builtin::LaneId: return intrinsic("lane_id", ScalarKind::Int32);
     case Builtin::Syncthreads:
       WEFT_CHECK(e.operands.empty(), "syncthreads takes no operand");
       return "weft::syncthreads()";
@@ -127,62 +111,39 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
         return out;
       });
     }
-    case Builtin::Acos:
-      return mathCall(e, "acos");
-    case Builtin::Asin:
-      return mathCall(e, "asin");
-    case Builtin::Atan:
-      return mathCall(e, "atan");
-    case Builtin::Acosh:
-      return mathCall(e, "acosh");
-    case Builtin::Asinh:
-      return mathCall(e, "asinh");
-    case Builtin::Atanh:
-      return mathCall(e, "atanh");
-    case Builtin::Cos:
-      return mathCall(e, "cos");
-    case Builtin::Sin:
-      return mathCall(e, "sin");
-    case Builtin::Tan:
-      return mathCall(e, "tan");
-    case Builtin::Cosh:
-      return mathCall(e, "cosh");
-    case Builtin::Sinh:
-      return mathCall(e, "sinh");
-    case Builtin::Tanh:
-      return mathCall(e, "tanh");
-    case Builtin::Atan2:
-      return mathCall(e, "atan2");
-    case Builtin::Exp:
-      return mathCall(e, "exp");
-    case Builtin::Expm1:
-      return mathCall(e, "expm1");
-    case Builtin::Fabs:
-      return mathCall(e, "fabs");
-    case Builtin::Log:
-      return mathCall(e, "log");
-    case Builtin::Log10:
-      return mathCall(e, "log10");
-    case Builtin::Log1p:
-      return mathCall(e, "log1p");
-    case Builtin::Log2:
-      return mathCall(e, "log2");
-    case Builtin::Sqrt:
-      return mathCall(e, "sqrt");
-    case Builtin::Pow:
-      return mathCall(e, "pow");
-    case Builtin::Ceil:
-      return mathCall(e, "ceil");
-    case Builtin::Floor:
-      return mathCall(e, "floor");
-    case Builtin::Copysign:
-      return mathCall(e, "copysign");
-    case Builtin::Fmod:
-      return mathCall(e, "fmod");
-    case Builtin::IsNan:
-      return predicate("isnan");
-    case Builtin::IsInf:
-      return predicate("isinf");
+    case Builtin::Acos: return mathCall(e, "acos");
+    case Builtin::Asin: return mathCall(e, "asin");
+    case Builtin::Atan: return mathCall(e, "atan");
+    case Builtin::Acosh: return mathCall(e, "acosh");
+    case Builtin::Asinh: return mathCall(e, "asinh");
+    case Builtin::Atanh: return mathCall(e, "atanh");
+    case Builtin::Cos: return mathCall(e, "cos");
+    case Builtin::Sin: return mathCall(e, "sin");
+    case Builtin::Tan: return mathCall(e, "tan");
+    case Builtin::Cosh: return mathCall(e, "cosh");
+    case Builtin::Sinh: return mathCall(e, "sinh");
+    case Builtin::Tanh: return mathCall(e, "tanh");
+    case Builtin::Atan2: return mathCall(e, "atan2");
+    case Builtin::Exp: return mathCall(e, "exp");
+    case Builtin::Expm1: return mathCall(e, "expm1");
+    case Builtin::Fabs: return mathCall(e, "fabs");
+    case Builtin::Log: return mathCall(e, "log");
+    case Builtin::Log10: return mathCall(e, "log10");
+    case Builtin::Log1p: return mathCall(e, "log1p");
+    case Builtin::Log2: return mathCall(e, "log2");
+    case Builtin::Sqrt: return mathCall(e, "sqrt");
+    case Builtin::Pow: return mathCall(e, "pow");
+    case Builtin::Ceil: return mathCall(e, "ceil");
+    case Builtin::Floor: return mathCall(e, "floor");
+    case Builtin::Copysign: return mathCall(e, "copysign");
+    case Builtin::Fmod: return mathCall(e, "fmod");
+    case Builtin::IsNan: return predicate("isnan");
+    case Builtin::IsInf: return predicate("isinf");
+    case Builtin::AssertFail: {
+      WEFT_CHECK(e.operands.empty(), "AssertFail takes no operand");
+      std::string file = e.loc.file < sources_.size() ? sources_.file(e.loc.file).name() : "<unknown>";
+      return "weft::assert_fail(" + quoted(file) + ", " + std::to_string(e.loc.line) + ")";
+    }
   }
   WEFT_CHECK(false, "unknown builtin");
   return {};

@@ -50,24 +50,20 @@ int64_t constantIntegerExponent(const TypedExpr& exponent) {
 
 const char* compareFunction(sema::CompareOp op) {
   switch (op) {
-    case sema::CompareOp::Eq:
-      return "weft::eq";
-    case sema::CompareOp::NotEq:
-      return "weft::ne";
-    case sema::CompareOp::Lt:
-      return "weft::lt";
-    case sema::CompareOp::LtE:
-      return "weft::le";
-    case sema::CompareOp::Gt:
-      return "weft::gt";
-    case sema::CompareOp::GtE:
-      return "weft::ge";
+    case sema::CompareOp::Eq: return "weft::eq";
+    case sema::CompareOp::NotEq: return "weft::ne";
+    case sema::CompareOp::Lt: return "weft::lt";
+    case sema::CompareOp::LtE: return "weft::le";
+    case sema::CompareOp::Gt: return "weft::gt";
+    case sema::CompareOp::GtE: return "weft::ge";
   }
   WEFT_CHECK(false, "unknown comparison");
   return nullptr;
 }
 
-bool isBoolType(const Type* type) { return type->isScalar() && type->scalar == ScalarKind::Bool; }
+bool isBoolType(const Type* type) {
+  return type->isScalar() && type->scalar == ScalarKind::Bool;
+}
 
 }  // namespace
 
@@ -82,8 +78,9 @@ bool hasMemoryEffects(const TypedExpr& expr) {
   });
 }
 
-std::string CudaEmitter::sequenced(const std::vector<TypedExpr*>& operands, const std::string& resultType,
-                                   const std::function<std::string(const std::vector<std::string>&)>& combine) {
+std::string CudaEmitter::sequenced(
+    const std::vector<TypedExpr*>& operands, const std::string& resultType,
+    const std::function<std::string(const std::vector<std::string>&)>& combine) {
   int effectful = 0;
   bool calls = false;
   for (const TypedExpr* operand : operands) {
@@ -110,19 +107,13 @@ std::string CudaEmitter::sequenced(const std::vector<TypedExpr*>& operands, cons
 
 std::string CudaEmitter::expr(const TypedExpr& e) {
   switch (e.kind) {
-    case TypedExprKind::Literal:
-      return literal(e);
-    case TypedExprKind::Local:
-      return localName(e.local);
-    case TypedExprKind::Unary:
-      return unary(e);
-    case TypedExprKind::Binary:
-      return binary(e);
-    case TypedExprKind::CompareChain:
-      return compareChain(e);
+    case TypedExprKind::Literal: return literal(e);
+    case TypedExprKind::Local: return localName(e.local);
+    case TypedExprKind::Unary: return unary(e);
+    case TypedExprKind::Binary: return binary(e);
+    case TypedExprKind::CompareChain: return compareChain(e);
     case TypedExprKind::And:
-    case TypedExprKind::Or:
-      return andOr(e);
+    case TypedExprKind::Or: return andOr(e);
     case TypedExprKind::Truth: {
       WEFT_CHECK(e.operands.size() == 1, "Truth takes one operand");
       std::string operand = expr(*e.operands[0]);
@@ -154,10 +145,8 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
         return out + ")";
       });
     }
-    case TypedExprKind::BuiltinCall:
-      return builtinCall(e);
-    case TypedExprKind::ArrayElement:
-      return arrayElement(e);
+    case TypedExprKind::BuiltinCall: return builtinCall(e);
+    case TypedExprKind::ArrayElement: return arrayElement(e);
     case TypedExprKind::ArrayShape:
     case TypedExprKind::ArrayStride: {
       WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isArray(), "shape/strides of a non-array");
@@ -169,13 +158,15 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
     case TypedExprKind::ArraySize:
       WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isArray(), "size of a non-array");
       return convertScalar("weft::size(" + expr(*e.operands[0]) + ")", ScalarKind::Int64, e.type);
-    case TypedExprKind::TupleMake:
-      return tupleMake(e);
+    case TypedExprKind::TupleMake: return tupleMake(e);
     case TypedExprKind::TupleGet: {
-      WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->kind == types::TypeKind::Tuple, "TupleGet of a non-tuple");
+      WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->kind == types::TypeKind::Tuple,
+                 "TupleGet of a non-tuple");
       const Type* tuple = e.operands[0]->type;
-      WEFT_CHECK(e.index >= 0 && static_cast<size_t>(e.index) < tuple->elements.size(), "a tuple index out of range");
-      return convert("(" + expr(*e.operands[0]) + ").f" + std::to_string(e.index), tuple->elements[e.index], e.type);
+      WEFT_CHECK(e.index >= 0 && static_cast<size_t>(e.index) < tuple->elements.size(),
+                 "a tuple index out of range");
+      return convert("(" + expr(*e.operands[0]) + ").f" + std::to_string(e.index), tuple->elements[e.index],
+                     e.type);
     }
   }
   WEFT_CHECK(false, "unknown expression kind");
@@ -187,10 +178,8 @@ std::string CudaEmitter::unary(const TypedExpr& e) {
   std::string operand = convert(expr(*e.operands[0]), e.operands[0]->type, e.type);
   std::string type = typeName(e.type);
   switch (e.unaryOp) {
-    case sema::UnaryOp::Neg:
-      return "weft::neg<" + type + ">(" + operand + ")";
-    case sema::UnaryOp::Pos:
-      return operand;
+    case sema::UnaryOp::Neg: return "weft::neg<" + type + ">(" + operand + ")";
+    case sema::UnaryOp::Pos: return operand;
     case sema::UnaryOp::Invert:
       WEFT_CHECK(e.type->isScalar() && (types::isInteger(e.type->scalar) || types::isBool(e.type->scalar)),
                  "~ of a non-integer");
@@ -220,17 +209,14 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
   };
   auto infix = [&](const char* op) {
     return sequenced(e.operands, type, [&, op](const std::vector<std::string>& codes) {
-      return "static_cast<" + type + ">(" + convert(codes[0], e.operands[0]->type, resultType) + " " + op + " " +
-             convert(codes[1], e.operands[1]->type, resultType) + ")";
+      return "static_cast<" + type + ">(" + convert(codes[0], e.operands[0]->type, resultType) + " " + op +
+             " " + convert(codes[1], e.operands[1]->type, resultType) + ")";
     });
   };
   switch (e.binaryOp) {
-    case sema::BinaryOp::Add:
-      return call("weft::add<" + type + ">");
-    case sema::BinaryOp::Sub:
-      return call("weft::sub<" + type + ">");
-    case sema::BinaryOp::Mul:
-      return call("weft::mul<" + type + ">");
+    case sema::BinaryOp::Add: return call("weft::add<" + type + ">");
+    case sema::BinaryOp::Sub: return call("weft::sub<" + type + ">");
+    case sema::BinaryOp::Mul: return call("weft::mul<" + type + ">");
     case sema::BinaryOp::TrueDiv:
       WEFT_CHECK(types::isFloating(kind) || types::isComplex(kind), "/ with a non-floating result type");
       return sequenced(e.operands, type, [&](const std::vector<std::string>& codes) {
@@ -246,8 +232,9 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
     case sema::BinaryOp::Pow: {
       int64_t exponent = constantIntegerExponent(*e.operands[1]);
       if (exponent >= 0) {
-        return "weft::pow_int<" + type + ">(" + convert(expr(*e.operands[0]), e.operands[0]->type, resultType) +
-               ", " + std::to_string(exponent) + ")";
+        return "weft::pow_int<" + type + ">(" +
+               convert(expr(*e.operands[0]), e.operands[0]->type, resultType) + ", " +
+               std::to_string(exponent) + ")";
       }
       if (integral) return call("weft::pow_int<" + type + ">");
       WEFT_CHECK(types::isFloating(kind), "** on complex numbers with a non-constant exponent");
@@ -260,15 +247,9 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
       const char* helper = e.binaryOp == sema::BinaryOp::LShift ? "weft::shl<" : "weft::shr<";
       return call(helper + type + ">", false);
     }
-    case sema::BinaryOp::BitAnd:
-      WEFT_CHECK(integral, "& of non-integers");
-      return infix("&");
-    case sema::BinaryOp::BitOr:
-      WEFT_CHECK(integral, "| of non-integers");
-      return infix("|");
-    case sema::BinaryOp::BitXor:
-      WEFT_CHECK(integral, "^ of non-integers");
-      return infix("^");
+    case sema::BinaryOp::BitAnd: WEFT_CHECK(integral, "& of non-integers"); return infix("&");
+    case sema::BinaryOp::BitOr: WEFT_CHECK(integral, "| of non-integers"); return infix("|");
+    case sema::BinaryOp::BitXor: WEFT_CHECK(integral, "^ of non-integers"); return infix("^");
   }
   WEFT_CHECK(false, "unknown binary operator");
   return {};
@@ -276,7 +257,8 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
 
 // a < b < c: each operand evaluated once, left to right, stopping at the first false link.
 std::string CudaEmitter::compareChain(const TypedExpr& e) {
-  WEFT_CHECK(e.operands.size() >= 2 && e.compareOps.size() + 1 == e.operands.size(), "a malformed comparison");
+  WEFT_CHECK(e.operands.size() >= 2 && e.compareOps.size() + 1 == e.operands.size(),
+             "a malformed comparison");
   auto finish = [&](const std::string& boolean) { return convertScalar(boolean, ScalarKind::Bool, e.type); };
   if (e.operands.size() == 2) {
     return finish(sequenced(e.operands, "bool", [&](const std::vector<std::string>& codes) {
@@ -295,7 +277,8 @@ std::string CudaEmitter::compareChain(const TypedExpr& e) {
     }
     names.push_back(name);
     if (i == 0) continue;
-    std::string link = std::string(compareFunction(e.compareOps[i - 1])) + "(" + names[i - 1] + ", " + name + ")";
+    std::string link =
+        std::string(compareFunction(e.compareOps[i - 1])) + "(" + names[i - 1] + ", " + name + ")";
     if (i + 1 == e.operands.size()) {
       out += "return " + link + "; }()";
     } else {
@@ -330,7 +313,8 @@ std::string CudaEmitter::arrayElement(const TypedExpr& e) {
   // A single tuple index (a[t] with t a tuple) supplies one index per dimension.
   bool tupleIndex = operands.size() == 2 && operands[1]->type->kind == types::TypeKind::Tuple;
   size_t indices = tupleIndex ? operands[1]->type->elements.size() : operands.size() - 1;
-  WEFT_CHECK(indices == static_cast<size_t>(array->ndim), "an array indexed with the wrong number of indices");
+  WEFT_CHECK(indices == static_cast<size_t>(array->ndim),
+             "an array indexed with the wrong number of indices");
   std::string wraps;
   for (size_t i = 0; i < indices; ++i) {
     bool wrap = i < e.wrapNegative.size() ? static_cast<bool>(e.wrapNegative[i]) : true;
@@ -341,12 +325,13 @@ std::string CudaEmitter::arrayElement(const TypedExpr& e) {
   if (tupleIndex) {
     // The tuple is read once per index: hold it (and the array) in temporaries.
     std::string arrayTemp = freshTemp(), tupleTemp = freshTemp();
-    std::string out = "[&]() -> " + element + " { " + typeName(array) + " " + arrayTemp + " = " + expr(*operands[0]) +
-                      "; " + typeName(operands[1]->type) + " " + tupleTemp + " = " + expr(*operands[1]) +
-                      "; return weft::at<" + wraps + ">(" + arrayTemp;
+    std::string out = "[&]() -> " + element + " { " + typeName(array) + " " + arrayTemp + " = " +
+                      expr(*operands[0]) + "; " + typeName(operands[1]->type) + " " + tupleTemp + " = " +
+                      expr(*operands[1]) + "; return weft::at<" + wraps + ">(" + arrayTemp;
     for (size_t i = 0; i < indices; ++i) {
       const Type* index = operands[1]->type->elements[i];
-      WEFT_CHECK(index->isScalar() && types::isInteger(index->scalar), "a tuple index with a non-integer element");
+      WEFT_CHECK(index->isScalar() && types::isInteger(index->scalar),
+                 "a tuple index with a non-integer element");
       out += ", " + tupleTemp + ".f" + std::to_string(i);
     }
     return out + "); }()";

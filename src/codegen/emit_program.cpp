@@ -72,7 +72,8 @@ void CudaEmitter::collectArrayStorage(const std::vector<TypedStmt*>& statements)
   for (const TypedStmt* stmt : statements) {
     if (stmt->kind == TypedStmtKind::DeclareArray) {
       const types::Type* type = function_->locals.at(stmt->local).type;
-      WEFT_CHECK(type->isArray() && type->space != types::MemorySpace::Global, "DeclareArray of a global array");
+      WEFT_CHECK(type->isArray() && type->space != types::MemorySpace::Global,
+                 "DeclareArray of a global array");
       uint64_t count = 1;
       for (int64_t extent : stmt->shape) {
         WEFT_CHECK(extent >= 0 && extent <= (int64_t{1} << 40), "an array extent out of range");
@@ -113,18 +114,21 @@ void CudaEmitter::functionBody(int index) {
   const TypedFunction& function = program_.functions[index];
   function_ = &function;
   std::set<int> params(function.params.begin(), function.params.end());
-  lineDirective(function.loc);
   body_ += "// " + function.pythonName + "\n";
+  lineDirective(function.loc);
   std::string name = function.isKernel ? kSymbolPlaceholder : functionName(index);
   std::string returnType = function.isKernel ? "void" : typeName(function.returnType);
-  std::string qualifiers = function.isKernel ? "WEFT_KERNEL" : recursive_[index] ? "WEFT_DEVICE_FN_NOINLINE" : "WEFT_DEVICE_FN";
+  std::string qualifiers = function.isKernel   ? "WEFT_KERNEL"
+                           : recursive_[index] ? "WEFT_DEVICE_FN_NOINLINE"
+                                               : "WEFT_DEVICE_FN";
   body_ += qualifiers + " " + returnType + " " + signature(index, name) + " {\n";
   // Every local has one type for the whole function: declare them all up front.
   for (size_t i = 0; i < function.locals.size(); ++i) {
     if (params.count(static_cast<int>(i))) continue;
     const types::Type* type = function.locals[i].type;
-    WEFT_CHECK(type != nullptr && type->kind != types::TypeKind::None, "a local without a value type: " + function.locals[i].name);
-    line(1, typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
+    WEFT_CHECK(type != nullptr && type->kind != types::TypeKind::None,
+               "a local without a value type: " + function.locals[i].name);
+    line(1, "[[maybe_unused]] " + typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();
   collectArrayStorage(function.body);
@@ -133,10 +137,11 @@ void CudaEmitter::functionBody(int index) {
     const types::Type* type = function.locals.at(stmt->local).type;
     std::string element = types::cxxName(type->scalar);
     if (type->space == types::MemorySpace::Shared) {
-      line(1, "WEFT_SHARED_STORAGE(" + element + ", " + storage.name + ", " + std::to_string(storage.count) + ", " +
-                  std::to_string(storage.sharedOffset) + ");");
+      line(1, "WEFT_SHARED_STORAGE(" + element + ", " + storage.name + ", " + std::to_string(storage.count) +
+                  ", " + std::to_string(storage.sharedOffset) + ");");
     } else {
-      line(1, "WEFT_LOCAL_STORAGE(" + element + ", " + storage.name + ", " + std::to_string(storage.count) + ");");
+      line(1, "WEFT_LOCAL_STORAGE(" + element + ", " + storage.name + ", " + std::to_string(storage.count) +
+                  ");");
     }
   }
   block(function.body, 1);
@@ -162,19 +167,24 @@ EmittedUnit CudaEmitter::emit() {
     if (program_.functions[i].isKernel) continue;
     std::string returnType = typeName(program_.functions[i].returnType);
     std::string qualifiers = recursive_[i] ? "WEFT_DEVICE_FN_NOINLINE" : "WEFT_DEVICE_FN";
-    forwards += qualifiers + " " + returnType + " " + signature(static_cast<int>(i), functionName(static_cast<int>(i))) + ";\n";
+    forwards += qualifiers + " " + returnType + " " +
+                signature(static_cast<int>(i), functionName(static_cast<int>(i))) + ";\n";
   }
   for (size_t i = 0; i < program_.functions.size(); ++i) functionBody(static_cast<int>(i));
 
-  std::string entry = "#if defined(WEFT_HOST)\n// The CPU target's entry: runs the kernel as the simulated thread `context`.\n";
-  entry += std::string("extern \"C\" void ") + kSymbolPlaceholder + "_host(weft::host::ThreadContext* context, void** args) {\n";
+  std::string entry =
+      "#if defined(WEFT_HOST)\n// The CPU target's entry: runs the kernel as the simulated thread "
+      "`context`.\n";
+  entry += std::string("extern \"C\" void ") + kSymbolPlaceholder +
+           "_host(weft::host::ThreadContext* context, void** args) {\n";
   entry += "  weft::host::current = context;\n";
   if (kernel.params.empty()) entry += "  static_cast<void>(args);\n";
   entry += std::string("  ") + kSymbolPlaceholder + "(";
   function_ = &kernel;
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     if (i) entry += ", ";
-    entry += "*static_cast<" + typeName(kernel.locals.at(kernel.params[i]).type) + "*>(args[" + std::to_string(i) + "])";
+    entry += "*static_cast<" + typeName(kernel.locals.at(kernel.params[i]).type) + "*>(args[" +
+             std::to_string(i) + "])";
   }
   function_ = nullptr;
   entry += ");\n}\n#endif\n";

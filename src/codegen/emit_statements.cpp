@@ -11,26 +11,11 @@ using types::Type;
 
 namespace {
 
-// The C++ string literal spelling of a file name for #line.
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += '?';
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 bool isLiteralOne(const sema::TypedExpr& expr, int sign) {
   const sema::TypedExpr* e = &expr;
   while (e->kind == sema::TypedExprKind::Cast) e = e->operands[0];
-  if (e->kind != sema::TypedExprKind::Literal || !e->type->isScalar() || !types::isInteger(e->type->scalar)) return false;
+  if (e->kind != sema::TypedExprKind::Literal || !e->type->isScalar() || !types::isInteger(e->type->scalar))
+    return false;
   return e->literal.intValue == sign && (sign > 0 || types::isSigned(e->type->scalar));
 }
 
@@ -63,7 +48,8 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
     case TypedStmtKind::Assign: {
       WEFT_CHECK(stmt.operands.size() == 1, "Assign takes one operand");
       const Type* target = function_->locals.at(stmt.local).type;
-      line(depth, localName(stmt.local) + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, target) + ";");
+      line(depth, localName(stmt.local) + " = " +
+                      convert(expr(*stmt.operands[0]), stmt.operands[0]->type, target) + ";");
       return;
     }
     case TypedStmtKind::Store: {
@@ -88,12 +74,8 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
       }
       line(depth, "}");
       return;
-    case TypedStmtKind::While:
-      whileLoop(stmt, depth);
-      return;
-    case TypedStmtKind::ForRange:
-      forRange(stmt, depth);
-      return;
+    case TypedStmtKind::While: whileLoop(stmt, depth); return;
+    case TypedStmtKind::ForRange: forRange(stmt, depth); return;
     case TypedStmtKind::Break:
       WEFT_CHECK(!loops_.empty(), "break outside a loop");
       if (loops_.back().brokeFlag.empty()) {
@@ -112,7 +94,9 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
                    "a kernel returns a value");
         line(depth, "return;");
       } else {
-        line(depth, "return " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, function_->returnType) + ";");
+        line(depth, "return " +
+                        convert(expr(*stmt.operands[0]), stmt.operands[0]->type, function_->returnType) +
+                        ";");
       }
       return;
     case TypedStmtKind::DeclareArray: {
@@ -132,8 +116,8 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
         shape += (d ? ", " : "") + std::to_string(stmt.shape[d]) + "ull";
         stridesText += (d ? ", " : "") + std::to_string(strides[d]) + "ull";
       }
-      line(depth, localName(stmt.local) + " = " + typeName(type) + "{" + storage.name + ", {" + shape + "}, {" +
-                      stridesText + "}};");
+      line(depth, localName(stmt.local) + " = " + typeName(type) + "{" + storage.name + ", {" + shape +
+                      "}, {" + stridesText + "}};");
       return;
     }
   }
@@ -166,19 +150,23 @@ void CudaEmitter::whileLoop(const TypedStmt& stmt, int depth) {
 void CudaEmitter::forRange(const TypedStmt& stmt, int depth) {
   WEFT_CHECK(stmt.operands.size() == 3, "ForRange takes start, stop and step");
   const Type* type = function_->locals.at(stmt.local).type;
-  WEFT_CHECK(type->isScalar() && types::isInteger(type->scalar), "a range loop variable that is not an integer");
+  WEFT_CHECK(type->isScalar() && types::isInteger(type->scalar),
+             "a range loop variable that is not an integer");
   std::string cxx = typeName(type);
   std::string start = freshTemp(), stop = freshTemp(), step = freshTemp(), counter = freshTemp();
   std::string flag = stmt.orelse.empty() ? std::string() : freshTemp();
   line(depth, "{");
-  line(depth + 1, cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
-  line(depth + 1, cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
+  line(depth + 1,
+       cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
+  line(depth + 1,
+       cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
   // A literal step of +-1 needs no variable: the counter steps with ++/-- and cannot pass
   // `stop` (it is < stop, resp. > stop, before the step).
   bool unitStep = (stmt.stepSign > 0 && isLiteralOne(*stmt.operands[2], 1)) ||
                   (stmt.stepSign < 0 && isLiteralOne(*stmt.operands[2], -1));
   if (!unitStep) {
-    line(depth + 1, cxx + " " + step + " = " + convert(expr(*stmt.operands[2]), stmt.operands[2]->type, type) + ";");
+    line(depth + 1,
+         cxx + " " + step + " = " + convert(expr(*stmt.operands[2]), stmt.operands[2]->type, type) + ";");
   }
   if (!flag.empty()) line(depth + 1, "bool " + flag + " = false;");
   std::string test, next;

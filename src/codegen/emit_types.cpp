@@ -44,23 +44,36 @@ std::string floatingLiteral(F value, const char* suffix) {
 
 }  // namespace
 
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      // Control characters never appear in the unit (the kernel symbol placeholder uses one).
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string CudaEmitter::typeName(const Type* type) {
   WEFT_CHECK(type != nullptr, "an expression without a type reached codegen");
   switch (type->kind) {
-    case TypeKind::Error:
-      WEFT_CHECK(false, "an Error type reached codegen");
-      return {};
-    case TypeKind::None:
-      return "void";
+    case TypeKind::Error: WEFT_CHECK(false, "an Error type reached codegen"); return {};
+    case TypeKind::None: return "void";
     case TypeKind::Scalar:
       WEFT_CHECK(type->scalar != ScalarKind::Float16, "float16 is not supported by codegen yet");
       return types::cxxName(type->scalar);
     case TypeKind::Array:
       WEFT_CHECK(type->ndim >= 1, "an array type with no dimensions reached codegen");
       WEFT_CHECK(type->scalar != ScalarKind::Float16, "float16 is not supported by codegen yet");
-      return "weft::Array<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->ndim) + ">";
-    case TypeKind::Tuple:
-      return tupleStructName(type);
+      return "weft::Array<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->ndim) +
+             ">";
+    case TypeKind::Tuple: return tupleStructName(type);
   }
   WEFT_CHECK(false, "unknown type kind");
   return {};
@@ -93,7 +106,9 @@ std::string CudaEmitter::functionName(int function) const {
   return "wf_" + sanitize(program_.functions[function].name) + "_" + std::to_string(function);
 }
 
-std::string CudaEmitter::freshTemp() { return "w_" + std::to_string(temps_++); }
+std::string CudaEmitter::freshTemp() {
+  return "w_" + std::to_string(temps_++);
+}
 
 std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
   const Type* type = expr.type;
@@ -101,19 +116,21 @@ std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
   const sema::Literal& value = expr.literal;
   std::string cxx = typeName(type);
   switch (type->scalar) {
-    case ScalarKind::Bool:
-      return value.boolValue ? "true" : "false";
+    case ScalarKind::Bool: return value.boolValue ? "true" : "false";
     case ScalarKind::Int32:
       // INT32_MIN has no literal: 2147483648 does not fit int.
       if (value.intValue == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
-      if (value.intValue >= std::numeric_limits<int32_t>::min() && value.intValue <= std::numeric_limits<int32_t>::max()) {
-        return value.intValue < 0 ? "(" + std::to_string(value.intValue) + ")" : std::to_string(value.intValue);
+      if (value.intValue >= std::numeric_limits<int32_t>::min() &&
+          value.intValue <= std::numeric_limits<int32_t>::max()) {
+        return value.intValue < 0 ? "(" + std::to_string(value.intValue) + ")"
+                                  : std::to_string(value.intValue);
       }
       return "static_cast<int32_t>(" + std::to_string(value.intValue) + "LL)";
     case ScalarKind::Int8:
     case ScalarKind::Int16:
     case ScalarKind::Int64:
-      if (value.intValue == std::numeric_limits<int64_t>::min()) return "static_cast<" + cxx + ">(-9223372036854775807LL - 1)";
+      if (value.intValue == std::numeric_limits<int64_t>::min())
+        return "static_cast<" + cxx + ">(-9223372036854775807LL - 1)";
       return "static_cast<" + cxx + ">(" + std::to_string(value.intValue) + "LL)";
     case ScalarKind::UInt32:
       return std::to_string(static_cast<uint32_t>(static_cast<uint64_t>(value.intValue))) + "u";
@@ -121,18 +138,15 @@ std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
     case ScalarKind::UInt16:
     case ScalarKind::UInt64:
       return "static_cast<" + cxx + ">(" + std::to_string(static_cast<uint64_t>(value.intValue)) + "ULL)";
-    case ScalarKind::Float16:
-      WEFT_CHECK(false, "float16 is not supported by codegen yet");
-      return {};
-    case ScalarKind::Float32:
-      return floatingLiteral(static_cast<float>(value.floatValue), "f");
-    case ScalarKind::Float64:
-      return floatingLiteral(value.floatValue, "");
+    case ScalarKind::Float16: WEFT_CHECK(false, "float16 is not supported by codegen yet"); return {};
+    case ScalarKind::Float32: return floatingLiteral(static_cast<float>(value.floatValue), "f");
+    case ScalarKind::Float64: return floatingLiteral(value.floatValue, "");
     case ScalarKind::Complex64:
       return "weft::complex64{" + floatingLiteral(static_cast<float>(value.floatValue), "f") + ", " +
              floatingLiteral(static_cast<float>(value.imagValue), "f") + "}";
     case ScalarKind::Complex128:
-      return "weft::complex128{" + floatingLiteral(value.floatValue, "") + ", " + floatingLiteral(value.imagValue, "") + "}";
+      return "weft::complex128{" + floatingLiteral(value.floatValue, "") + ", " +
+             floatingLiteral(value.imagValue, "") + "}";
   }
   WEFT_CHECK(false, "unknown scalar kind");
   return {};
@@ -161,7 +175,8 @@ std::string CudaEmitter::convert(const std::string& code, const Type* from, cons
     WEFT_CHECK(from->elements.size() == to->elements.size(), "a tuple converted to another length");
     std::string temp = freshTemp();
     std::string target = typeName(to);
-    std::string out = "[&]() -> " + target + " { " + typeName(from) + " " + temp + " = " + code + "; return " + target + "{";
+    std::string out = "[&]() -> " + target + " { " + typeName(from) + " " + temp + " = " + code +
+                      "; return " + target + "{";
     for (size_t i = 0; i < to->elements.size(); ++i) {
       if (i) out += ", ";
       out += convert(temp + ".f" + std::to_string(i), from->elements[i], to->elements[i]);

@@ -320,6 +320,12 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromInterface(value, name, false);
     case ArgumentClass::Unsupported:
+      // The protocols may be instance attributes (a wrapper object), invisible on the type.
+      if (PyObject_HasAttrString(value, "__dlpack__")) return fromDLPack(value, name, target, stream, consumed);
+      if (target == Target::Gpu && PyObject_HasAttrString(value, "__cuda_array_interface__"))
+        return fromInterface(value, name, true);
+      if (target == Target::Cpu && PyObject_HasAttrString(value, "__array_interface__"))
+        return fromInterface(value, name, false);
       break;
   }
   typeError(name, std::string("cannot pass a ") + typeName(value) +
@@ -363,7 +369,7 @@ ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& 
     PyObject* args[] = {value, streamArgument.ptr()};
     nb::object keywords = nb::make_tuple("stream");
     PyObject* method = PyUnicode_InternFromString("__dlpack__");
-    capsule = nb::steal(PyObject_VectorcallMethod(method, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, keywords.ptr()));
+    capsule = nb::steal(PyObject_VectorcallMethod(method, args, 1, keywords.ptr()));
     Py_DECREF(method);
   } else {
     capsule = nb::steal(PyObject_CallMethod(value, "__dlpack__", nullptr));

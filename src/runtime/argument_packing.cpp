@@ -97,7 +97,7 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
     size_t alignment = alignmentOf(type);
     bytes_ = (bytes_ + alignment - 1) / alignment * alignment;
     std::string name = i < frontEnd.parameterNames.size() ? frontEnd.parameterNames[i] : "#" + std::to_string(i + 1);
-    slots_.push_back(Slot{type, std::move(name), bytes_});
+    slots_.push_back(Slot{type->isArray(), type->scalar, type->ndim, types::toString(type), std::move(name), bytes_});
     bytes_ += sizeOf(type);
   }
   bytes_ = (bytes_ + 15) / 16 * 16;
@@ -117,7 +117,7 @@ void ParameterLayout::fail(LaunchError::Kind kind, const Slot& slot, const std::
 }
 
 void ParameterLayout::packScalar(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
-  ScalarKind target = slot.type->scalar;
+  ScalarKind target = slot.scalar;
   const char* targetName = types::pythonName(target);
   if (argument.kind != ArgumentValue::Kind::Scalar)
     fail(LaunchError::Kind::Type, slot,
@@ -163,10 +163,9 @@ void ParameterLayout::packScalar(const Slot& slot, const ArgumentValue& argument
 }
 
 void ParameterLayout::packArray(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
-  const types::Type* type = slot.type;
-  if (argument.kind != ArgumentValue::Kind::Array || argument.array.dtype != type->scalar ||
-      argument.array.ndim != type->ndim)
-    fail(LaunchError::Kind::Type, slot, "expected " + types::toString(type) + ", got " + describeArgument(argument));
+  if (argument.kind != ArgumentValue::Kind::Array || argument.array.dtype != slot.scalar ||
+      argument.array.ndim != slot.ndim)
+    fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
   const ArrayValue& array = argument.array;
   store<void*>(destination, array.data);
   unsigned char* shape = destination + sizeof(void*);
@@ -192,7 +191,7 @@ void ParameterLayout::pack(const std::vector<ArgumentValue>& arguments, unsigned
     if (param < 0) continue;
     const Slot& slot = slots_[static_cast<size_t>(param)];
     unsigned char* destination = storage + slot.offset;
-    if (slot.type->isArray()) packArray(slot, arguments[i], destination);
+    if (slot.isArray) packArray(slot, arguments[i], destination);
     else packScalar(slot, arguments[i], destination);
     pointers[param] = destination;
   }

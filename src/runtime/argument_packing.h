@@ -35,8 +35,13 @@ class ParameterLayout {
   size_t offset(size_t index) const { return slots_[index].offset; }
 
  private:
+  // A copy of what packing needs from the parameter's type: kernels may outlive the
+  // TypeContext that interned it.
   struct Slot {
-    const types::Type* type;
+    bool isArray;
+    types::ScalarKind scalar;  // array: the element type
+    int ndim;
+    std::string typeName;      // for messages
     std::string name;
     size_t offset;
   };

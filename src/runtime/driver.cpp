@@ -5,6 +5,20 @@
 #include "runtime/runtime.h"
 
 namespace weft::runtime {
+namespace {
+
+// The errors a running kernel raises (cuda.h numbers): illegal or misaligned address, launch
+// timeout, device assert, hardware stack error, illegal instruction, invalid address space,
+// invalid program counter, launch failure, contained error, tensor memory leak.
+bool isKernelFault(CUresult result) {
+  switch (result) {
+    case 700: case 702: case 710: case 714: case 715: case 716: case 717: case 718: case 719: case 226: case 721:
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::shared_ptr<Driver> Driver::open(std::string& reason) {
   // The driver is never unloaded: libcuda keeps process-wide state and unloading it while
@@ -72,11 +86,10 @@ std::string Driver::describe(CUresult result) const {
 void Driver::check(CUresult result, std::string_view call, std::string_view subject) const {
   if (result == 0) return;
   std::string message = std::string(subject) + ": " + std::string(call) + " failed: " + describe(result);
-  // Launches are asynchronous: a fault inside a kernel is reported by the next call that
-  // waits for the device, so name the kernel most likely at fault.
-  bool waits = call.find("cuLaunchKernel") == std::string_view::npos &&
-               call.find("cuModule") == std::string_view::npos;
-  if (const std::string* kernel = lastKernel_.load(std::memory_order_relaxed); kernel && waits)
+  // Launches are asynchronous: a fault inside a kernel is reported by whichever call comes
+  // next (and, the context being poisoned, by every later one), so name the kernel most
+  // likely at fault.
+  if (const std::string* kernel = lastKernel_.load(std::memory_order_relaxed); kernel && isKernelFault(result))
     message += " (the last kernel launched was '" + *kernel + "'; an error inside it is reported here)";
   throw CudaError(message, result);
 }

@@ -66,8 +66,11 @@ class Driver {
   void check(CUresult result, std::string_view call, std::string_view subject) const;
   // Makes the primary context current on the calling thread (cheap when it already is).
   void makeCurrent() const;
-  // Records the kernel an asynchronous fault would come from; `name` must outlive the driver.
+  // Records the kernel an asynchronous fault would come from; `name` must stay valid until
+  // forgetLaunch(name).
   void noteLaunch(const std::string* name) const { lastKernel_.store(name, std::memory_order_relaxed); }
+  // Called by a kernel that goes away, so that errors never read its name afterwards.
+  void forgetLaunch(const std::string* name) const { lastKernel_.compare_exchange_strong(name, nullptr); }
   int architecture() const { return architecture_; }
   const DeviceLimits& limits() const { return limits_; }
 

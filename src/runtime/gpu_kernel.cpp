@@ -19,6 +19,7 @@ class GpuKernel final : public LoadedKernel {
         layout_(name_, frontEnd) {}
 
   ~GpuKernel() override {
+    driver_->forgetLaunch(&name_);
     if (!module_) return;
     // Errors are ignored: at interpreter exit the driver may already be shut down.
     try {

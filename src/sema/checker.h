@@ -240,6 +240,10 @@ class FunctionChecker {
   // `name = shared_array(...)`: emits a DeclareArray for `local` when `call` is one; false if not.
   bool declareArray(int local, const syntax::Expr& value, SourceLoc loc);
   Value tupleElement(Value tuple, int64_t index, SourceLoc loc);
+  // True when `e` is provably >= 0 (unsigned, a non-negative literal, a thread position...).
+  bool nonNegativeExpr(const TypedExpr& e) const;
+  // What a dotted name denotes (modules, intrinsics), without reporting; Error otherwise.
+  Value peekEntity(const syntax::Expr& e);
 
   // ---- check_statements.cpp ----
   void block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out);

@@ -256,7 +256,9 @@ class Lexer {
 
   bool lexNumber(size_t begin, uint32_t line, uint32_t col) {
     auto invalid = [&](const char* what) {
-      fail(diag::InvalidNumber, line, col, {what}, static_cast<uint32_t>(pos_ - begin));
+      // Like CPython, point at the last character that was still read as part of the number.
+      uint32_t at = pos_ > begin && pos_ - 1 >= lineStart_ ? static_cast<uint32_t>(pos_ - 1 - lineStart_) : col;
+      fail(diag::InvalidNumber, line, at, {what});
       return false;
     };
     char c = at();
@@ -395,8 +397,10 @@ class Lexer {
     pos_ += triple ? 3 : 1;
     while (true) {
       if (atEnd()) {
-        if (triple) fail(diag::UnterminatedTripleQuotedString, line, col, {std::to_string(line_)});
-        else fail(diag::UnterminatedString, line, col, {std::to_string(line_)});
+        // CPython counts the line of the last character, not the empty one after a final newline.
+        uint32_t detected = pos_ == lineStart_ && line_ > line ? line_ - 1 : line_;
+        if (triple) fail(diag::UnterminatedTripleQuotedString, line, col, {std::to_string(detected)});
+        else fail(diag::UnterminatedString, line, col, {std::to_string(detected)});
         return false;
       }
       char ch = at();

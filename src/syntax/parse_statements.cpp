@@ -199,7 +199,16 @@ Stmt* Parser::parseExpressionStatement() {
     while (accept(TokenKind::Equal)) stmt->targets.push_back(parseValue());
     stmt->value = stmt->targets.back();
     stmt->targets.pop_back();
-    for (Expr* target : stmt->targets) setContext(target, ExprContext::Store);
+    Expr* target = stmt->targets.front();
+    bool assignable = target->kind == ExprKind::Name || target->kind == ExprKind::Attribute ||
+                      target->kind == ExprKind::Subscript || target->kind == ExprKind::Starred ||
+                      target->kind == ExprKind::Tuple || target->kind == ExprKind::List;
+    if (stmt->targets.size() == 1 && !assignable) {
+      // CPython's hint for `f() = 1`: a single invalid target is probably a mistyped comparison.
+      std::string what = std::string(describeExpression(*target)) + " here. Maybe you meant '==' instead of '='?";
+      errorAt(diag::InvalidTarget, *target, {"assign to", what});
+    }
+    for (Expr* each : stmt->targets) setContext(each, ExprContext::Store);
     return finish(stmt, start);
   }
   auto* stmt = module_.make<ExprStmt>();

@@ -89,6 +89,26 @@ void Parser::error(const DiagnosticKind& kind, const Token& token, std::initiali
     }
     return;
   }
+  // A generic error on a later line than a bracket that is still open is that bracket's fault.
+  if (&kind == &diag::UnexpectedToken || &kind == &diag::ExpectedToken || &kind == &diag::UnexpectedEof) {
+    std::vector<const Token*> open;
+    for (size_t i = 0; i < pos_ && i < stream_.tokens.size(); ++i) {
+      const Token& t = stream_.tokens[i];
+      if (t.kind == TokenKind::LeftParen || t.kind == TokenKind::LeftBracket || t.kind == TokenKind::LeftBrace) {
+        open.push_back(&t);
+      } else if (!open.empty() && (t.kind == TokenKind::RightParen || t.kind == TokenKind::RightBracket ||
+                                   t.kind == TokenKind::RightBrace)) {
+        open.pop_back();
+      }
+    }
+    if (!open.empty() && open.back()->line < token.line) {
+      const Token& bracket = *open.back();
+      std::string spelled(text(bracket));
+      diagnostics_.error(diag::UnclosedBracket, locOf(bracket.line, bracket.column, bracket.line, bracket.column + 1),
+                         {spelled});
+      return;
+    }
+  }
   diagnostics_.error(kind, locOf(token.line, token.column, token.endLine, token.endColumn), args);
 }
 
@@ -153,7 +173,7 @@ void Parser::parseFile() {
   }
 }
 
-Expr* Parser::parseFStringField() {
+Expr* Parser::parseFieldExpression() {
   Token open = peek();
   if (!expect(TokenKind::LeftParen)) return errorExpr();
   Expr* expr = parseParenthesized(open, TokenKind::RightParen);

@@ -27,7 +27,7 @@ class Parser {
   void parseFile();
   // The expression of an f-string replacement field, whose tokens are wrapped in a synthetic
   // '(' ... ')' pair as CPython 3.11 parses it.
-  Expr* parseFStringField();
+  Expr* parseFieldExpression();
   // True once a syntax error was reported by this parser.
   bool failed() const { return failed_; }
 
@@ -121,6 +121,20 @@ class Parser {
   // ---- literals (parse_strings.cpp) ----
   Expr* parseStrings();
   Expr* parseNumber();
+  // The pieces of a JoinedStr being built: finished values and the literal text after them.
+  struct FStringParts {
+    std::vector<Expr*> values;
+    std::string pending;
+  };
+  // Moves the pending literal text of `parts` into a Constant positioned like `span`.
+  void flushLiteral(FStringParts& parts, const Node& span, bool kindU);
+  // Parses f-string text [pos, end) at nesting `level` (0: the string, 1: a format spec) into
+  // `parts`; stops at the end or, in a format spec, at its closing '}'. False on error.
+  bool parseFString(size_t& pos, size_t end, bool raw, int level, FStringParts& parts, const Token& token,
+                    const Node& span, bool kindU);
+  // Parses the replacement field starting at the '{' at `pos`.
+  bool parseFStringField(size_t& pos, size_t end, bool raw, int level, FStringParts& parts, const Token& token,
+                         const Node& span, bool kindU);
 
   const SourceFile& file_;
   uint32_t fileId_;

@@ -16,4 +16,8 @@ std::unique_ptr<Module> parse(uint32_t fileId, Diagnostics& diagnostics);
 // Renders `module` exactly as CPython 3.11's `ast.dump(ast.parse(source))`.
 std::string dumpAst(const Module& module);
 
+// As dumpAst(), and with `includeAttributes` also every node's position, as
+// `ast.dump(tree, include_attributes=True)` prints it (for position tests).
+std::string dumpAst(const Module& module, bool includeAttributes);
+
 }  // namespace weft::syntax

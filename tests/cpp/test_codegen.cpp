@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 #include "codegen/codegen.h"
@@ -138,7 +140,9 @@ class ProgramBuilder {
     s->local = local;
     return s;
   }
-  TypedStmt* store(TypedExpr* element, TypedExpr* value) { return stmt(TypedStmtKind::Store, {element, value}); }
+  TypedStmt* store(TypedExpr* element, TypedExpr* value) {
+    return stmt(TypedStmtKind::Store, {element, value});
+  }
   TypedStmt* ifStmt(TypedExpr* condition, std::vector<TypedStmt*> body, std::vector<TypedStmt*> orelse = {}) {
     TypedStmt* s = stmt(TypedStmtKind::If, {condition});
     s->body = std::move(body);
@@ -185,8 +189,9 @@ class HostKernel {
     std::filesystem::path dir = scratchDirectory();
     std::ofstream(dir / "unit.cpp") << unit.source;
     const char* cxx = std::getenv("CXX");
-    std::string command = std::string(cxx && *cxx ? cxx : "c++") + " -std=c++20 -O1 -DWEFT_HOST -fPIC -shared -I" +
-                          WEFT_SOURCE_DIR "/include " + (dir / "unit.cpp").string() + " -o " + (dir / "unit.so").string();
+    std::string command = std::string(cxx && *cxx ? cxx : "c++") +
+                          " -std=c++20 -O1 -DWEFT_HOST -fPIC -shared -I" + WEFT_SOURCE_DIR "/include " +
+                          (dir / "unit.cpp").string() + " -o " + (dir / "unit.so").string();
     if (std::system((command + " 2> " + (dir / "log.txt").string()).c_str()) != 0) {
       std::ifstream log(dir / "log.txt");
       std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
@@ -224,7 +229,9 @@ class HostKernel {
             c.blockDim = block;
             c.gridDim = grid;
             c.sharedMemory = shared.data();
-            c.barrier = [](host::ThreadContext* self) { static_cast<std::barrier<>*>(self->runner)->arrive_and_wait(); };
+            c.barrier = [](host::ThreadContext* self) {
+              static_cast<std::barrier<>*>(self->runner)->arrive_and_wait();
+            };
             c.runner = &barrier;
             workers.emplace_back([this, &c, args] { entry(&c, args); });
           }
@@ -279,9 +286,10 @@ void buildVecAdd(ProgramBuilder& b) {
   int i = b.local("i", b.i32());
   b.fn().body = {
       b.assign(i, b.builtin(Builtin::TidX, b.i32())),
-      b.ifStmt(b.compare(CompareOp::Lt, b.cast(b.get(i), b.i64()), b.size(b.get(c))),
-               {b.store(b.element(b.get(c), {b.get(i)}),
-                        b.binary(BinaryOp::Add, b.element(b.get(a), {b.get(i)}), b.element(b.get(bb), {b.get(i)})))}),
+      b.ifStmt(
+          b.compare(CompareOp::Lt, b.cast(b.get(i), b.i64()), b.size(b.get(c))),
+          {b.store(b.element(b.get(c), {b.get(i)}), b.binary(BinaryOp::Add, b.element(b.get(a), {b.get(i)}),
+                                                             b.element(b.get(bb), {b.get(i)})))}),
   };
 }
 
@@ -294,14 +302,16 @@ TEST(Codegen, VecAddText) {
   EXPECT_EQ(unit.hostSharedBytes, 0u);
   const std::string& s = unit.source;
   EXPECT_NE(s.find("#include <weft/device/runtime.h>"), std::string::npos);
-  EXPECT_NE(s.find("WEFT_KERNEL void " + unit.kernelSymbol + "(weft::Array<float, 1> v_a_0, weft::Array<float, 1> v_b_1, "
+  EXPECT_NE(s.find("WEFT_KERNEL void " + unit.kernelSymbol +
+                   "(weft::Array<float, 1> v_a_0, weft::Array<float, 1> v_b_1, "
                    "weft::Array<float, 1> v_c_2)"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("#line 2 \"kernels.py\""), std::string::npos) << s;
   EXPECT_NE(s.find("weft::tid_x()"), std::string::npos);
   EXPECT_NE(s.find("weft::at<true>(v_c_2, v_i_3) = weft::add<float>("), std::string::npos) << s;
-  EXPECT_NE(s.find("extern \"C\" void " + unit.hostEntrySymbol + "(weft::host::ThreadContext* context, void** args)"),
+  EXPECT_NE(s.find("extern \"C\" void " + unit.hostEntrySymbol +
+                   "(weft::host::ThreadContext* context, void** args)"),
             std::string::npos);
   EXPECT_EQ(s.find('\x01'), std::string::npos);
   // The same program emits the same unit; a different one gets another symbol.
@@ -404,15 +414,17 @@ void buildReverse(ProgramBuilder& b) {
   const Type* u32 = b.scalar(ScalarKind::UInt32);
   int t = b.local("t", u32);
   int g = b.local("g", b.i32());
-  TypedExpr* mirrored = b.binary(BinaryOp::Sub,
-                                 b.binary(BinaryOp::Sub, b.builtin(Builtin::BlockDimX, u32), b.integer(1, u32)), b.get(t));
+  TypedExpr* mirrored =
+      b.binary(BinaryOp::Sub, b.binary(BinaryOp::Sub, b.builtin(Builtin::BlockDimX, u32), b.integer(1, u32)),
+               b.get(t));
   b.fn().body = {
       b.declareArray(s, {64}),
       b.declareArray(scratch, {2, 3}),
       b.assign(t, b.builtin(Builtin::ThreadIdxX, u32)),
       b.assign(g, b.builtin(Builtin::TidX, b.i32())),
       b.store(b.element(b.get(s), {b.get(t)}), b.element(b.get(a), {b.get(g)})),
-      b.store(b.element(b.get(scratch), {b.integer(-1), b.integer(2)}), b.real(2.5, b.scalar(ScalarKind::Float64))),
+      b.store(b.element(b.get(scratch), {b.integer(-1), b.integer(2)}),
+              b.real(2.5, b.scalar(ScalarKind::Float64))),
       b.sync(),
       b.store(b.element(b.get(out), {b.get(g)}), b.element(b.get(s), {mirrored})),
   };
@@ -424,9 +436,11 @@ TEST(Codegen, SharedArrayAndSyncthreadsRunOnHost) {
   buildReverse(b);
   codegen::EmittedUnit unit = b.emit();
   EXPECT_EQ(unit.hostSharedBytes, 64u * 4u);
-  EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(float, w_shared_0, 64, 0);"), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(float, w_shared_0, 64, 0);"), std::string::npos)
+      << unit.source;
   EXPECT_NE(unit.source.find("WEFT_LOCAL_STORAGE(double, w_local_1, 6);"), std::string::npos) << unit.source;
-  EXPECT_NE(unit.source.find("weft::Array<double, 2>{w_local_1, {2ull, 3ull}, {3ull, 1ull}}"), std::string::npos);
+  EXPECT_NE(unit.source.find("weft::Array<double, 2>{w_local_1, {2ull, 3ull}, {3ull, 1ull}}"),
+            std::string::npos);
   EXPECT_NE(unit.source.find("weft::syncthreads()"), std::string::npos);
   HostKernel kernel(unit);
   std::mt19937 random(11);
@@ -448,23 +462,24 @@ void buildMatmul(ProgramBuilder& b) {
   const Type* tile = b.types.array(ScalarKind::Float32, 2, MemorySpace::Shared);
   int A = b.param("A", matrix), B = b.param("B", matrix), C = b.param("C", matrix);
   int sA = b.local("sA", tile), sB = b.local("sB", tile);
-  int tx = b.local("tx", b.i32()), ty = b.local("ty", b.i32()), x = b.local("x", b.i32()), y = b.local("y", b.i32());
+  int tx = b.local("tx", b.i32()), ty = b.local("ty", b.i32()), x = b.local("x", b.i32()),
+      y = b.local("y", b.i32());
   int acc = b.local("acc", b.f32()), i = b.local("i", b.i32()), j = b.local("j", b.i32());
   int tiles = b.local("tiles", b.i32());
   const Type* u32 = b.scalar(ScalarKind::UInt32);
   auto add = [&](TypedExpr* l, TypedExpr* r) { return b.binary(BinaryOp::Add, l, r); };
   auto mul = [&](TypedExpr* l, TypedExpr* r) { return b.binary(BinaryOp::Mul, l, r); };
-  TypedStmt* inner = b.forRange(
-      j, b.integer(0), b.integer(kTile), b.integer(1), 1,
-      {b.assign(acc, add(b.get(acc), mul(b.element(b.get(sA), {b.get(ty), b.get(j)}),
-                                          b.element(b.get(sB), {b.get(j), b.get(tx)}))))});
-  TypedStmt* outer = b.forRange(
-      i, b.integer(0), b.get(tiles), b.integer(1), 1,
-      {b.store(b.element(b.get(sA), {b.get(ty), b.get(tx)}),
-               b.element(b.get(A), {b.get(y), add(b.get(tx), mul(b.get(i), b.integer(kTile)))})),
-       b.store(b.element(b.get(sB), {b.get(ty), b.get(tx)}),
-               b.element(b.get(B), {add(b.get(ty), mul(b.get(i), b.integer(kTile))), b.get(x)})),
-       b.sync(), inner, b.sync()});
+  TypedStmt* inner =
+      b.forRange(j, b.integer(0), b.integer(kTile), b.integer(1), 1,
+                 {b.assign(acc, add(b.get(acc), mul(b.element(b.get(sA), {b.get(ty), b.get(j)}),
+                                                    b.element(b.get(sB), {b.get(j), b.get(tx)}))))});
+  TypedStmt* outer =
+      b.forRange(i, b.integer(0), b.get(tiles), b.integer(1), 1,
+                 {b.store(b.element(b.get(sA), {b.get(ty), b.get(tx)}),
+                          b.element(b.get(A), {b.get(y), add(b.get(tx), mul(b.get(i), b.integer(kTile)))})),
+                  b.store(b.element(b.get(sB), {b.get(ty), b.get(tx)}),
+                          b.element(b.get(B), {add(b.get(ty), mul(b.get(i), b.integer(kTile))), b.get(x)})),
+                  b.sync(), inner, b.sync()});
   b.fn().body = {
       b.declareArray(sA, {kTile, kTile}),
       b.declareArray(sB, {kTile, kTile}),
@@ -473,9 +488,10 @@ void buildMatmul(ProgramBuilder& b) {
       b.assign(x, b.builtin(Builtin::TidX, b.i32())),
       b.assign(y, b.builtin(Builtin::TidY, b.i32())),
       b.assign(acc, b.real(0.0)),
-      b.assign(tiles, b.cast(b.binary(BinaryOp::FloorDiv,
-                                      b.make(TypedExprKind::ArrayShape, b.i64(), {b.get(A)}), b.integer(kTile, b.i64())),
-                             b.i32())),
+      b.assign(tiles,
+               b.cast(b.binary(BinaryOp::FloorDiv, b.make(TypedExprKind::ArrayShape, b.i64(), {b.get(A)}),
+                               b.integer(kTile, b.i64())),
+                      b.i32())),
       outer,
       b.store(b.element(b.get(C), {b.get(y), b.get(x)}), b.get(acc)),
   };
@@ -488,7 +504,8 @@ TEST(Codegen, TiledMatmulRunsOnHost) {
   buildMatmul(b);
   codegen::EmittedUnit unit = b.emit();
   EXPECT_EQ(unit.hostSharedBytes, 2u * 16u * 4u);
-  EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(float, w_shared_1, 16, 64);"), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(float, w_shared_1, 16, 64);"), std::string::npos)
+      << unit.source;
   EXPECT_NE(unit.source.find("weft::shape(v_A_0, 1)"), std::string::npos);
   HostKernel kernel(unit);
   constexpr int n = 8;
@@ -533,7 +550,8 @@ void buildBlockSum(ProgramBuilder& b) {
       b.assign(t, b.cast(b.builtin(Builtin::ThreadIdxX, b.scalar(ScalarKind::UInt32)), b.i32())),
       b.store(b.element(b.get(s), {b.get(t)}), b.element(b.get(a), {b.builtin(Builtin::TidX, b.i32())})),
       b.sync(),
-      b.assign(stride, b.cast(b.binary(BinaryOp::FloorDiv, b.builtin(Builtin::BlockDimX, b.scalar(ScalarKind::UInt32)),
+      b.assign(stride, b.cast(b.binary(BinaryOp::FloorDiv,
+                                       b.builtin(Builtin::BlockDimX, b.scalar(ScalarKind::UInt32)),
                                        b.integer(2, b.scalar(ScalarKind::UInt32))),
                               b.i32())),
       loop,
@@ -572,8 +590,8 @@ TEST(Codegen, TuplesAndPythonOperatorsRunOnHost) {
   int helper = b.function("divmod_", false, pair);
   int p = b.param("p", b.i32()), q = b.param("q", b.i32());
   b.fn().body = {b.stmt(TypedStmtKind::Return, {b.make(TypedExprKind::TupleMake, pair,
-                                                        {b.binary(BinaryOp::FloorDiv, b.get(p), b.get(q)),
-                                                         b.binary(BinaryOp::Mod, b.get(p), b.get(q))})})};
+                                                       {b.binary(BinaryOp::FloorDiv, b.get(p), b.get(q)),
+                                                        b.binary(BinaryOp::Mod, b.get(p), b.get(q))})})};
   b.function("tuples", true, nullptr);
   const Type* ints = b.types.array(ScalarKind::Int32, 1);
   int a = b.param("a", ints), out = b.param("out", ints), flags = b.param("flags", ints);
@@ -581,7 +599,8 @@ TEST(Codegen, TuplesAndPythonOperatorsRunOnHost) {
   TypedExpr* first = b.make(TypedExprKind::TupleGet, b.i32(), {b.get(t)});
   TypedExpr* second = b.make(TypedExprKind::TupleGet, b.i32(), {b.get(t)});
   second->index = 1;
-  TypedExpr* chain = b.make(TypedExprKind::CompareChain, b.boolean(), {b.integer(-3), b.get(v), b.integer(3)});
+  TypedExpr* chain =
+      b.make(TypedExprKind::CompareChain, b.boolean(), {b.integer(-3), b.get(v), b.integer(3)});
   chain->compareOps = {CompareOp::LtE, CompareOp::Lt};
   // flags[i] = (v and 5) + (v or 9) + (-3 <= v < 3)
   TypedExpr* andValue = b.make(TypedExprKind::And, b.i32(), {b.get(v), b.integer(5)});
@@ -596,7 +615,8 @@ TEST(Codegen, TuplesAndPythonOperatorsRunOnHost) {
               b.binary(BinaryOp::Add, b.binary(BinaryOp::Add, andValue, orValue), b.cast(chain, b.i32()))),
   };
   codegen::EmittedUnit unit = b.emit();
-  EXPECT_NE(unit.source.find("struct weft_tuple_0 { int32_t f0; int32_t f1; };"), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("struct weft_tuple_0 { int32_t f0; int32_t f1; };"), std::string::npos)
+      << unit.source;
   HostKernel kernel(unit);
   std::vector<int32_t> values = {-15, -14, -7, -6, -3, -1, 0, 1, 2, 3, 6, 7, 13, 100, -100, 2147483647};
   std::vector<int32_t> outs(values.size()), flagValues(values.size());
@@ -629,10 +649,12 @@ TEST(Codegen, LiteralsAreExact) {
   uint64_t big = 18446744073709551615ull;
   std::vector<TypedStmt*> body;
   for (size_t k = 0; k < ints.size(); ++k) {
-    body.push_back(b.store(b.element(b.get(outI), {b.integer(static_cast<int64_t>(k))}), b.integer(ints[k], b.i64())));
+    body.push_back(
+        b.store(b.element(b.get(outI), {b.integer(static_cast<int64_t>(k))}), b.integer(ints[k], b.i64())));
   }
   for (size_t k = 0; k < floats.size(); ++k) {
-    body.push_back(b.store(b.element(b.get(outF), {b.integer(static_cast<int64_t>(k))}), b.real(floats[k], f64)));
+    body.push_back(
+        b.store(b.element(b.get(outF), {b.integer(static_cast<int64_t>(k))}), b.real(floats[k], f64)));
   }
   for (size_t k = 0; k < singles.size(); ++k) {
     body.push_back(b.store(b.element(b.get(outS), {b.integer(static_cast<int64_t>(k))}), b.real(singles[k])));
@@ -694,6 +716,260 @@ TEST(Codegen, RecursionIsForwardDeclared) {
     if (k > 1) expected *= k;
     EXPECT_EQ(values[k], expected) << k;
   }
+  expectCompilesForSm90(unit);
+}
+
+// Operands are evaluated left to right as in Python even where C++ leaves the order open
+// (g++ evaluates call arguments right to left): a[1] + bump(a) reads a[1] before bump
+// writes it.
+TEST(Codegen, OperandsAreEvaluatedLeftToRight) {
+  ProgramBuilder b;
+  const Type* ints = b.types.array(ScalarKind::Int32, 1);
+  int bump = b.function("bump", false, b.i32());
+  int array = b.param("array", ints);
+  b.fn().body = {b.store(b.element(b.get(array), {b.integer(1)}), b.integer(42)),
+                 b.stmt(TypedStmtKind::Return, {b.integer(1)})};
+  b.function("ordered", true, nullptr);
+  int a = b.param("a", ints);
+  b.fn().body = {
+      b.store(b.element(b.get(a), {b.integer(0)}),
+              b.binary(BinaryOp::Add, b.element(b.get(a), {b.integer(1)}), b.call(bump, {b.get(a)}))),
+      b.store(b.element(b.get(a), {b.integer(2)}),
+              b.binary(BinaryOp::Sub, b.call(bump, {b.get(a)}), b.element(b.get(a), {b.integer(3)}))),
+  };
+  codegen::EmittedUnit unit = b.emit();
+  EXPECT_NE(unit.source.find("[&]() -> int32_t {"), std::string::npos) << unit.source;
+  HostKernel kernel(unit);
+  std::vector<int32_t> values = {0, 7, 0, 5};
+  Descriptor<1> d = vector(values);
+  void* args[] = {&d};
+  kernel.launch(args, {1, 1, 1}, {1, 1, 1}, 0);
+  EXPECT_EQ(values[0], 7 + 1);
+  EXPECT_EQ(values[2], 1 - 5);
+  EXPECT_EQ(values[1], 42);
+}
+
+// One kernel using every operator on every scalar type it applies to, every conversion,
+// every builtin and every statement kind: it must compile for both targets.
+TEST(Codegen, EveryOperationCompilesForBothTargets) {
+  ProgramBuilder b;
+  const Type* pair = b.types.tuple({b.i64(), b.types.tuple({b.f32(), b.boolean()})});
+  int helper = b.function("helper", false, pair);
+  int h = b.param("h", b.i64());
+  b.fn().body = {
+      b.stmt(TypedStmtKind::Return,
+             {b.make(TypedExprKind::TupleMake, pair,
+                     {b.get(h), b.make(TypedExprKind::TupleMake, pair->elements[1],
+                                       {b.real(1.5), b.make(TypedExprKind::Literal, b.boolean())})})})};
+  int procedure = b.function("procedure", false, nullptr);
+  b.param("p", b.i32());
+  b.fn().body = {b.stmt(TypedStmtKind::Return)};
+  b.function("everything", true, nullptr);
+  std::vector<TypedStmt*> body;
+  const ScalarKind kinds[] = {ScalarKind::Bool,      ScalarKind::Int8,    ScalarKind::Int16,
+                              ScalarKind::Int32,     ScalarKind::Int64,   ScalarKind::UInt8,
+                              ScalarKind::UInt16,    ScalarKind::UInt32,  ScalarKind::UInt64,
+                              ScalarKind::Float32,   ScalarKind::Float64, ScalarKind::Complex64,
+                              ScalarKind::Complex128};
+  std::map<ScalarKind, int> value;
+  for (ScalarKind kind : kinds)
+    value[kind] = b.param(std::string("x_") + types::pythonName(kind), b.scalar(kind));
+  int matrix = b.param("m", b.types.array(ScalarKind::Float64, 3));
+  for (ScalarKind kind : kinds) {
+    const Type* type = b.scalar(kind);
+    int result = b.local(std::string("r_") + types::pythonName(kind), type);
+    int flag = b.local(std::string("f_") + types::pythonName(kind), b.boolean());
+    auto x = [&] { return b.get(value[kind]); };
+    std::vector<BinaryOp> ops;
+    if (types::isBool(kind)) ops = {BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor};
+    if (types::isInteger(kind)) {
+      ops = {BinaryOp::Add,    BinaryOp::Sub,   BinaryOp::Mul,    BinaryOp::FloorDiv,
+             BinaryOp::Mod,    BinaryOp::Pow,   BinaryOp::LShift, BinaryOp::RShift,
+             BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor};
+    }
+    if (types::isFloating(kind)) {
+      ops = {BinaryOp::Add,      BinaryOp::Sub, BinaryOp::Mul, BinaryOp::TrueDiv,
+             BinaryOp::FloorDiv, BinaryOp::Mod, BinaryOp::Pow};
+    }
+    if (types::isComplex(kind)) ops = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::TrueDiv};
+    for (BinaryOp op : ops) body.push_back(b.assign(result, b.binary(op, x(), x())));
+    if (types::isInteger(kind)) {
+      body.push_back(b.assign(result, b.binary(BinaryOp::LShift, x(), b.get(value[ScalarKind::UInt8]))));
+      body.push_back(b.assign(result, b.binary(BinaryOp::Pow, x(), b.integer(3, type))));
+    }
+    if (types::isFloating(kind) || types::isComplex(kind)) {
+      body.push_back(b.assign(result, b.binary(BinaryOp::Pow, x(), b.cast(b.integer(4), type))));
+    }
+    std::vector<sema::UnaryOp> unaries = {sema::UnaryOp::Not};
+    if (!types::isBool(kind)) unaries.insert(unaries.end(), {sema::UnaryOp::Neg, sema::UnaryOp::Pos});
+    if (types::isInteger(kind)) unaries.push_back(sema::UnaryOp::Invert);
+    for (sema::UnaryOp op : unaries) {
+      TypedExpr* e = b.make(TypedExprKind::Unary, op == sema::UnaryOp::Not ? b.boolean() : type, {x()});
+      e->unaryOp = op;
+      body.push_back(op == sema::UnaryOp::Not ? b.assign(flag, e) : b.assign(result, e));
+    }
+    for (ScalarKind to : kinds) {
+      if (types::isComplex(kind) && !types::isComplex(to) && !types::isBool(to)) continue;
+      body.push_back(b.assign(result, b.cast(b.cast(x(), b.scalar(to)), type)));
+    }
+    body.push_back(b.assign(flag, b.make(TypedExprKind::Truth, b.boolean(), {x()})));
+    body.push_back(b.assign(result, b.make(TypedExprKind::Conditional, type, {x(), x(), x()})));
+    body.push_back(b.assign(result, b.make(TypedExprKind::And, type, {x(), x()})));
+    body.push_back(b.assign(
+        result,
+        b.make(TypedExprKind::Or, type, {b.make(TypedExprKind::Conditional, type, {x(), x(), x()}), x()})));
+    std::vector<CompareOp> compares = {CompareOp::Eq, CompareOp::NotEq};
+    if (!types::isComplex(kind))
+      compares.insert(compares.end(), {CompareOp::Lt, CompareOp::LtE, CompareOp::Gt, CompareOp::GtE});
+    for (CompareOp op : compares) {
+      // Reals compare across types (sema may leave int64 against uint64 to codegen).
+      TypedExpr* middle =
+          types::isComplex(kind) ? x() : b.element(b.get(matrix), {b.integer(0), b.integer(1), b.integer(2)});
+      TypedExpr* chain = b.make(TypedExprKind::CompareChain, b.boolean(), {x(), middle, x()});
+      chain->compareOps = {op, op};
+      body.push_back(b.assign(flag, chain));
+      if (!types::isComplex(kind))
+        body.push_back(b.assign(flag, b.compare(op, x(), b.get(value[ScalarKind::UInt64]))));
+    }
+    if (!types::isBool(kind))
+      body.push_back(b.assign(
+          result,
+          b.builtin(Builtin::Abs,
+                    types::isComplex(kind)
+                        ? b.scalar(kind == ScalarKind::Complex64 ? ScalarKind::Float32 : ScalarKind::Float64)
+                        : type,
+                    {x()})));
+    if (!types::isComplex(kind) && !types::isBool(kind)) {
+      body.push_back(b.assign(result, b.builtin(Builtin::Min, type, {x(), x()})));
+      body.push_back(b.assign(result, b.builtin(Builtin::Max, type, {x(), x(), x()})));
+    }
+  }
+  // Abs of a complex assigned to a complex local would be ill-typed: fix those up to casts.
+  for (TypedStmt* stmt : body) {
+    if (stmt->kind == TypedStmtKind::Assign && stmt->operands[0]->type != b.fn().locals[stmt->local].type) {
+      stmt->operands[0] = b.cast(stmt->operands[0], b.fn().locals[stmt->local].type);
+    }
+  }
+  int real64 = b.local("real64", b.scalar(ScalarKind::Float64));
+  int real32 = b.local("real32", b.f32());
+  int integer = b.local("integer", b.i64());
+  int truth = b.local("truth", b.boolean());
+  int u32 = b.local("u32", b.scalar(ScalarKind::UInt32));
+  int i32 = b.local("i32", b.i32());
+  for (int k = 0; k <= static_cast<int>(Builtin::AssertFail); ++k) {
+    Builtin which = static_cast<Builtin>(k);
+    if (which <= Builtin::GridDimZ) {
+      body.push_back(b.assign(u32, b.builtin(which, b.scalar(ScalarKind::UInt32))));
+    } else if (which <= Builtin::LaneId) {
+      body.push_back(b.assign(i32, b.builtin(which, b.i32())));
+    } else if (which == Builtin::Syncthreads) {
+      body.push_back(b.sync());
+    } else if (which == Builtin::Abs || which == Builtin::Min || which == Builtin::Max) {
+      continue;
+    } else if (which == Builtin::AssertFail) {
+      body.push_back(
+          b.ifStmt(b.get(truth), {b.stmt(TypedStmtKind::Evaluate, {b.builtin(which, b.types.none())})}));
+    } else if (which == Builtin::IsNan || which == Builtin::IsInf) {
+      body.push_back(b.assign(truth, b.builtin(which, b.boolean(), {b.get(value[ScalarKind::Float32])})));
+      body.push_back(b.assign(truth, b.builtin(which, b.boolean(), {b.get(value[ScalarKind::Int32])})));
+    } else {
+      bool two = which == Builtin::Atan2 || which == Builtin::Pow || which == Builtin::Copysign ||
+                 which == Builtin::Fmod;
+      auto operands = [&](ScalarKind kind) {
+        std::vector<TypedExpr*> list = {b.get(value[kind])};
+        if (two) list.push_back(b.get(value[kind]));
+        return list;
+      };
+      body.push_back(b.assign(real32, b.builtin(which, b.f32(), operands(ScalarKind::Float32))));
+      body.push_back(
+          b.assign(real64, b.builtin(which, b.scalar(ScalarKind::Float64), operands(ScalarKind::Float64))));
+      body.push_back(
+          b.assign(real64, b.builtin(which, b.scalar(ScalarKind::Float64), operands(ScalarKind::Int16))));
+      body.push_back(b.assign(integer, b.builtin(which, b.i64(), operands(ScalarKind::Float32))));
+    }
+  }
+  // Arrays, tuples, calls and the remaining statements.
+  int t = b.local("t", pair);
+  int k = b.local("k", b.i32());
+  TypedExpr* shape = b.make(TypedExprKind::ArrayShape, b.i64(), {b.get(matrix)});
+  shape->index = 2;
+  TypedExpr* stride = b.make(TypedExprKind::ArrayStride, b.i32(), {b.get(matrix)});
+  stride->index = 1;
+  TypedExpr* inner = b.make(TypedExprKind::TupleGet, pair->elements[1], {b.get(t)});
+  inner->index = 1;
+  TypedExpr* innerFlag = b.make(TypedExprKind::TupleGet, b.boolean(), {inner});
+  innerFlag->index = 1;
+  const Type* index3 = b.types.tuple({b.i32(), b.i64(), b.scalar(ScalarKind::UInt8)});
+  TypedExpr* tupleIndexed =
+      b.make(TypedExprKind::ArrayElement, b.scalar(ScalarKind::Float64),
+             {b.get(matrix),
+              b.make(TypedExprKind::TupleMake, index3,
+                     {b.integer(1), b.integer(-1, b.i64()), b.integer(0, b.scalar(ScalarKind::UInt8))})});
+  TypedStmt* whileLoop = b.stmt(TypedStmtKind::While, {b.get(k)});
+  whileLoop->body = {
+      b.assign(k, b.binary(BinaryOp::Sub, b.get(k), b.integer(1))),
+      b.ifStmt(b.get(truth), {b.stmt(TypedStmtKind::Continue)}, {b.stmt(TypedStmtKind::Break)})};
+  whileLoop->orelse = {b.assign(k, b.integer(9))};
+  body.insert(body.end(),
+              {
+                  b.assign(t, b.call(helper, {b.make(TypedExprKind::ArraySize, b.i64(), {b.get(matrix)})})),
+                  b.assign(integer, b.binary(BinaryOp::Add, shape, b.cast(stride, b.i64()))),
+                  b.assign(truth, innerFlag),
+                  b.store(tupleIndexed,
+                          b.binary(BinaryOp::Add,
+                                   b.element(b.get(matrix), {b.integer(0), b.integer(0), b.integer(0)}),
+                                   b.cast(b.call(helper, {b.get(integer)}), b.scalar(ScalarKind::Float64)))),
+                  b.stmt(TypedStmtKind::Evaluate, {b.call(procedure, {b.get(i32)})}),
+                  b.assign(k, b.integer(3)),
+                  whileLoop,
+                  b.forRange(k, b.integer(10), b.integer(0), b.integer(-3), -1,
+                             {b.stmt(TypedStmtKind::Continue)}, {b.assign(k, b.integer(1))}),
+                  b.stmt(TypedStmtKind::Return),
+              });
+  body.back()->operands.clear();
+  // helper(...) returns a tuple, not a float64: take its first element.
+  TypedStmt* store = body[body.size() - 6];
+  TypedExpr* call = store->operands[1]->operands[1]->operands[0];
+  TypedExpr* first = b.make(TypedExprKind::TupleGet, b.i64(), {call});
+  store->operands[1]->operands[1]->operands[0] = first;
+  b.fn().body = body;
+  codegen::EmittedUnit unit = b.emit();
+  HostKernel kernel(unit);
+  expectCompilesForSm90(unit);
+}
+
+// A failed debug assert stops the kernel: on the CPU target it throws out of the entry with
+// the Python file and line.
+TEST(Codegen, AssertFailThrowsOnHost) {
+  ProgramBuilder b;
+  b.function("checked", true, nullptr);
+  int a = b.param("a", b.types.array(ScalarKind::Int32, 1));
+  TypedStmt* check =
+      b.ifStmt(b.compare(CompareOp::Lt, b.element(b.get(a), {b.integer(0)}), b.integer(0)),
+               {b.stmt(TypedStmtKind::Evaluate, {b.builtin(Builtin::AssertFail, b.types.none())})});
+  b.fn().body = {check, b.store(b.element(b.get(a), {b.integer(0)}), b.integer(1))};
+  codegen::EmittedUnit unit = b.emit();
+  std::string line = std::to_string(check->body[0]->operands[0]->loc.line);
+  EXPECT_NE(unit.source.find("weft::assert_fail(\"kernels.py\", " + line + ")"), std::string::npos)
+      << unit.source;
+  HostKernel kernel(unit);
+  ASSERT_NE(kernel.entry, nullptr);
+  std::vector<int32_t> values = {5};
+  Descriptor<1> d = vector(values);
+  void* args[] = {&d};
+  host::ThreadContext context{};
+  context.blockDim = {1, 1, 1};
+  context.gridDim = {1, 1, 1};
+  kernel.entry(&context, args);
+  EXPECT_EQ(values[0], 1);
+  values[0] = -5;
+  try {
+    kernel.entry(&context, args);
+    ADD_FAILURE() << "the assert did not fire";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), "kernels.py:" + line + ": assertion failed");
+  }
+  EXPECT_EQ(values[0], -5);
   expectCompilesForSm90(unit);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <limits>
 #include <random>
 #include <vector>
@@ -32,15 +33,9 @@ std::vector<T> sampleIntegers(std::mt19937_64& random, size_t count) {
   while (values.size() < count) {
     uint64_t bits = random();
     switch (bits % 3) {
-      case 0:
-        values.push_back(static_cast<T>(bits >> 8));
-        break;
-      case 1:
-        values.push_back(static_cast<T>(static_cast<int64_t>(bits >> 40) - (1 << 23)));
-        break;
-      default:
-        values.push_back(static_cast<T>(static_cast<int>(bits >> 58) - 32));
-        break;
+      case 0: values.push_back(static_cast<T>(bits >> 8)); break;
+      case 1: values.push_back(static_cast<T>(static_cast<int64_t>(bits >> 40) - (1 << 23))); break;
+      default: values.push_back(static_cast<T>(static_cast<int>(bits >> 58) - 32)); break;
     }
   }
   return values;
@@ -156,7 +151,8 @@ void checkWrapping() {
       EXPECT_EQ(weft::add(a, b), wrapTo<T>(int128(a) + int128(b))) << +a << " + " << +b;
       EXPECT_EQ(weft::sub(a, b), wrapTo<T>(int128(a) - int128(b))) << +a << " - " << +b;
       // The product of two 64-bit values fits 128 bits unsigned; wrap from there.
-      unsigned __int128 product = static_cast<unsigned __int128>(int128(a)) * static_cast<unsigned __int128>(int128(b));
+      unsigned __int128 product =
+          static_cast<unsigned __int128>(int128(a)) * static_cast<unsigned __int128>(int128(b));
       EXPECT_EQ(weft::mul(a, b), static_cast<T>(product)) << +a << " * " << +b;
     }
   }
@@ -213,7 +209,8 @@ TEST(DeviceNumeric, PowByRepeatedSquaring) {
     for (int n = 0; n < 70; ++n) {
       unsigned __int128 expected = 1;
       for (int k = 0; k < n; ++k) expected = static_cast<uint64_t>(expected) * static_cast<uint64_t>(base);
-      EXPECT_EQ(weft::pow_int(base, n), static_cast<int64_t>(static_cast<uint64_t>(expected))) << base << "**" << n;
+      EXPECT_EQ(weft::pow_int(base, n), static_cast<int64_t>(static_cast<uint64_t>(expected)))
+          << base << "**" << n;
       EXPECT_EQ(weft::pow_int(static_cast<int32_t>(base), int8_t(n % 100)),
                 wrapTo<int32_t>(static_cast<int128>(static_cast<uint32_t>(static_cast<uint64_t>(expected)))));
     }
@@ -227,7 +224,8 @@ TEST(DeviceNumeric, PowByRepeatedSquaring) {
   std::uniform_real_distribution<double> uniform(-3, 3);
   for (int k = 0; k < 200; ++k) {
     double x = uniform(random);
-    for (int n = 0; n < 12; ++n) EXPECT_NEAR(weft::pow_int(x, n), std::pow(x, n), 1e-12 * std::pow(3.0, n)) << x;
+    for (int n = 0; n < 12; ++n)
+      EXPECT_NEAR(weft::pow_int(x, n), std::pow(x, n), 1e-12 * std::pow(3.0, n)) << x;
     EXPECT_NEAR(weft::pow_int(x, -3), std::pow(x, -3), 1e-9 * std::fabs(std::pow(x, -3)));
   }
   weft::complex64 z{1.5f, -0.5f};
@@ -250,7 +248,8 @@ TEST(DeviceNumeric, CastsTruncateAndWrapLikePythonInt) {
     EXPECT_EQ(weft::cast<int32_t>(x), wrapTo<int32_t>(truncated)) << x;
     EXPECT_EQ(weft::cast<uint8_t>(x), wrapTo<uint8_t>(truncated)) << x;
     float single = static_cast<float>(x);
-    EXPECT_EQ(weft::cast<int16_t>(single), wrapTo<int16_t>(static_cast<int128>(std::trunc(single)))) << single;
+    EXPECT_EQ(weft::cast<int16_t>(single), wrapTo<int16_t>(static_cast<int128>(std::trunc(single))))
+        << single;
   }
   EXPECT_EQ(weft::cast<int32_t>(-3.99), -3);
   EXPECT_EQ(weft::cast<int32_t>(std::nan("")), 0);
@@ -367,7 +366,8 @@ TEST(DeviceMath, FunctionsPerPrecision) {
   EXPECT_TRUE(weft::math::isinf(-weft::inf<double>()));
   EXPECT_FALSE(weft::math::isinf(weft::nan<float>()));
   EXPECT_FALSE(weft::math::isinf(1e308));
-  static_assert(std::is_same_v<decltype(weft::math::exp(1.0f)), float>, "float32 math stays single precision");
+  static_assert(std::is_same_v<decltype(weft::math::exp(1.0f)), float>,
+                "float32 math stays single precision");
 }
 
 TEST(DeviceArray, IndexingWithStridesAndNegativeIndices) {
@@ -394,9 +394,10 @@ TEST(DeviceArray, IndexingWithStridesAndNegativeIndices) {
 }
 
 TEST(DeviceArray, DescriptorLayoutIsTheRuntimeAbi) {
-  EXPECT_EQ(offsetof(weft::Array<float, 3>, data), 0u);
-  EXPECT_EQ(offsetof(weft::Array<float, 3>, shape), 8u);
-  EXPECT_EQ(offsetof(weft::Array<float, 3>, strides), 32u);
+  using Array3 = weft::Array<float, 3>;
+  EXPECT_EQ(offsetof(Array3, data), 0u);
+  EXPECT_EQ(offsetof(Array3, shape), 8u);
+  EXPECT_EQ(offsetof(Array3, strides), 32u);
   EXPECT_EQ(sizeof(weft::Array<double, 2>), 40u);
   EXPECT_EQ(alignof(weft::complex128), 16u);
   EXPECT_EQ(offsetof(weft::complex64, im), 4u);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -601,6 +602,158 @@ TEST_F(CpuRunnerFixture, HostCompilerErrorsAreReported) {
     EXPECT_NE(std::string(error.what()).find("kernel 'missing': the host C++ compiler failed"), std::string::npos)
         << error.what();
   }
+}
+
+// GPU tests: skipped without a GPU, run on the device machine. The unit is hand-written CUDA
+// C++ with the parameter ABI of include/weft/device/array.h.
+constexpr const char* kGpuUnit = R"(
+template <typename T, int N> struct Array { T* data; unsigned long long shape[N]; unsigned long long strides[N]; };
+
+extern "C" __global__ void weft_gpu_scale(Array<float, 1> x, float a, Array<float, 1> y) {
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i < x.shape[0]) y.data[i * y.strides[0]] = a * x.data[i * x.strides[0]];
+}
+
+// Reverses the block's values through 64 KiB of dynamic shared memory (needs the opt-in).
+extern "C" __global__ void weft_gpu_big_shared(Array<float, 1> out) {
+  extern __shared__ float buffer[];
+  unsigned t = threadIdx.x;
+  buffer[16383 - t] = (float)t;
+  __syncthreads();
+  out.data[t] = buffer[16383 - (blockDim.x - 1 - t)];
+}
+
+extern "C" __global__ void weft_gpu_fault(Array<float, 1> x) {
+  float* bad = (float*)0x8;
+  bad[threadIdx.x * 1024 * 1024] = x.data[0];
+}
+)";
+
+FrontEndResult gpuUnit(const std::string& symbol, std::vector<const types::Type*> params) {
+  FrontEndResult frontEnd;
+  frontEnd.ok = true;
+  frontEnd.unit.source = kGpuUnit;
+  frontEnd.unit.kernelSymbol = symbol;
+  frontEnd.unit.hostEntrySymbol = symbol + "_host";
+  frontEnd.kernelName = symbol.substr(9);
+  frontEnd.parameterTypes = std::move(params);
+  for (size_t i = 0; i < frontEnd.parameterTypes.size(); ++i) frontEnd.parameterNames.push_back("p" + std::to_string(i));
+  return frontEnd;
+}
+
+TEST(GpuUnit, TheGpuTestsUnitCompilesForSm90) {
+  // Keeps the GPU tests below honest on machines without a GPU (they only run on the device).
+  backend::Toolchain toolchain = backend::discoverToolchain(includeDir());
+  if (backend::nvrtcVersion(toolchain).empty()) GTEST_SKIP() << "NVRTC is not installed";
+  backend::Artifact artifact = backend::compileWithNvrtc(toolchain, kGpuUnit, "gpu_unit.cu", backend::CompileOptions{});
+  EXPECT_TRUE(artifact.ok) << artifact.log;
+}
+
+struct GpuFixture : ::testing::Test {
+  TemporaryDirectory cacheDirectory;
+  ScopedEnvironment cacheDir{"WEFT_CACHE_DIR", cacheDirectory.path().c_str()};
+  ScopedEnvironment cacheSwitch{"WEFT_CACHE", nullptr};
+  Compiler compiler{includeDir()};
+  void SetUp() override {
+    if (!compiler.gpuAvailable()) GTEST_SKIP() << "no GPU";
+  }
+};
+
+TEST_F(GpuFixture, DeviceMemoryRoundTrips) {
+  EXPECT_GE(compiler.gpuArchitecture(), 50);
+  std::mt19937 generator(7);
+  std::vector<uint8_t> host(1000);
+  for (uint8_t& byte : host) byte = static_cast<uint8_t>(generator());
+  uintptr_t a = compiler.allocate(host.size());
+  uintptr_t b = compiler.allocate(host.size());
+  EXPECT_TRUE(compiler.isDevicePointer(a));
+  EXPECT_FALSE(compiler.isDevicePointer(reinterpret_cast<uintptr_t>(host.data())));
+  compiler.copyToDevice(a, host.data(), host.size());
+  compiler.copyOnDevice(b, a, host.size());
+  compiler.memset(b, 0xab, 10);
+  std::vector<uint8_t> back(host.size());
+  compiler.copyToHost(back.data(), b, back.size());
+  for (size_t i = 0; i < back.size(); ++i) ASSERT_EQ(back[i], i < 10 ? 0xab : host[i]) << i;
+  compiler.free(a);
+  compiler.free(b);
+  compiler.free(0);
+}
+
+TEST_F(GpuFixture, LaunchesAKernelAndCachesItsCubin) {
+  types::TypeContext& types = compiler.types();
+  const types::Type* floats = types.array(ScalarKind::Float32, 1);
+  FrontEndResult frontEnd = gpuUnit("weft_gpu_scale", {floats, types.scalar(ScalarKind::Float32), floats});
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Gpu, CompilerOptions{});
+  EXPECT_EQ(kernel->target(), Target::Gpu);
+  const size_t n = 100000;
+  std::vector<float> x(2 * n), y(n, 0.0f);
+  std::mt19937 generator(8);
+  std::uniform_real_distribution<float> values(-4.0f, 4.0f);
+  for (float& value : x) value = values(generator);
+  uintptr_t deviceX = compiler.allocate(x.size() * sizeof(float));
+  uintptr_t deviceY = compiler.allocate(y.size() * sizeof(float));
+  compiler.copyToDevice(deviceX, x.data(), x.size() * sizeof(float));
+  LaunchConfig config;
+  config.grid = {static_cast<uint32_t>((n + 255) / 256), 1, 1};
+  config.block = {256, 1, 1};
+  kernel->launch(config, {arrayArgument(reinterpret_cast<void*>(deviceX), ScalarKind::Float32, {static_cast<int64_t>(n)}, {2}),
+                          floatArgument(ScalarKind::Float64, -2.5),
+                          arrayArgument(reinterpret_cast<void*>(deviceY), ScalarKind::Float32, {static_cast<int64_t>(n)}, {1})});
+  compiler.synchronize(0);
+  compiler.copyToHost(y.data(), deviceY, y.size() * sizeof(float));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], -2.5f * x[2 * i]) << i;
+  compiler.free(deviceX);
+  compiler.free(deviceY);
+  size_t entries = 0;
+  for (const auto& entry : fs::directory_iterator(cacheDirectory.path())) entries += entry.path().extension() == ".bin";
+  EXPECT_EQ(entries, 1u);
+  // A second compiler finds the cubin on disk.
+  Compiler second(includeDir());
+  EXPECT_NE(second.load(frontEnd, Target::Gpu, CompilerOptions{}), nullptr);
+}
+
+TEST_F(GpuFixture, DynamicSharedMemoryAbove48KiBIsOptedInto) {
+  FrontEndResult frontEnd = gpuUnit("weft_gpu_big_shared", {compiler.types().array(ScalarKind::Float32, 1)});
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Gpu, CompilerOptions{});
+  uintptr_t out = compiler.allocate(256 * sizeof(float));
+  LaunchConfig config;
+  config.block = {256, 1, 1};
+  config.sharedBytes = 64 * 1024;
+  kernel->launch(config, {arrayArgument(reinterpret_cast<void*>(out), ScalarKind::Float32, {256}, {1})});
+  std::vector<float> result(256);
+  compiler.copyToHost(result.data(), out, result.size() * sizeof(float));
+  for (int t = 0; t < 256; ++t) ASSERT_EQ(result[t], static_cast<float>(255 - t)) << t;
+  config.sharedBytes = 4u << 20;
+  EXPECT_LAUNCH_ERROR(kernel->launch(config, {arrayArgument(reinterpret_cast<void*>(out), ScalarKind::Float32, {256}, {1})}),
+                      LaunchError::Kind::Value, "bytes of dynamic shared memory requested");
+  compiler.free(out);
+}
+
+// Launches a kernel that writes to an invalid address and exits 0 when synchronize() reports
+// it as a CudaError naming the kernel.
+[[noreturn]] void faultAndExit(Compiler& compiler) {
+  FrontEndResult frontEnd = gpuUnit("weft_gpu_fault", {compiler.types().array(ScalarKind::Float32, 1)});
+  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Gpu, CompilerOptions{});
+  uintptr_t x = compiler.allocate(16);
+  LaunchConfig config;
+  config.block = {32, 1, 1};
+  kernel->launch(config, {arrayArgument(reinterpret_cast<void*>(x), ScalarKind::Float32, {4}, {1})});
+  try {
+    compiler.synchronize(0);
+  } catch (const CudaError& error) {
+    std::string message = error.what();
+    bool named = message.find("cuCtxSynchronize failed: CUDA_ERROR_") != std::string::npos &&
+                 message.find("'gpu_fault'") != std::string::npos;
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::_Exit(named ? 0 : 2);
+  }
+  std::_Exit(3);
+}
+
+TEST_F(GpuFixture, AFaultSurfacesAtTheNextSynchronizeNamingTheKernel) {
+  // The fault poisons the context for the rest of the process, so it runs in a fresh one.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(faultAndExit(compiler), ::testing::ExitedWithCode(0), "gpu_fault");
 }
 
 }  // namespace

@@ -8,6 +8,9 @@
 #include "weft/device/config.h"
 
 #if defined(WEFT_TARGET_HOST)
+#include <stdexcept>
+#include <string>
+
 #include "weft/device/host_context.h"
 
 namespace weft::host {
@@ -24,18 +27,26 @@ inline thread_local ThreadContext* current = nullptr;
 
 namespace weft {
 
-#define WEFT_DIM3_INTRINSICS(component)                                                      \
-  WEFT_INTRINSIC uint32_t thread_idx_##component() { return WEFT_THREAD_VAR(threadIdx, component); } \
-  WEFT_INTRINSIC uint32_t block_idx_##component() { return WEFT_THREAD_VAR(blockIdx, component); }   \
-  WEFT_INTRINSIC uint32_t block_dim_##component() { return WEFT_THREAD_VAR(blockDim, component); }   \
-  WEFT_INTRINSIC uint32_t grid_dim_##component() { return WEFT_THREAD_VAR(gridDim, component); }     \
-  /* tid() and grid_size() are int32 (builtin int); the uint32 product wraps. */             \
-  WEFT_INTRINSIC int32_t tid_##component() {                                                 \
-    return static_cast<int32_t>(block_idx_##component() * block_dim_##component() +          \
-                                thread_idx_##component());                                   \
-  }                                                                                          \
-  WEFT_INTRINSIC int32_t grid_size_##component() {                                           \
-    return static_cast<int32_t>(block_dim_##component() * grid_dim_##component());          \
+#define WEFT_DIM3_INTRINSICS(component)                                             \
+  WEFT_INTRINSIC uint32_t thread_idx_##component() {                                \
+    return WEFT_THREAD_VAR(threadIdx, component);                                   \
+  }                                                                                 \
+  WEFT_INTRINSIC uint32_t block_idx_##component() {                                 \
+    return WEFT_THREAD_VAR(blockIdx, component);                                    \
+  }                                                                                 \
+  WEFT_INTRINSIC uint32_t block_dim_##component() {                                 \
+    return WEFT_THREAD_VAR(blockDim, component);                                    \
+  }                                                                                 \
+  WEFT_INTRINSIC uint32_t grid_dim_##component() {                                  \
+    return WEFT_THREAD_VAR(gridDim, component);                                     \
+  }                                                                                 \
+  /* tid() and grid_size() are int32 (builtin int); the uint32 product wraps. */    \
+  WEFT_INTRINSIC int32_t tid_##component() {                                        \
+    return static_cast<int32_t>(block_idx_##component() * block_dim_##component() + \
+                                thread_idx_##component());                          \
+  }                                                                                 \
+  WEFT_INTRINSIC int32_t grid_size_##component() {                                  \
+    return static_cast<int32_t>(block_dim_##component() * grid_dim_##component());  \
   }
 WEFT_DIM3_INTRINSICS(x)
 WEFT_DIM3_INTRINSICS(y)
@@ -44,12 +55,14 @@ WEFT_DIM3_INTRINSICS(z)
 
 // The warp width; lanes are numbered by the linear thread index within the block (CUDA's
 // rule), so the CPU target numbers them the same way.
-WEFT_INTRINSIC int32_t warp_size() { return 32; }
+WEFT_INTRINSIC int32_t warp_size() {
+  return 32;
+}
 WEFT_INTRINSIC int32_t lane_id() {
 #if defined(WEFT_TARGET_HOST)
   const host::ThreadContext& thread = *host::current;
-  uint32_t linear = thread.threadIdx.x +
-                    thread.blockDim.x * (thread.threadIdx.y + thread.blockDim.y * thread.threadIdx.z);
+  uint32_t linear =
+      thread.threadIdx.x + thread.blockDim.x * (thread.threadIdx.y + thread.blockDim.y * thread.threadIdx.z);
   return static_cast<int32_t>(linear % 32u);
 #else
   uint32_t lane;
@@ -67,6 +80,18 @@ WEFT_INTRINSIC void syncthreads() {
   host::current = self;
 #else
   __syncthreads();
+#endif
+}
+
+// A failed `assert` (debug builds): reports `file:line` and stops the kernel. On the GPU the
+// trap makes the launch fail (the runtime raises weft.CudaError); on the CPU target it throws
+// for the runner to rethrow, since trapping would kill the user's process.
+WEFT_INTRINSIC void assert_fail(const char* file, int line) {
+#if defined(WEFT_TARGET_HOST)
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": assertion failed");
+#else
+  printf("%s:%d: assertion failed\n", file, line);
+  __trap();
 #endif
 }
 

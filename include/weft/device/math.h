@@ -8,12 +8,20 @@
 
 namespace weft::math {
 
-#define WEFT_MATH_UNARY(name, floatFunction, doubleFunction)          \
-  WEFT_HD float name(float x) { return ::floatFunction(x); }          \
-  WEFT_HD double name(double x) { return ::doubleFunction(x); }
-#define WEFT_MATH_BINARY(name, floatFunction, doubleFunction)                       \
-  WEFT_HD float name(float x, float y) { return ::floatFunction(x, y); }            \
-  WEFT_HD double name(double x, double y) { return ::doubleFunction(x, y); }
+#define WEFT_MATH_UNARY(name, floatFunction, doubleFunction) \
+  WEFT_HD float name(float x) {                              \
+    return ::floatFunction(x);                               \
+  }                                                          \
+  WEFT_HD double name(double x) {                            \
+    return ::doubleFunction(x);                              \
+  }
+#define WEFT_MATH_BINARY(name, floatFunction, doubleFunction) \
+  WEFT_HD float name(float x, float y) {                      \
+    return ::floatFunction(x, y);                             \
+  }                                                           \
+  WEFT_HD double name(double x, double y) {                   \
+    return ::doubleFunction(x, y);                            \
+  }
 WEFT_MATH_UNARY(acos, acosf, acos)
 WEFT_MATH_UNARY(asin, asinf, asin)
 WEFT_MATH_UNARY(atan, atanf, atan)

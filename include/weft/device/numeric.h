@@ -38,13 +38,13 @@ enum class Category { Bool, Signed, Unsigned, Float, Complex };
 // promotion never turns it back into a signed int), and the real part type of complexes.
 template <class T>
 struct Traits;
-#define WEFT_INTEGER_TRAITS(T, category, bits, Unsigned, Wide)                  \
-  template <>                                                                   \
-  struct Traits<T> {                                                            \
-    static constexpr Category kCategory = Category::category;                  \
-    static constexpr int kBits = bits;                                          \
-    using U = Unsigned;                                                         \
-    using W = Wide;                                                             \
+#define WEFT_INTEGER_TRAITS(T, category, bits, Unsigned, Wide) \
+  template <>                                                  \
+  struct Traits<T> {                                           \
+    static constexpr Category kCategory = Category::category;  \
+    static constexpr int kBits = bits;                         \
+    using U = Unsigned;                                        \
+    using W = Wide;                                            \
   };
 WEFT_INTEGER_TRAITS(bool, Bool, 1, bool, unsigned int)
 WEFT_INTEGER_TRAITS(int8_t, Signed, 8, uint8_t, unsigned int)
@@ -98,14 +98,30 @@ WEFT_HD bool isInf(F x) {
 }
 
 // The C math functions weft's helpers need, per precision.
-WEFT_HD float floorOf(float x) { return ::floorf(x); }
-WEFT_HD double floorOf(double x) { return ::floor(x); }
-WEFT_HD float fmodOf(float x, float y) { return ::fmodf(x, y); }
-WEFT_HD double fmodOf(double x, double y) { return ::fmod(x, y); }
-WEFT_HD float copysignOf(float x, float y) { return ::copysignf(x, y); }
-WEFT_HD double copysignOf(double x, double y) { return ::copysign(x, y); }
-WEFT_HD float fabsOf(float x) { return ::fabsf(x); }
-WEFT_HD double fabsOf(double x) { return ::fabs(x); }
+WEFT_HD float floorOf(float x) {
+  return ::floorf(x);
+}
+WEFT_HD double floorOf(double x) {
+  return ::floor(x);
+}
+WEFT_HD float fmodOf(float x, float y) {
+  return ::fmodf(x, y);
+}
+WEFT_HD double fmodOf(double x, double y) {
+  return ::fmod(x, y);
+}
+WEFT_HD float copysignOf(float x, float y) {
+  return ::copysignf(x, y);
+}
+WEFT_HD double copysignOf(double x, double y) {
+  return ::copysign(x, y);
+}
+WEFT_HD float fabsOf(float x) {
+  return ::fabsf(x);
+}
+WEFT_HD double fabsOf(double x) {
+  return ::fabs(x);
+}
 
 }  // namespace detail
 
@@ -137,29 +153,39 @@ WEFT_HD F nan() {
 }
 
 // Complex arithmetic (C99 Annex G's special cases are not modelled).
-#define WEFT_COMPLEX_OPERATORS(C, R)                                                   \
-  WEFT_HD C operator+(C a, C b) { return C{a.re + b.re, a.im + b.im}; }                \
-  WEFT_HD C operator-(C a, C b) { return C{a.re - b.re, a.im - b.im}; }                \
-  WEFT_HD C operator-(C a) { return C{-a.re, -a.im}; }                                 \
-  WEFT_HD C operator*(C a, C b) {                                                      \
-    return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};                    \
-  }                                                                                    \
-  /* Smith's algorithm, as CPython's complex division: no overflow for large parts. */ \
-  WEFT_HD C operator/(C a, C b) {                                                      \
-    R absRe = detail::fabsOf(b.re), absIm = detail::fabsOf(b.im);                      \
-    if (absRe >= absIm) {                                                              \
-      if (absRe == R(0)) return C{a.re / absRe, a.im / absRe};                         \
-      R ratio = b.im / b.re, denominator = b.re + b.im * ratio;                        \
+#define WEFT_COMPLEX_OPERATORS(C, R)                                                      \
+  WEFT_HD C operator+(C a, C b) {                                                         \
+    return C{a.re + b.re, a.im + b.im};                                                   \
+  }                                                                                       \
+  WEFT_HD C operator-(C a, C b) {                                                         \
+    return C{a.re - b.re, a.im - b.im};                                                   \
+  }                                                                                       \
+  WEFT_HD C operator-(C a) {                                                              \
+    return C{-a.re, -a.im};                                                               \
+  }                                                                                       \
+  WEFT_HD C operator*(C a, C b) {                                                         \
+    return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};                       \
+  }                                                                                       \
+  /* Smith's algorithm, as CPython's complex division: no overflow for large parts. */    \
+  WEFT_HD C operator/(C a, C b) {                                                         \
+    R absRe = detail::fabsOf(b.re), absIm = detail::fabsOf(b.im);                         \
+    if (absRe >= absIm) {                                                                 \
+      if (absRe == R(0)) return C{a.re / absRe, a.im / absRe};                            \
+      R ratio = b.im / b.re, denominator = b.re + b.im * ratio;                           \
       return C{(a.re + a.im * ratio) / denominator, (a.im - a.re * ratio) / denominator}; \
-    }                                                                                  \
-    if (absIm >= absRe) {                                                              \
-      R ratio = b.re / b.im, denominator = b.re * ratio + b.im;                        \
+    }                                                                                     \
+    if (absIm >= absRe) {                                                                 \
+      R ratio = b.re / b.im, denominator = b.re * ratio + b.im;                           \
       return C{(a.re * ratio + a.im) / denominator, (a.im * ratio - a.re) / denominator}; \
-    }                                                                                  \
-    return C{nan<R>(), nan<R>()};                                                      \
-  }                                                                                    \
-  WEFT_HD bool operator==(C a, C b) { return a.re == b.re && a.im == b.im; }           \
-  WEFT_HD bool operator!=(C a, C b) { return !(a == b); }
+    }                                                                                     \
+    return C{nan<R>(), nan<R>()};                                                         \
+  }                                                                                       \
+  WEFT_HD bool operator==(C a, C b) {                                                     \
+    return a.re == b.re && a.im == b.im;                                                  \
+  }                                                                                       \
+  WEFT_HD bool operator!=(C a, C b) {                                                     \
+    return !(a == b);                                                                     \
+  }
 WEFT_COMPLEX_OPERATORS(complex64, float)
 WEFT_COMPLEX_OPERATORS(complex128, double)
 #undef WEFT_COMPLEX_OPERATORS
@@ -298,7 +324,8 @@ WEFT_HD T shr(T a, S s) {
 // unsigned integers (where C++'s usual conversions would be wrong).
 template <class A, class B>
 WEFT_HD bool eq(A a, B b) {
-  if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> && detail::kIsSigned<A> != detail::kIsSigned<B>) {
+  if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> &&
+                detail::kIsSigned<A> != detail::kIsSigned<B>) {
     if constexpr (detail::kIsSigned<A>) {
       return a >= 0 && static_cast<unsigned long long>(a) == static_cast<unsigned long long>(b);
     } else {
@@ -314,7 +341,8 @@ WEFT_HD bool ne(A a, B b) {
 }
 template <class A, class B>
 WEFT_HD bool lt(A a, B b) {
-  if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> && detail::kIsSigned<A> != detail::kIsSigned<B>) {
+  if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> &&
+                detail::kIsSigned<A> != detail::kIsSigned<B>) {
     if constexpr (detail::kIsSigned<A>) {
       return a < 0 || static_cast<unsigned long long>(a) < static_cast<unsigned long long>(b);
     } else {
@@ -438,7 +466,8 @@ WEFT_HD T range_next(T i, T stop, T step) {
                  ? static_cast<T>(i + step)
                  : stop;
     }
-    return static_cast<W>(static_cast<W>(i) - static_cast<W>(stop)) > static_cast<W>(W(0) - static_cast<W>(step))
+    return static_cast<W>(static_cast<W>(i) - static_cast<W>(stop)) >
+                   static_cast<W>(W(0) - static_cast<W>(step))
                ? static_cast<T>(i + step)
                : stop;
   } else {

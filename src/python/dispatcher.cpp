@@ -1,0 +1,332 @@
+#include "python/dispatcher.h"
+
+#include <cstring>
+
+#include <nanobind/stl/string.h>
+
+namespace weft::python {
+namespace {
+
+using runtime::ArgumentValue;
+using sema::ConstValue;
+
+// Appends a ConstExpr value to a specialization key, unambiguously.
+void appendConstant(std::string& key, const ConstValue& value) {
+  key.push_back(static_cast<char>('A' + static_cast<int>(value.kind)));
+  auto appendBytes = [&](const void* data, size_t size) { key.append(static_cast<const char*>(data), size); };
+  switch (value.kind) {
+    case ConstValue::Kind::None: break;
+    case ConstValue::Kind::Bool: key.push_back(value.boolValue ? '1' : '0'); break;
+    case ConstValue::Kind::Int: appendBytes(&value.intValue, sizeof value.intValue); break;
+    case ConstValue::Kind::Float: appendBytes(&value.floatValue, sizeof value.floatValue); break;
+    case ConstValue::Kind::Complex:
+      appendBytes(&value.floatValue, sizeof value.floatValue);
+      appendBytes(&value.imagValue, sizeof value.imagValue);
+      break;
+    case ConstValue::Kind::Str: {
+      uint64_t size = value.strValue.size();
+      appendBytes(&size, sizeof size);
+      key += value.strValue;
+      break;
+    }
+    case ConstValue::Kind::Tuple: {
+      uint64_t size = value.elements.size();
+      appendBytes(&size, sizeof size);
+      for (const ConstValue& element : value.elements) appendConstant(key, element);
+      break;
+    }
+  }
+}
+
+// The type sema gives a ConstExpr argument's value (the builtin types' formats for numbers).
+const types::Type* constantType(const ConstValue& value, types::TypeContext& types) {
+  switch (value.kind) {
+    case ConstValue::Kind::None: return types.none();
+    case ConstValue::Kind::Bool: return types.scalar(types::ScalarKind::Bool);
+    case ConstValue::Kind::Int:
+      return types.scalar(value.intValue >= INT32_MIN && value.intValue <= INT32_MAX ? types::ScalarKind::Int32
+                                                                                    : types::ScalarKind::Int64);
+    case ConstValue::Kind::Float: return types.scalar(types::ScalarKind::Float32);
+    case ConstValue::Kind::Complex: return types.scalar(types::ScalarKind::Complex64);
+    case ConstValue::Kind::Str: return nullptr;
+    case ConstValue::Kind::Tuple: {
+      std::vector<const types::Type*> elements;
+      for (const ConstValue& element : value.elements) {
+        const types::Type* type = constantType(element, types);
+        if (!type) return nullptr;
+        elements.push_back(type);
+      }
+      return types.tuple(elements);
+    }
+  }
+  return nullptr;
+}
+
+const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types) {
+  if (value.kind == ArgumentValue::Kind::Array) return types.array(value.array.dtype, value.array.ndim);
+  return types.scalar(value.scalar);
+}
+
+PyObject* const* tupleItems(nb::handle tuple) { return PySequence_Fast_ITEMS(tuple.ptr()); }
+
+// The first line of a front end's failure that marks an internal compiler error.
+bool isInternalError(const std::string& diagnostics) {
+  return diagnostics.find("internal compiler error") != std::string::npos &&
+         diagnostics.find("This is a bug in weft") != std::string::npos;
+}
+
+}  // namespace
+
+Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_)
+    : function(std::move(function_)), interop(interop_) {
+  options.debug = debug;
+  options.fastMath = fastMath;
+  name_ = nb::cast<std::string>(function.attr("__name__"));
+}
+
+void Kernel::prepare() {
+  nb::module_ runtimeModule = nb::module_::import_("weft._runtime");
+  nb::object runtimeObject = runtimeModule.attr("runtime")();
+  nb::object parameters = runtimeModule.attr("parameters")(function);
+  std::shared_ptr<sema::FunctionSource> source =
+      functionSource(function, sema::FunctionSource::Decorator::Kernel, interop);
+  if (!source)
+    raiseWeftError("CompileError", "cannot compile kernel '" + name_ +
+                                       "': its source code is not available (kernels must be defined in a file, "
+                                       "not typed at the interactive prompt or made by exec)");
+  std::vector<std::string> names;
+  for (nb::handle name : parameters[0]) names.push_back(nb::cast<std::string>(name));
+  std::vector<bool> constExpr;
+  for (nb::handle flag : parameters[1]) constExpr.push_back(nb::cast<bool>(flag));
+  runtime_ = nb::inst_ptr<PythonRuntime>(runtimeObject);
+  runtimeObject_ = std::move(runtimeObject);
+  parameterNames_ = std::move(names);
+  constExpr_ = std::move(constExpr);
+  source_ = std::move(source);
+}
+
+bool Kernel::globalsUnchanged(Specialization& specialization) {
+  for (CheckedGlobal& global : specialization.globals) {
+    auto* python = dynamic_cast<PythonEnvironment*>(global.environment.get());
+    if (python) {
+      PyObject* now = python->current(global.name.ptr());
+      if (now == global.value.ptr()) continue;
+      ConstValue constant;
+      if (!now || !ArgumentConverter::toConstant(now, constant) || !(constant == global.constant)) return false;
+      global.value = nb::borrow(now);  // rebound to an equal value: compare pointers next time
+    } else {
+      sema::GlobalValue value = global.environment->lookup(nb::cast<std::string>(global.name));
+      if (value.kind != sema::GlobalValue::Kind::Constant || !(value.constant == global.constant)) return false;
+    }
+  }
+  return true;
+}
+
+std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const* args, size_t count,
+                                                const std::vector<ArgumentValue>& values) {
+  auto lock = runtime_->lockFrontEnd();
+  types::TypeContext& types = runtime_->compiler().types();
+  sema::CheckRequest request;
+  request.kernel = source_;
+  request.debug = options.debug;
+  for (size_t i = 0; i < count; ++i) {
+    sema::ArgumentInfo info;
+    if (constExpr_[i]) {
+      ConstValue constant;
+      ArgumentConverter::toConstant(args[i], constant);
+      info.type = constantType(constant, types);
+      info.constant = std::move(constant);
+    } else {
+      info.type = argumentType(values[i], types);
+    }
+    request.arguments.push_back(std::move(info));
+  }
+  auto specialization = std::make_shared<Specialization>();
+  specialization->key = std::move(key);
+  specialization->frontEnd = runtime_->compiler().compileFrontEnd(request, options);
+  ++compileCount_;
+  const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
+  if (!frontEnd.ok) {
+    raiseWeftError(isInternalError(frontEnd.diagnostics) ? "InternalCompilerError" : "CompileError",
+                   frontEnd.diagnostics);
+  }
+  for (const sema::GlobalDependency& dependency : frontEnd.globals) {
+    CheckedGlobal global;
+    global.environment = dependency.environment;
+    global.name = nb::str(dependency.name.c_str(), dependency.name.size());
+    global.constant = dependency.value;
+    if (auto* python = dynamic_cast<PythonEnvironment*>(dependency.environment.get()))
+      global.value = nb::borrow(python->current(global.name.ptr()));
+    specialization->globals.push_back(std::move(global));
+  }
+  return specialization;
+}
+
+std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t count, runtime::Target target,
+                                                   uintptr_t stream, std::vector<ArgumentValue>& values,
+                                                   ConsumedTensors& consumed) {
+  if (!runtime_) prepare();
+  if (count != parameterNames_.size())
+    throw nb::type_error(("kernel '" + name_ + "' takes " + std::to_string(parameterNames_.size()) + " argument" +
+                          (parameterNames_.size() == 1 ? "" : "s") + " (" + std::to_string(count) + " given)")
+                             .c_str());
+  // The key: per argument its kind, scalar kind and rank, or for a ConstExpr its value.
+  std::string key;
+  values.resize(count);
+  ArgumentConverter& converter = runtime_->converter();
+  for (size_t i = 0; i < count; ++i) {
+    if (constExpr_[i]) {
+      ConstValue constant;
+      if (!ArgumentConverter::toConstant(args[i], constant))
+        throw nb::type_error(("kernel '" + name_ + "', parameter '" + parameterNames_[i] +
+                              "' is a ConstExpr: pass an int, float, bool, complex, str, None or a tuple of "
+                              "those, not " + Py_TYPE(args[i])->tp_name)
+                                 .c_str());
+      appendConstant(key, constant);
+      continue;
+    }
+    values[i] = converter.convert(args[i], parameterNames_[i], target, stream, consumed);
+    key.push_back(static_cast<char>(values[i].kind));
+    key.push_back(static_cast<char>(values[i].kind == ArgumentValue::Kind::Array ? values[i].array.dtype
+                                                                                : values[i].scalar));
+    key.push_back(static_cast<char>(values[i].array.ndim));
+  }
+  for (auto it = specializations_.begin(); it != specializations_.end(); ++it) {
+    if ((*it)->key != key) continue;
+    if (globalsUnchanged(**it)) return *it;
+    // A global the program baked in changed: compile again with its new value.
+    specializations_.erase(it);
+    break;
+  }
+  std::shared_ptr<Specialization> specialization = compile(std::move(key), args, count, values);
+  specializations_.push_back(specialization);
+  return specialization;
+}
+
+void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle targetArgument) {
+  if (!runtime_) prepare();
+  runtime::Target target = runtime_->target(targetArgument);
+  std::vector<ArgumentValue> values;
+  ConsumedTensors consumed;
+  std::shared_ptr<Specialization> specialization = specialize(args, count, target, config.stream, values, consumed);
+  const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
+  std::shared_ptr<runtime::LoadedKernel> loaded = specialization->loaded[static_cast<int>(target)];
+  if (!loaded) {
+    std::shared_ptr<runtime::Compiler> compiler = runtime_->sharedCompiler();
+    {
+      nb::gil_scoped_release release;
+      loaded = compiler->load(frontEnd, target, options);
+    }
+    specialization->loaded[static_cast<int>(target)] = loaded;
+  }
+  std::vector<ArgumentValue> parameters(frontEnd.parameterTypes.size());
+  for (size_t i = 0; i < count && i < frontEnd.argumentToParam.size(); ++i) {
+    int parameter = frontEnd.argumentToParam[i];
+    if (parameter >= 0 && static_cast<size_t>(parameter) < parameters.size())
+      parameters[static_cast<size_t>(parameter)] = values[i];
+  }
+  if (target == runtime::Target::Cpu) {
+    // The CPU runs the whole grid before returning: let other Python threads run meanwhile.
+    nb::gil_scoped_release release;
+    loaded->launch(config, parameters);
+  } else {
+    loaded->launch(config, parameters);
+  }
+}
+
+std::string Kernel::emitCuda(PyObject* const* args, size_t count, nb::handle targetArgument) {
+  if (!runtime_) prepare();
+  std::vector<ArgumentValue> values;
+  ConsumedTensors consumed;
+  return specialize(args, count, runtime_->target(targetArgument), 0, values, consumed)->frontEnd.unit.source;
+}
+
+ConfiguredKernel configure(nb::object kernel, nb::handle index) {
+  ConfiguredKernel result;
+  result.kernel = std::move(kernel);
+  if (!PyTuple_Check(index.ptr()) || PyTuple_GET_SIZE(index.ptr()) < 2 || PyTuple_GET_SIZE(index.ptr()) > 4)
+    throw nb::type_error("launch a kernel with kernel[grid, block](*args) or kernel[grid, block, stream, shared](*args)");
+  PyObject* const* items = tupleItems(index);
+  Py_ssize_t size = PyTuple_GET_SIZE(index.ptr());
+  result.config.grid = parseShape(items[0], "grid");
+  result.config.block = parseShape(items[1], "block");
+  if (size > 2) result.config.stream = parseStream(items[2]);
+  if (size > 3) result.config.sharedBytes = parseShared(items[3]);
+  return result;
+}
+
+void bindKernels(nb::module_& module) {
+  nb::class_<Kernel>(module, "Kernel",
+                     "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)")
+      .def(nb::init<nb::object, bool, bool, bool>(), nb::arg("function"), nb::arg("debug") = false,
+           nb::arg("fastmath") = false, nb::arg("interop") = false)
+      .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
+      .def_prop_ro("__wrapped__", [](Kernel& kernel) { return kernel.function; })
+      .def_prop_ro("debug", [](Kernel& kernel) { return kernel.options.debug; })
+      .def_prop_ro("fastmath", [](Kernel& kernel) { return kernel.options.fastMath; })
+      .def_prop_ro("interop", [](Kernel& kernel) { return kernel.interop; })
+      .def_prop_ro("_compile_count", &Kernel::compileCount)
+      .def_prop_ro_static("__weft_kernel__", [](nb::handle) { return true; })
+      .def("__call__",
+           [](Kernel& kernel, nb::args, nb::kwargs) {
+             std::string name = nb::cast<std::string>(kernel.function.attr("__name__"));
+             throw nb::type_error(("kernel '" + name + "' cannot be called like a function; launch it with weft.launch(" +
+                                   name + ", *args, grid=..., block=...) or " + name + "[grid, block](*args)")
+                                      .c_str());
+           })
+      .def("__getattr__",
+           [](Kernel& kernel, const std::string& name) -> nb::object {
+             // The function's name, as functools.wraps would give it (a type cannot hold them).
+             if (name == "__name__" || name == "__qualname__") return kernel.function.attr(name.c_str());
+             throw nb::attribute_error(name.c_str());
+           })
+      .def("__getitem__", [](nb::object self, nb::handle index) { return configure(std::move(self), index); })
+      .def(
+          "_emit_cuda",
+          [](Kernel& kernel, nb::args args, nb::kwargs kwargs) {
+            nb::handle target = kwargs.contains("target") ? nb::handle(kwargs["target"]) : nb::none();
+            return kernel.emitCuda(tupleItems(args), args.size(), target);
+          },
+          "The CUDA C++ unit weft emits for these arguments (compiling the front end if needed).")
+      .def("__repr__", [](Kernel& kernel) {
+        return "<weft.kernel " + nb::cast<std::string>(kernel.function.attr("__qualname__")) + ">";
+      });
+
+  nb::class_<ConfiguredKernel>(module, "ConfiguredKernel", "kernel[grid, block, stream, shared]: call it to launch")
+      .def("__call__", [](ConfiguredKernel& configured, nb::args args) {
+        nb::inst_ptr<Kernel>(configured.kernel)->launch(tupleItems(args), args.size(), configured.config, nb::none());
+      });
+
+  module.def(
+      "launch",
+      [](nb::args args, nb::kwargs kwargs) {
+        if (args.size() == 0) throw nb::type_error("launch(kernel, *args, grid=, block=, stream=None, shared=0)");
+        nb::handle kernel = args[0];
+        if (!nb::isinstance<Kernel>(kernel)) {
+          std::string what = PyObject_HasAttrString(kernel.ptr(), "__weft_func__")
+                                 ? "a @func function; only @kernel functions can be launched"
+                                 : std::string("a ") + Py_TYPE(kernel.ptr())->tp_name;
+          throw nb::type_error(("launch() takes a @kernel as its first argument, not " + what).c_str());
+        }
+        runtime::LaunchConfig config;
+        nb::handle grid, block, target = nb::none();
+        for (auto [keyObject, value] : kwargs) {
+          std::string key = nb::cast<std::string>(keyObject);
+          if (key == "grid") grid = value;
+          else if (key == "block") block = value;
+          else if (key == "stream") config.stream = parseStream(value);
+          else if (key == "shared") config.sharedBytes = parseShared(value);
+          else if (key == "target") target = value;
+          else throw nb::type_error(("launch() got an unexpected keyword argument '" + key + "'").c_str());
+        }
+        if (!grid.is_valid() || !block.is_valid())
+          throw nb::type_error("launch() needs grid= and block= (an int or a tuple of 1 to 3 ints each)");
+        config.grid = parseShape(grid, "grid");
+        config.block = parseShape(block, "block");
+        nb::inst_ptr<Kernel>(kernel)->launch(tupleItems(args) + 1, args.size() - 1, config, target);
+      },
+      "launch(kernel, *args, grid, block, stream=None, shared=0, target=None): runs `kernel` on a grid of `grid` "
+      "blocks of `block` threads (asynchronously on the GPU).");
+}
+
+}  // namespace weft::python

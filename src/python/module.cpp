@@ -1,0 +1,213 @@
+// The nanobind module `weft._weft`: bindings of the runtime (kernels, launch, device memory),
+// the parser's AST dump, and the toolchain queries the Python package needs.
+#include <Python.h>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "backend/backend.h"
+#include "python/arguments.h"
+#include "python/dispatcher.h"
+#include "python/python_runtime.h"
+#include "syntax/syntax.h"
+
+namespace nb = nanobind;
+
+namespace weft::python {
+namespace {
+
+// Device memory owned by a Python object; freed when the object dies.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(PythonRuntime& runtime, size_t bytes)
+      : compiler_(runtime.sharedCompiler()), address_(compiler_->allocate(bytes)), bytes_(bytes) {}
+  ~DeviceBuffer() {
+    try {
+      compiler_->free(address_);
+    } catch (const std::exception&) {
+      // A context that faulted cannot free; the driver reclaims the memory with the context.
+    }
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  uintptr_t address() const { return address_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::shared_ptr<runtime::Compiler> compiler_;
+  uintptr_t address_;
+  size_t bytes_;
+};
+
+// A contiguous view of a Python buffer (a NumPy array), released on destruction.
+class BufferView {
+ public:
+  BufferView(nb::handle object, bool writable) {
+    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0)
+      throw nb::python_error();
+  }
+  ~BufferView() { PyBuffer_Release(&view_); }
+  BufferView(const BufferView&) = delete;
+  BufferView& operator=(const BufferView&) = delete;
+  void* data() const { return view_.buf; }
+  size_t bytes() const { return static_cast<size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+};
+
+// What a DLPack tensor exported from a DeviceArray owns: its shape and strides and a reference
+// to the array, which keeps the memory alive.
+struct ExportedTensor {
+  DLManagedTensor managed{};
+  std::array<int64_t, 8> shape{};
+  std::array<int64_t, 8> strides{};
+  PyObject* owner = nullptr;
+};
+
+void deleteExportedTensor(DLManagedTensor* managed) {
+  auto* exported = static_cast<ExportedTensor*>(managed->managerContext);
+  if (Py_IsInitialized()) {
+    PyGILState_STATE state = PyGILState_Ensure();
+    Py_XDECREF(exported->owner);
+    PyGILState_Release(state);
+  }
+  delete exported;
+}
+
+void destroyCapsule(PyObject* capsule) {
+  // A consumer that took the tensor renamed the capsule and calls the deleter itself.
+  if (!PyCapsule_IsValid(capsule, "dltensor")) return;
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+  if (managed && managed->deleter) managed->deleter(managed);
+}
+
+nb::object dlpackCapsule(nb::handle arrayObject) {
+  const DeviceArrayBase& array = nb::cast<const DeviceArrayBase&>(arrayObject);
+  if (array.onHost) throw nb::type_error("dlpack_capsule() exports GPU arrays; a CPU array exports its NumPy array");
+  auto* exported = new ExportedTensor;
+  DLTensor& tensor = exported->managed.tensor;
+  tensor.data = array.array.data;
+  tensor.device = DLDevice{kDLCUDA, 0};
+  tensor.ndim = array.array.ndim;
+  int bits = types::byteSize(array.array.dtype) * 8;
+  uint8_t code = 0;
+  if (types::isBool(array.array.dtype)) code = 6;
+  else if (types::isUnsigned(array.array.dtype)) code = 1;
+  else if (types::isSigned(array.array.dtype)) code = 0;
+  else if (types::isFloating(array.array.dtype)) code = 2;
+  else code = 5;
+  tensor.dtype = DLDataType{code, static_cast<uint8_t>(bits), 1};
+  exported->shape = array.array.shape;
+  exported->strides = array.array.strides;
+  tensor.shape = exported->shape.data();
+  tensor.strides = exported->strides.data();
+  tensor.byteOffset = 0;
+  exported->owner = arrayObject.ptr();
+  Py_INCREF(exported->owner);
+  exported->managed.managerContext = exported;
+  exported->managed.deleter = deleteExportedTensor;
+  PyObject* capsule = PyCapsule_New(&exported->managed, "dltensor", destroyCapsule);
+  if (!capsule) {
+    deleteExportedTensor(&exported->managed);
+    throw nb::python_error();
+  }
+  return nb::steal(capsule);
+}
+
+std::string dumpAst(const std::string& source, const std::string& filename) {
+  SourceManager sources;
+  uint32_t file = sources.add(filename, source);
+  Diagnostics diagnostics(sources);
+  std::unique_ptr<syntax::Module> module = syntax::parse(file, diagnostics);
+  if (diagnostics.hasErrors() || !module) raiseWeftError("CompileError", diagnostics.render());
+  return syntax::dumpAst(*module);
+}
+
+nb::tuple toTuple(const std::array<int64_t, 8>& values, int count) {
+  nb::list list;
+  for (int i = 0; i < count; ++i) list.append(values[static_cast<size_t>(i)]);
+  return nb::tuple(list);
+}
+
+void bindRuntime(nb::module_& module) {
+  nb::class_<PythonRuntime>(module, "Runtime", "The process's compiler, caches and device (see weft._runtime.runtime())")
+      .def("__init__",
+           [](PythonRuntime* self, std::string includeDir) {
+             new (self) PythonRuntime(std::move(includeDir), nb::type<DeviceArrayBase>());
+           })
+      .def("gpu_available", &PythonRuntime::gpuAvailable)
+      .def("gpu_architecture", [](PythonRuntime& runtime) { return runtime.compiler().gpuArchitecture(); })
+      .def("default_target",
+           [](PythonRuntime& runtime) { return runtime.defaultTarget() == runtime::Target::Gpu ? "gpu" : "cpu"; })
+      .def(
+          "synchronize",
+          [](PythonRuntime& runtime, uintptr_t stream) {
+            if (!runtime.gpuAvailable()) return;
+            nb::gil_scoped_release release;
+            runtime.compiler().synchronize(stream);
+          },
+          nb::arg("stream") = 0)
+      .def("copy_to_device",
+           [](PythonRuntime& runtime, uintptr_t address, nb::handle array) {
+             BufferView view(array, false);
+             runtime.compiler().copyToDevice(address, view.data(), view.bytes());
+           })
+      .def("copy_to_host",
+           [](PythonRuntime& runtime, nb::handle out, uintptr_t address) {
+             BufferView view(out, true);
+             runtime.compiler().copyToHost(view.data(), address, view.bytes());
+           })
+      .def("memset", [](PythonRuntime& runtime, uintptr_t address, uint8_t value, size_t bytes) {
+        runtime.compiler().memset(address, value, bytes);
+      });
+
+  nb::class_<DeviceBuffer>(module, "DeviceBuffer", "Device memory, freed when this object dies")
+      .def("__init__",
+           [](DeviceBuffer* self, PythonRuntime& runtime, size_t bytes) { new (self) DeviceBuffer(runtime, bytes); })
+      .def_prop_ro("address", &DeviceBuffer::address)
+      .def_prop_ro("nbytes", &DeviceBuffer::bytes);
+
+  nb::class_<DeviceArrayBase>(module, "DeviceArrayBase", "The fields of weft.DeviceArray that launches read")
+      .def("__init__",
+           [](DeviceArrayBase* self, uintptr_t data, nb::tuple shape, nb::tuple strides, const std::string& dtype,
+              bool onHost, nb::object owner) {
+             std::optional<types::ScalarKind> kind = types::scalarFromName(dtype);
+             if (!kind) throw nb::type_error(("weft arrays cannot hold dtype " + dtype).c_str());
+             if (shape.size() > 8 || strides.size() != shape.size())
+               throw nb::value_error("an array has at most 8 dimensions and one stride per dimension");
+             new (self) DeviceArrayBase();
+             self->array.data = reinterpret_cast<void*>(data);
+             self->array.dtype = *kind;
+             self->array.ndim = static_cast<int>(shape.size());
+             for (size_t d = 0; d < shape.size(); ++d) {
+               self->array.shape[d] = nb::cast<int64_t>(shape[d]);
+               self->array.strides[d] = nb::cast<int64_t>(strides[d]);
+             }
+             self->onHost = onHost;
+             self->owner = std::move(owner);
+           })
+      .def_prop_ro("data", [](const DeviceArrayBase& a) { return reinterpret_cast<uintptr_t>(a.array.data); })
+      .def_prop_ro("shape", [](const DeviceArrayBase& a) { return toTuple(a.array.shape, a.array.ndim); })
+      .def_prop_ro("element_strides", [](const DeviceArrayBase& a) { return toTuple(a.array.strides, a.array.ndim); })
+      .def_prop_ro("ndim", [](const DeviceArrayBase& a) { return a.array.ndim; })
+      .def_prop_ro("on_host", [](const DeviceArrayBase& a) { return a.onHost; })
+      .def_prop_ro("owner", [](const DeviceArrayBase& a) { return a.owner; });
+}
+
+}  // namespace
+}  // namespace weft::python
+
+NB_MODULE(_weft, module) {
+  using namespace weft::python;
+  module.doc() = "weft's C++ core: compiler, dispatcher and runtime (use the `weft` package)";
+  registerExceptionTranslators();
+  bindRuntime(module);
+  bindKernels(module);
+  module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a GPU weft.DeviceArray");
+  module.def("dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",
+             "The AST of `source` exactly as CPython's ast.dump(ast.parse(source)); CompileError on syntax errors.");
+  module.def(
+      "cache_dir", [] { return weft::backend::DiskCache::fromEnvironment().directory(); },
+      "The disk cache directory ($WEFT_CACHE_DIR, else ~/.cache/weft).");
+}

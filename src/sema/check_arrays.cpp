@@ -1,0 +1,252 @@
+// Arrays and tuples: element access with Python's negative-index wraparound where an index
+// may be negative, array attributes, tuple indexing, shared and local array declarations.
+#include "sema/checker.h"
+
+namespace weft::sema {
+
+namespace {
+
+// True when evaluating `e` has no effect but its value (so it may be skipped or repeated).
+bool isPure(const TypedExpr& e) {
+  if (e.kind == TypedExprKind::Call) return false;
+  if (e.kind == TypedExprKind::BuiltinCall && e.builtin == Builtin::Syncthreads) return false;
+  for (const TypedExpr* operand : e.operands) {
+    if (!isPure(*operand)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool FunctionChecker::nonNegativeExpr(const TypedExpr& e) const {
+  if (e.type->isScalar() && types::isUnsigned(e.type->scalar)) return true;
+  if (e.kind == TypedExprKind::Literal) {
+    if (types::isFloating(e.type->scalar)) return e.literal.floatValue >= 0;
+    return types::isBool(e.type->scalar) || e.literal.intValue >= 0;
+  }
+  if (e.kind == TypedExprKind::Local) {
+    size_t local = static_cast<size_t>(e.local);
+    return local < assumed_.locals.size() && !locals_[local].isParam && assumed_.locals[local].nonNegative;
+  }
+  if (e.kind == TypedExprKind::Cast) return nonNegativeExpr(*e.operands[0]);
+  if (e.kind == TypedExprKind::ArrayShape || e.kind == TypedExprKind::ArraySize) return true;
+  if (e.kind == TypedExprKind::BuiltinCall) {
+    static constexpr Builtin kNonNegative[] = {Builtin::TidX,      Builtin::TidY,      Builtin::TidZ,
+                                               Builtin::GridSizeX, Builtin::GridSizeY, Builtin::GridSizeZ,
+                                               Builtin::WarpSize,  Builtin::LaneId,    Builtin::Abs};
+    for (Builtin builtin : kNonNegative) {
+      if (e.builtin == builtin) return true;
+    }
+  }
+  return false;
+}
+
+Value FunctionChecker::tupleElement(Value tuple, int64_t index, SourceLoc loc) {
+  const types::Type* type = tuple.type();
+  int64_t size = static_cast<int64_t>(type->elements.size());
+  int64_t normalized = index < 0 ? index + size : index;
+  if (normalized < 0 || normalized >= size) {
+    sink.error(diag::TupleIndex, loc, {std::to_string(index), types::toString(type)});
+    return errorValue();
+  }
+  size_t at = static_cast<size_t>(normalized);
+  std::optional<ConstValue> constant;
+  if (tuple.constant && tuple.constant->kind == ConstValue::Kind::Tuple) constant = tuple.constant->elements[at];
+  if (tuple.expr->kind == TypedExprKind::TupleMake && isPure(*tuple.expr)) {
+    TypedExpr* element = tuple.expr->operands[at];
+    Value v = runtime(element, nonNegativeExpr(*element));
+    v.constant = constant;
+    return v;
+  }
+  TypedExpr* get = make(TypedExprKind::TupleGet, type->elements[at], loc, {tuple.expr});
+  get->index = static_cast<int>(at);
+  Value v = runtime(get);
+  v.constant = constant;
+  return v;
+}
+
+Value FunctionChecker::arrayAttribute(Value array, const std::string& attr, SourceLoc loc) {
+  const types::Type* type = array.type();
+  const types::Type* i64 = types.scalar(types::ScalarKind::Int64);
+  if (attr == "shape" || attr == "strides") {
+    bool shape = attr == "shape";
+    std::vector<TypedExpr*> components;
+    for (int k = 0; k < type->ndim; ++k) {
+      TypedExpr* e = make(shape ? TypedExprKind::ArrayShape : TypedExprKind::ArrayStride, i64, loc, {array.expr});
+      e->index = k;
+      components.push_back(e);
+    }
+    std::vector<const types::Type*> elementTypes(components.size(), i64);
+    return runtime(make(TypedExprKind::TupleMake, types.tuple(elementTypes), loc, components));
+  }
+  if (attr == "size") return runtime(make(TypedExprKind::ArraySize, i64, loc, {array.expr}), true);
+  if (attr == "ndim") {
+    ConstValue ndim;
+    ndim.kind = ConstValue::Kind::Int;
+    ndim.intValue = type->ndim;
+    return weakLiteral(ndim, loc);
+  }
+  sink.error(diag::UnknownAttribute, loc, {types::toString(type), attr});
+  return errorValue();
+}
+
+Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc) {
+  const types::Type* type = array.type();
+  std::vector<Value> indices;
+  if (index.kind == syntax::ExprKind::Tuple) {
+    for (const syntax::Expr* element : syntax::as<syntax::TupleExpr>(index).elts) indices.push_back(value(*element));
+  } else {
+    Value v = value(index);
+    if (!v.isError() && v.type()->kind == types::TypeKind::Tuple) {
+      if (v.expr->kind == TypedExprKind::Local || (v.expr->kind == TypedExprKind::TupleMake && isPure(*v.expr))) {
+        for (size_t k = 0; k < v.type()->elements.size(); ++k) indices.push_back(tupleElement(v, static_cast<int64_t>(k), loc));
+      } else {
+        sink.error(diag::UnsupportedExpression, index.loc,
+                   {"indexing with a tuple computed by a call", "; assign the tuple to a variable first"});
+        return errorValue();
+      }
+    } else {
+      indices.push_back(v);
+    }
+  }
+  for (const Value& v : indices) {
+    if (v.isError()) return errorValue();
+  }
+  if (static_cast<int>(indices.size()) != type->ndim) {
+    sink.error(diag::IndexCount, loc, {types::toString(type), std::to_string(type->ndim), std::to_string(indices.size())});
+    return errorValue();
+  }
+  TypedExpr* element = make(TypedExprKind::ArrayElement, types.scalar(type->scalar), loc, {array.expr});
+  for (const Value& v : indices) {
+    if (!v.type()->isScalar() || !types::isInteger(v.type()->scalar)) {
+      sink.error(diag::IndexType, v.expr->loc, {describe(v)});
+      return errorValue();
+    }
+    bool nonNegative = v.nonNegative || nonNegativeExpr(*v.expr);
+    Value converted = promoteTo(v, types::ScalarKind::Int64, loc);
+    if (converted.isError()) return errorValue();
+    element->operands.push_back(converted.expr);
+    element->wrapNegative.push_back(!nonNegative);
+  }
+  return runtime(element);
+}
+
+Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
+  Value base = expr(*e.value);
+  if (base.isError()) return base;
+  if (base.kind == Value::Kind::NumberType || (base.kind == Value::Kind::Intrinsic && base.intrinsic == Intrinsic::ConstExpr)) {
+    sink.error(diag::UnsupportedExpression, e.loc, {"a type expression", " outside a parameter annotation"});
+    return errorValue();
+  }
+  base = toRunTime(base, e.value->loc);
+  if (base.isError()) return base;
+  if (base.type()->isArray()) return arrayIndex(base, *e.slice, e.loc);
+  if (base.type()->kind == types::TypeKind::Tuple) {
+    Value index = value(*e.slice);
+    if (index.isError()) return index;
+    if (!index.constant || index.constant->kind != ConstValue::Kind::Int) {
+      sink.error(diag::NotConstant, e.slice->loc, {"a tuple index"});
+      return errorValue();
+    }
+    return tupleElement(base, index.constant->intValue, e.loc);
+  }
+  sink.error(diag::NotSubscriptable, e.loc, {describe(base)});
+  return errorValue();
+}
+
+std::optional<std::vector<int64_t>> FunctionChecker::constantShape(const Value& shape) {
+  if (!shape.constant) return std::nullopt;
+  std::vector<int64_t> dims;
+  auto add = [&](const ConstValue& c) {
+    if (c.kind != ConstValue::Kind::Int || c.intValue <= 0) return false;
+    dims.push_back(c.intValue);
+    return true;
+  };
+  if (shape.constant->kind == ConstValue::Kind::Tuple) {
+    if (shape.constant->elements.empty()) return std::nullopt;
+    for (const ConstValue& c : shape.constant->elements) {
+      if (!add(c)) return std::nullopt;
+    }
+    return dims;
+  }
+  if (!add(*shape.constant)) return std::nullopt;
+  return dims;
+}
+
+Value FunctionChecker::peekEntity(const syntax::Expr& e) {
+  if (e.kind == syntax::ExprKind::Name) {
+    const std::string& id = syntax::as<syntax::NameExpr>(e).id;
+    if (localByName_.count(id) != 0 || constParams_.count(id) != 0) return errorValue();
+    GlobalMeaning meaning = resolveGlobal(spec().source->globals.get(), id);
+    return meaning.status == GlobalMeaning::Status::Ok ? meaning.value : errorValue();
+  }
+  if (e.kind == syntax::ExprKind::Attribute) {
+    const auto& attribute = syntax::as<syntax::AttributeExpr>(e);
+    Value base = peekEntity(*attribute.value);
+    if (base.kind != Value::Kind::Module) return errorValue();
+    return resolveEntity(base.name + "." + attribute.attr);
+  }
+  return errorValue();
+}
+
+bool FunctionChecker::declareArray(int local, const syntax::Expr& valueExpr, SourceLoc loc) {
+  if (valueExpr.kind != syntax::ExprKind::Call) return false;
+  const auto& call = syntax::as<syntax::CallExpr>(valueExpr);
+  Value callee = peekEntity(*call.func);
+  if (callee.kind != Value::Kind::Intrinsic ||
+      (callee.intrinsic != Intrinsic::SharedArray && callee.intrinsic != Intrinsic::LocalArray)) {
+    return false;
+  }
+  std::string what = callee.name + "()";
+  const syntax::Expr* shapeExpr = call.args.size() > 0 ? call.args[0] : nullptr;
+  const syntax::Expr* dtypeExpr = call.args.size() > 1 ? call.args[1] : nullptr;
+  for (const syntax::Keyword* keyword : call.keywords) {
+    if (keyword->arg == "shape" && shapeExpr == nullptr) {
+      shapeExpr = keyword->value;
+    } else if (keyword->arg == "dtype" && dtypeExpr == nullptr) {
+      dtypeExpr = keyword->value;
+    } else {
+      sink.error(diag::KeywordArgument, keyword->loc, {what, keyword->arg});
+      return true;
+    }
+  }
+  if (shapeExpr == nullptr || dtypeExpr == nullptr || call.args.size() > 2) {
+    sink.error(diag::ArgumentCount, call.loc, {what, "2 arguments (shape, dtype)", std::to_string(call.args.size() + call.keywords.size())});
+    return true;
+  }
+  Value shape = expr(*shapeExpr);
+  Value dtype = expr(*dtypeExpr);
+  if (shape.isError() || dtype.isError()) return true;
+  auto dims = constantShape(shape);
+  if (!dims) {
+    sink.error(diag::ArrayShape, shapeExpr->loc,
+               {what, shape.constant ? toString(*shape.constant) : "a run-time " + describe(shape)});
+    return true;
+  }
+  if (dtype.kind != Value::Kind::NumberType) {
+    sink.error(diag::ArrayDtype, dtypeExpr->loc, {what});
+    return true;
+  }
+  types::MemorySpace space = callee.intrinsic == Intrinsic::SharedArray ? types::MemorySpace::Shared : types::MemorySpace::Local;
+  const types::Type* type = types.array(dtype.scalar, static_cast<int>(dims->size()), space);
+  LocalState& state = locals_[static_cast<size_t>(local)];
+  if (state.isParam) {
+    sink.error(diag::ParameterRetyped, loc, {state.name, types::toString(state.fixed), types::toString(type)});
+    return true;
+  }
+  if (state.declared && state.fixed != type) {
+    sink.error(diag::ConflictingAssignment, loc, {state.name, types::toString(type), types::toString(state.fixed)})
+        .notes.push_back({state.loc, "assigned " + types::toString(state.fixed) + " here"});
+    return true;
+  }
+  if (!state.declared) state.loc = loc;
+  state.declared = true;
+  state.fixed = type;
+  state.nonNegative = false;
+  TypedStmt* s = emit(TypedStmtKind::DeclareArray, loc);
+  s->local = local;
+  s->shape = *dims;
+  return true;
+}
+
+}  // namespace weft::sema

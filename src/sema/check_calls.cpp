@@ -1,0 +1,396 @@
+// Calls and attributes: user functions (specialized per argument types), number-type
+// casts, Python builtins, the math module and weft's intrinsics.
+#include <cmath>
+
+#include "sema/checker.h"
+#include "support/check.h"
+
+namespace weft::sema {
+
+namespace {
+
+Builtin dimBuiltin(Intrinsic which, int component) {
+  static constexpr Builtin table[4][3] = {
+      {Builtin::ThreadIdxX, Builtin::ThreadIdxY, Builtin::ThreadIdxZ},
+      {Builtin::BlockIdxX, Builtin::BlockIdxY, Builtin::BlockIdxZ},
+      {Builtin::BlockDimX, Builtin::BlockDimY, Builtin::BlockDimZ},
+      {Builtin::GridDimX, Builtin::GridDimY, Builtin::GridDimZ},
+  };
+  int row = which == Intrinsic::ThreadIdx ? 0 : which == Intrinsic::BlockIdx ? 1 : which == Intrinsic::BlockDim ? 2 : 3;
+  return table[row][component];
+}
+
+std::string plural(size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+Value FunctionChecker::threadIndex(Intrinsic which, SourceLoc loc) {
+  std::vector<TypedExpr*> components;
+  const types::Type* u32 = types.scalar(types::ScalarKind::UInt32);
+  for (int i = 0; i < 3; ++i) {
+    TypedExpr* e = make(TypedExprKind::BuiltinCall, u32, loc);
+    e->builtin = dimBuiltin(which, i);
+    components.push_back(e);
+  }
+  return runtime(make(TypedExprKind::TupleMake, types.tuple({u32, u32, u32}), loc, components));
+}
+
+Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
+  Value base = expr(*e.value);
+  if (base.isError()) return base;
+  switch (base.kind) {
+    case Value::Kind::Module: {
+      Value entity = resolveEntity(base.name + "." + e.attr);
+      if (entity.kind == Value::Kind::Error) {
+        sink.error(diag::UnknownAttribute, e.loc, {"module '" + (base.name == "weft" ? std::string("device") : base.name) + "'", e.attr});
+        return errorValue();
+      }
+      if (entity.kind == Value::Kind::Constant) return constantValue(*entity.constant, e.loc);
+      return entity;
+    }
+    case Value::Kind::Intrinsic:
+      if (base.intrinsic == Intrinsic::ThreadIdx || base.intrinsic == Intrinsic::BlockIdx ||
+          base.intrinsic == Intrinsic::BlockDim || base.intrinsic == Intrinsic::GridDim) {
+        int component = e.attr == "x" ? 0 : e.attr == "y" ? 1 : e.attr == "z" ? 2 : -1;
+        if (component < 0) break;
+        TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::UInt32), e.loc);
+        call->builtin = dimBuiltin(base.intrinsic, component);
+        return runtime(call, true);
+      }
+      break;
+    case Value::Kind::RunTime:
+      if (base.type()->isArray()) return arrayAttribute(base, e.attr, e.loc);
+      break;
+    case Value::Kind::Error:
+    case Value::Kind::Constant:
+    case Value::Kind::Function:
+    case Value::Kind::NumberType: break;
+  }
+  sink.error(diag::UnknownAttribute, e.loc, {describe(base), e.attr});
+  return errorValue();
+}
+
+bool FunctionChecker::requireArgs(const std::string& what, const syntax::CallExpr& e, size_t min, size_t max) {
+  if (!e.keywords.empty()) {
+    sink.error(diag::KeywordArgument, e.keywords.front()->loc, {what, e.keywords.front()->arg});
+    return false;
+  }
+  if (e.args.size() < min || e.args.size() > max) {
+    std::string expected = min == max ? plural(min, "argument") : std::to_string(min) + " to " + plural(max, "argument");
+    sink.error(diag::ArgumentCount, e.loc, {what, expected, std::to_string(e.args.size())});
+    return false;
+  }
+  for (const syntax::Expr* arg : e.args) {
+    if (arg->kind == syntax::ExprKind::Starred) {
+      sink.error(diag::UnsupportedExpression, arg->loc, {"a starred argument (*args)", "; pass each argument"});
+      return false;
+    }
+  }
+  return true;
+}
+
+Value FunctionChecker::call(const syntax::CallExpr& e) {
+  Value callee = expr(*e.func);
+  if (callee.isError()) {
+    for (const syntax::Expr* arg : e.args) expr(*arg);
+    return errorValue();
+  }
+  switch (callee.kind) {
+    case Value::Kind::Function: return userCall(callee, e);
+    case Value::Kind::NumberType: {
+      if (!requireArgs(callee.name + "()", e, 0, 1)) return errorValue();
+      std::vector<Value> args;
+      for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
+      return numberCast(callee, e, std::move(args));
+    }
+    case Value::Kind::Intrinsic: return intrinsicCall(callee, e);
+    case Value::Kind::Error:
+    case Value::Kind::RunTime:
+    case Value::Kind::Constant:
+    case Value::Kind::Module: break;
+  }
+  sink.error(diag::NotCallable, e.loc, {describe(callee)});
+  return errorValue();
+}
+
+Value FunctionChecker::numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args) {
+  if (args.empty()) {
+    ConstValue zero;
+    zero.kind = ConstValue::Kind::Int;
+    return typedLiteral(zero, callee.scalar, e.loc);
+  }
+  return cast(args[0], callee.scalar, e.loc);
+}
+
+Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e) {
+  const FunctionSource& source = *callee.function;
+  std::string what = "function '" + source.name + "'";
+  if (source.decorator == FunctionSource::Decorator::Kernel) {
+    sink.error(diag::KernelCall, e.loc, {source.name});
+    return errorValue();
+  }
+  if (!e.keywords.empty()) {
+    sink.error(diag::KeywordArgument, e.keywords.front()->loc, {what, e.keywords.front()->arg});
+    return errorValue();
+  }
+  std::vector<Value> args;
+  std::vector<ArgumentInfo> infos;
+  bool failed = false;
+  for (const syntax::Expr* arg : e.args) {
+    if (arg->kind == syntax::ExprKind::Starred) {
+      sink.error(diag::UnsupportedExpression, arg->loc, {"a starred argument (*args)", "; pass each argument"});
+      return errorValue();
+    }
+    Value v = value(*arg);
+    if (v.isError()) failed = true;
+    args.push_back(v);
+  }
+  if (failed) return errorValue();
+  for (const Value& v : args) {
+    ArgumentInfo info;
+    info.type = v.type();
+    info.constant = v.constant;
+    infos.push_back(info);
+  }
+  int index = program.specialize(callee.function, infos, sink, e.loc);
+  if (index < 0) return errorValue();
+  Specialization& target = program.specialization(index);
+  const types::Type* returnType = target.declaredReturn;
+  if (returnType == nullptr) {
+    if (index == specIndex && target.facts.returnType == nullptr) {
+      returnType = sawValueReturn_ ? returnJoin_.result(types) : nullptr;
+    } else {
+      returnType = target.state == Specialization::State::Done ? target.function.returnType : target.facts.returnType;
+    }
+  }
+  if (returnType == nullptr) {
+    if (finalPass) sink.error(diag::RecursiveReturnType, e.loc, {source.name});
+    return errorValue();
+  }
+  std::vector<TypedExpr*> operands;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (target.constParams[i]) continue;
+    Value converted = convert(args[i], target.arguments[i].type, e.loc);
+    if (converted.isError()) return errorValue();
+    operands.push_back(converted.expr);
+  }
+  TypedExpr* call = make(TypedExprKind::Call, returnType, e.loc, operands);
+  call->callee = index;
+  return runtime(call);
+}
+
+Value FunctionChecker::minMax(bool isMax, const syntax::CallExpr& e, std::vector<Value> args) {
+  const char* what = isMax ? "max()" : "min()";
+  for (const Value& v : args) {
+    if (v.isError()) return errorValue();
+  }
+  std::optional<types::ScalarKind> common;
+  std::optional<types::ScalarKind> weakKind;
+  bool allWeak = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Value& v = args[i];
+    if (!v.type()->isScalar() || types::isComplex(v.type()->scalar)) {
+      sink.error(diag::ArgumentType, e.args[i]->loc, {std::to_string(i + 1), what, "a real number", describe(v)});
+      return errorValue();
+    }
+    if (v.weak) {
+      types::ScalarKind kind = builtinKindOf(*v.constant);
+      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      continue;
+    }
+    allWeak = false;
+    auto promoted = common ? types::promote(*common, v.type()->scalar) : v.type()->scalar;
+    if (!promoted) {
+      sink.error(diag::NoCommonType, e.loc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
+      return errorValue();
+    }
+    common = promoted;
+  }
+  if (allWeak) {
+    size_t best = 0;
+    for (size_t i = 1; i < args.size(); ++i) {
+      Folded better = foldCompare(isMax ? CompareOp::Gt : CompareOp::Lt, *args[i].constant, *args[best].constant);
+      if (better.value.boolValue) best = i;
+    }
+    return weakLiteral(*args[best].constant, e.loc);
+  }
+  types::ScalarKind kind = weakKind ? combineWeak(*common, *weakKind) : *common;
+  Value result;
+  bool anyNonNegative = false;
+  bool allNonNegative = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Value converted = promoteTo(args[i], kind, e.loc);
+    if (converted.isError()) return errorValue();
+    anyNonNegative = anyNonNegative || args[i].nonNegative;
+    allNonNegative = allNonNegative && args[i].nonNegative;
+    if (i == 0) {
+      result = converted;
+      continue;
+    }
+    TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(kind), e.loc, {result.expr, converted.expr});
+    call->builtin = isMax ? Builtin::Max : Builtin::Min;
+    result = runtime(call);
+  }
+  result.nonNegative = isMax ? anyNonNegative : allNonNegative;
+  return result;
+}
+
+Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args) {
+  MathFunction function = mathFunction(callee.math);
+  std::optional<types::ScalarKind> common;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Value& v = args[i];
+    if (v.isError()) return errorValue();
+    if (!v.type()->isScalar() || types::isComplex(v.type()->scalar)) {
+      sink.error(diag::ArgumentType, e.args[i]->loc, {std::to_string(i + 1), callee.name + "()", "a real number", describe(v)});
+      return errorValue();
+    }
+  }
+  // Math computes in floating point: float32 and float64 keep their type; integers take
+  // float32, or float64 when 64-bit (the rule of `/`); weak literals adapt to the other
+  // argument, and alone are builtin floats (float32).
+  for (const Value& v : args) {
+    if (v.weak) continue;
+    types::ScalarKind kind = types::floatingFor(v.type()->scalar);
+    common = common ? *types::promote(*common, kind) : kind;
+  }
+  types::ScalarKind kind = common ? *common : types::ScalarKind::Float32;
+  if (function.predicate && common && !types::isFloating(args[0].type()->scalar)) {
+    ConstValue no;
+    no.kind = ConstValue::Kind::Bool;
+    return typedLiteral(no, types::ScalarKind::Bool, e.loc);
+  }
+  std::vector<TypedExpr*> operands;
+  for (const Value& v : args) {
+    Value converted = promoteTo(v, kind, e.loc);
+    if (converted.isError()) return errorValue();
+    operands.push_back(converted.expr);
+  }
+  const types::Type* resultType = types.scalar(function.predicate ? types::ScalarKind::Bool : kind);
+  TypedExpr* call = make(TypedExprKind::BuiltinCall, resultType, e.loc, operands);
+  call->builtin = function.builtin;
+  bool nonNegative = function.builtin == Builtin::Fabs || function.builtin == Builtin::Exp ||
+                     function.builtin == Builtin::Sqrt || function.builtin == Builtin::Cosh;
+  return runtime(call, nonNegative);
+}
+
+Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr& e) {
+  std::string what = callee.name + (callee.name.ends_with("()") ? "" : "()");
+  auto constantInt = [&](const Value& v, const char* role) -> std::optional<int64_t> {
+    if (v.isError()) return std::nullopt;
+    if (!v.constant || v.constant->kind != ConstValue::Kind::Int) {
+      sink.error(diag::NotConstant, e.loc, {std::string("the ") + role + " of " + what});
+      return std::nullopt;
+    }
+    return v.constant->intValue;
+  };
+  switch (callee.intrinsic) {
+    case Intrinsic::Abs: {
+      if (!requireArgs(what, e, 1, 1)) return errorValue();
+      Value v = value(*e.args[0]);
+      if (v.isError()) return v;
+      if (!v.type()->isScalar()) {
+        sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "a number", describe(v)});
+        return errorValue();
+      }
+      if (v.weak) {
+        const ConstValue& c = *v.constant;
+        if (c.kind == ConstValue::Kind::Complex) {
+          ConstValue r;
+          r.kind = ConstValue::Kind::Float;
+          r.floatValue = std::hypot(c.floatValue, c.imagValue);
+          return weakLiteral(r, e.loc);
+        }
+        bool negative = c.kind == ConstValue::Kind::Float ? c.floatValue < 0 : (c.kind == ConstValue::Kind::Int && c.intValue < 0);
+        return negative ? weakLiteral(foldUnary(UnaryOp::Neg, c).value, e.loc) : weakLiteral(foldUnary(UnaryOp::Pos, c).value, e.loc);
+      }
+      if (types::isBool(v.type()->scalar)) v = promoteTo(v, types::ScalarKind::Int32, e.loc);
+      types::ScalarKind resultKind = types::realPartOf(v.type()->scalar);
+      TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(resultKind), e.loc, {v.expr});
+      call->builtin = Builtin::Abs;
+      return runtime(call, true);
+    }
+    case Intrinsic::Min:
+    case Intrinsic::Max: {
+      if (!requireArgs(what, e, 2, 64)) return errorValue();
+      std::vector<Value> args;
+      for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
+      return minMax(callee.intrinsic == Intrinsic::Max, e, std::move(args));
+    }
+    case Intrinsic::Len: {
+      if (!requireArgs(what, e, 1, 1)) return errorValue();
+      Value v = value(*e.args[0]);
+      if (v.isError()) return v;
+      if (v.type()->isArray()) {
+        TypedExpr* shape = make(TypedExprKind::ArrayShape, types.scalar(types::ScalarKind::Int64), e.loc, {v.expr});
+        shape->index = 0;
+        return runtime(shape, true);
+      }
+      if (v.type()->kind == types::TypeKind::Tuple) {
+        ConstValue n;
+        n.kind = ConstValue::Kind::Int;
+        n.intValue = static_cast<int64_t>(v.type()->elements.size());
+        return weakLiteral(n, e.loc);
+      }
+      sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "an array or a tuple", describe(v)});
+      return errorValue();
+    }
+    case Intrinsic::Range:
+      sink.error(diag::ForIterable, e.loc, {": range() can only be the iterable of a for loop"});
+      return errorValue();
+    case Intrinsic::Print:
+      sink.error(diag::UnsupportedExpression, e.loc, {"print()", " yet"});
+      return errorValue();
+    case Intrinsic::Tid:
+    case Intrinsic::GridSize: {
+      if (!requireArgs(what, e, 1, 1)) return errorValue();
+      auto n = constantInt(value(*e.args[0]), "argument");
+      if (!n) return errorValue();
+      if (*n < 1 || *n > 3) {
+        sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "1, 2 or 3", std::to_string(*n)});
+        return errorValue();
+      }
+      bool isTid = callee.intrinsic == Intrinsic::Tid;
+      static constexpr Builtin tid[3] = {Builtin::TidX, Builtin::TidY, Builtin::TidZ};
+      static constexpr Builtin size[3] = {Builtin::GridSizeX, Builtin::GridSizeY, Builtin::GridSizeZ};
+      const types::Type* i32 = types.scalar(types::ScalarKind::Int32);
+      std::vector<TypedExpr*> components;
+      for (int64_t i = 0; i < *n; ++i) {
+        TypedExpr* c = make(TypedExprKind::BuiltinCall, i32, e.loc);
+        c->builtin = isTid ? tid[i] : size[i];
+        components.push_back(c);
+      }
+      if (*n == 1) return runtime(components[0], true);
+      std::vector<const types::Type*> elementTypes(components.size(), i32);
+      return runtime(make(TypedExprKind::TupleMake, types.tuple(elementTypes), e.loc, components));
+    }
+    case Intrinsic::Syncthreads: {
+      if (!requireArgs(what, e, 0, 0)) return errorValue();
+      TypedExpr* call = make(TypedExprKind::BuiltinCall, types.none(), e.loc);
+      call->builtin = Builtin::Syncthreads;
+      return runtime(call);
+    }
+    case Intrinsic::SharedArray:
+    case Intrinsic::LocalArray:
+      sink.error(diag::ArrayDeclaration, e.loc, {callee.name});
+      return errorValue();
+    case Intrinsic::Math: {
+      MathFunction function = mathFunction(callee.math);
+      if (!requireArgs(what, e, static_cast<size_t>(function.arity), static_cast<size_t>(function.arity))) return errorValue();
+      std::vector<Value> args;
+      for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
+      return mathCall(callee, e, std::move(args));
+    }
+    case Intrinsic::ThreadIdx:
+    case Intrinsic::BlockIdx:
+    case Intrinsic::BlockDim:
+    case Intrinsic::GridDim:
+    case Intrinsic::WarpSize:
+    case Intrinsic::LaneId:
+    case Intrinsic::ConstExpr: break;
+  }
+  sink.error(diag::NotCallable, e.loc, {callee.name});
+  return errorValue();
+}
+
+}  // namespace weft::sema

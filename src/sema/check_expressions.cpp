@@ -1,0 +1,744 @@
+// Expressions: literals, operators with weak-literal promotion, comparisons, `and`/`or`,
+// conditions, conversions.
+#include "sema/checker.h"
+#include "support/check.h"
+
+namespace weft::sema {
+
+namespace {
+
+const char* symbol(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "+";
+    case BinaryOp::Sub: return "-";
+    case BinaryOp::Mul: return "*";
+    case BinaryOp::TrueDiv: return "/";
+    case BinaryOp::FloorDiv: return "//";
+    case BinaryOp::Mod: return "%";
+    case BinaryOp::Pow: return "**";
+    case BinaryOp::LShift: return "<<";
+    case BinaryOp::RShift: return ">>";
+    case BinaryOp::BitAnd: return "&";
+    case BinaryOp::BitOr: return "|";
+    case BinaryOp::BitXor: return "^";
+  }
+  return "?";
+}
+
+const char* symbol(CompareOp op) {
+  switch (op) {
+    case CompareOp::Eq: return "==";
+    case CompareOp::NotEq: return "!=";
+    case CompareOp::Lt: return "<";
+    case CompareOp::LtE: return "<=";
+    case CompareOp::Gt: return ">";
+    case CompareOp::GtE: return ">=";
+  }
+  return "?";
+}
+
+std::optional<BinaryOp> binaryOpOf(syntax::Operator op) {
+  switch (op) {
+    case syntax::Operator::Add: return BinaryOp::Add;
+    case syntax::Operator::Sub: return BinaryOp::Sub;
+    case syntax::Operator::Mult: return BinaryOp::Mul;
+    case syntax::Operator::MatMult: return std::nullopt;
+    case syntax::Operator::Div: return BinaryOp::TrueDiv;
+    case syntax::Operator::Mod: return BinaryOp::Mod;
+    case syntax::Operator::Pow: return BinaryOp::Pow;
+    case syntax::Operator::LShift: return BinaryOp::LShift;
+    case syntax::Operator::RShift: return BinaryOp::RShift;
+    case syntax::Operator::BitOr: return BinaryOp::BitOr;
+    case syntax::Operator::BitXor: return BinaryOp::BitXor;
+    case syntax::Operator::BitAnd: return BinaryOp::BitAnd;
+    case syntax::Operator::FloorDiv: return BinaryOp::FloorDiv;
+  }
+  return std::nullopt;
+}
+
+bool isNonNegativeConstant(const ConstValue& c) {
+  switch (c.kind) {
+    case ConstValue::Kind::Bool: return true;
+    case ConstValue::Kind::Int: return c.intValue >= 0;
+    case ConstValue::Kind::Float: return c.floatValue >= 0;
+    case ConstValue::Kind::None:
+    case ConstValue::Kind::Complex:
+    case ConstValue::Kind::Str:
+    case ConstValue::Kind::Tuple: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+Value FunctionChecker::runtime(TypedExpr* e, bool nonNegative) const {
+  Value v;
+  v.kind = Value::Kind::RunTime;
+  v.expr = e;
+  v.nonNegative = nonNegative || (e->type->isScalar() && types::isUnsigned(e->type->scalar));
+  return v;
+}
+
+TypedExpr* FunctionChecker::make(TypedExprKind kind, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands) {
+  TypedExpr* e = nodes.makeExpr();
+  e->kind = kind;
+  e->type = type;
+  e->loc = loc;
+  e->operands = std::move(operands);
+  return e;
+}
+
+std::string FunctionChecker::describe(const Value& v) const {
+  switch (v.kind) {
+    case Value::Kind::Error: return "<error>";
+    case Value::Kind::RunTime: return types::toString(v.expr->type);
+    case Value::Kind::Constant: return v.constant->kind == ConstValue::Kind::Str ? "str" : "None";
+    case Value::Kind::Module: return "module '" + v.name + "'";
+    case Value::Kind::Function: return v.name;
+    case Value::Kind::NumberType: return "type " + v.name;
+    case Value::Kind::Intrinsic: return v.name;
+  }
+  return "?";
+}
+
+Value FunctionChecker::weakLiteral(const ConstValue& constant, SourceLoc loc) {
+  types::ScalarKind kind = builtinKindOf(constant);
+  if (!fitsScalar(constant, kind, false)) {
+    sink.error(diag::LiteralOutOfRange, loc, {toString(constant), types::pythonName(kind)});
+    return errorValue();
+  }
+  TypedExpr* e = make(TypedExprKind::Literal, types.scalar(kind), loc);
+  e->literal = toLiteral(constant, kind);
+  Value v = runtime(e, isNonNegativeConstant(constant));
+  v.weak = true;
+  v.constant = constant;
+  return v;
+}
+
+Value FunctionChecker::typedLiteral(const ConstValue& constant, types::ScalarKind kind, SourceLoc loc) {
+  TypedExpr* e = make(TypedExprKind::Literal, types.scalar(kind), loc);
+  e->literal = toLiteral(constant, kind);
+  ConstValue converted = fromLiteral(e->literal, kind);
+  Value v = runtime(e, isNonNegativeConstant(converted));
+  v.constant = converted;
+  return v;
+}
+
+Value FunctionChecker::constantValue(const ConstValue& constant, SourceLoc loc) {
+  if (isNumber(constant)) return weakLiteral(constant, loc);
+  if (constant.kind == ConstValue::Kind::Tuple) {
+    std::vector<TypedExpr*> operands;
+    std::vector<const types::Type*> elementTypes;
+    for (const ConstValue& element : constant.elements) {
+      Value v = toRunTime(constantValue(element, loc), loc);
+      if (v.isError()) return errorValue();
+      operands.push_back(v.expr);
+      elementTypes.push_back(v.type());
+    }
+    Value v = runtime(make(TypedExprKind::TupleMake, types.tuple(elementTypes), loc, operands));
+    v.constant = constant;
+    return v;
+  }
+  Value v;
+  v.kind = Value::Kind::Constant;
+  v.constant = constant;
+  return v;
+}
+
+Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
+  switch (v.kind) {
+    case Value::Kind::Error:
+    case Value::Kind::RunTime: return v;
+    case Value::Kind::Constant:
+      if (v.constant->kind == ConstValue::Kind::Str) {
+        sink.error(diag::UnsupportedExpression, loc, {"a string", " (strings may only appear in print())"});
+      } else {
+        sink.error(diag::UnsupportedExpression, loc, {"None as a value", ""});
+      }
+      return errorValue();
+    case Value::Kind::Intrinsic:
+      switch (v.intrinsic) {
+        case Intrinsic::ThreadIdx:
+        case Intrinsic::BlockIdx:
+        case Intrinsic::BlockDim:
+        case Intrinsic::GridDim: return threadIndex(v.intrinsic, loc);
+        case Intrinsic::WarpSize:
+        case Intrinsic::LaneId: {
+          TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::Int32), loc);
+          e->builtin = v.intrinsic == Intrinsic::WarpSize ? Builtin::WarpSize : Builtin::LaneId;
+          return runtime(e, true);
+        }
+        default: break;
+      }
+      sink.error(diag::UnsupportedExpression, loc, {v.name + " used as a value", "; call it"});
+      return errorValue();
+    case Value::Kind::Module:
+    case Value::Kind::Function:
+    case Value::Kind::NumberType:
+      sink.error(diag::UnsupportedExpression, loc, {describe(v) + " used as a value", ""});
+      return errorValue();
+  }
+  return errorValue();
+}
+
+Value FunctionChecker::value(const syntax::Expr& e) { return toRunTime(expr(e), e.loc); }
+
+Value FunctionChecker::expr(const syntax::Expr& e) {
+  using K = syntax::ExprKind;
+  switch (e.kind) {
+    case K::BoolOp: return boolOp(syntax::as<syntax::BoolOpExpr>(e));
+    case K::NamedExpr:
+      sink.error(diag::UnsupportedExpression, e.loc, {"an assignment expression (:=)", "; assign in a separate statement"});
+      return errorValue();
+    case K::BinOp: {
+      const auto& b = syntax::as<syntax::BinOpExpr>(e);
+      Value left = value(*b.left);
+      Value right = value(*b.right);
+      auto op = binaryOpOf(b.op);
+      if (!op) {
+        if (!left.isError() && !right.isError()) sink.error(diag::InvalidOperands, e.loc, {"@", describe(left), describe(right)});
+        return errorValue();
+      }
+      return binary(*op, left, right, e.loc);
+    }
+    case K::UnaryOp: return unary(syntax::as<syntax::UnaryOpExpr>(e));
+    case K::Lambda:
+      sink.error(diag::UnsupportedExpression, e.loc, {"lambda", "; define a function with def instead"});
+      return errorValue();
+    case K::IfExp: return ifExp(syntax::as<syntax::IfExpExpr>(e));
+    case K::Dict:
+      sink.error(diag::UnsupportedExpression, e.loc, {"a dict", ""});
+      return errorValue();
+    case K::Set:
+      sink.error(diag::UnsupportedExpression, e.loc, {"a set", ""});
+      return errorValue();
+    case K::ListComp:
+    case K::SetComp:
+    case K::DictComp:
+    case K::GeneratorExp:
+      sink.error(diag::UnsupportedExpression, e.loc, {"a comprehension", "; write a for loop over range(...)"});
+      return errorValue();
+    case K::Await:
+      sink.error(diag::UnsupportedExpression, e.loc, {"await", ""});
+      return errorValue();
+    case K::Yield:
+    case K::YieldFrom:
+      sink.error(diag::UnsupportedExpression, e.loc, {"yield (generators)", ""});
+      return errorValue();
+    case K::Compare: return compare(syntax::as<syntax::CompareExpr>(e));
+    case K::Call: return call(syntax::as<syntax::CallExpr>(e));
+    case K::FormattedValue:
+    case K::JoinedStr:
+      sink.error(diag::UnsupportedExpression, e.loc, {"an f-string", ""});
+      return errorValue();
+    case K::Constant: {
+      const syntax::ConstantValue& c = syntax::as<syntax::ConstantExpr>(e).value;
+      if (c.kind == syntax::ConstantValue::Kind::Bytes || c.kind == syntax::ConstantValue::Kind::Ellipsis) {
+        sink.error(diag::UnsupportedExpression, e.loc,
+                   {c.kind == syntax::ConstantValue::Kind::Bytes ? "a bytes literal" : "Ellipsis (...)", ""});
+        return errorValue();
+      }
+      auto constant = fromSyntax(c);
+      if (!constant) {
+        sink.error(diag::LiteralOutOfRange, e.loc, {c.intDigits, "int64"});
+        return errorValue();
+      }
+      return constantValue(*constant, e.loc);
+    }
+    case K::Attribute: return attribute(syntax::as<syntax::AttributeExpr>(e));
+    case K::Subscript: return subscript(syntax::as<syntax::SubscriptExpr>(e));
+    case K::Starred:
+      sink.error(diag::UnsupportedExpression, e.loc, {"a starred expression (*x)", ""});
+      return errorValue();
+    case K::Name: return name(syntax::as<syntax::NameExpr>(e));
+    case K::List:
+      sink.error(diag::UnsupportedExpression, e.loc, {"a list", "; use a tuple (a, b) or device.local_array"});
+      return errorValue();
+    case K::Tuple: return tupleDisplay(syntax::as<syntax::TupleExpr>(e));
+    case K::Slice:
+      sink.error(diag::UnsupportedExpression, e.loc, {"slicing", "; index single elements, e.g. a[i, j]"});
+      return errorValue();
+  }
+  return errorValue();
+}
+
+Value FunctionChecker::tupleDisplay(const syntax::TupleExpr& e) {
+  std::vector<TypedExpr*> operands;
+  std::vector<const types::Type*> elementTypes;
+  ConstValue constant;
+  constant.kind = ConstValue::Kind::Tuple;
+  bool allConstant = true;
+  bool failed = false;
+  for (const syntax::Expr* element : e.elts) {
+    Value v = value(*element);
+    if (v.isError()) {
+      failed = true;
+      continue;
+    }
+    operands.push_back(v.expr);
+    elementTypes.push_back(v.type());
+    if (v.constant) {
+      constant.elements.push_back(*v.constant);
+    } else {
+      allConstant = false;
+    }
+  }
+  if (failed) return errorValue();
+  Value v = runtime(make(TypedExprKind::TupleMake, types.tuple(elementTypes), e.loc, operands));
+  if (allConstant) v.constant = constant;
+  return v;
+}
+
+Value FunctionChecker::promoteTo(Value v, types::ScalarKind kind, SourceLoc loc) {
+  if (v.isError()) return v;
+  if (v.weak) {
+    if (!fitsScalar(*v.constant, kind, false)) {
+      sink.error(diag::LiteralOutOfRange, v.expr->loc, {toString(*v.constant), types::pythonName(kind)});
+      return errorValue();
+    }
+    return typedLiteral(*v.constant, kind, v.expr->loc);
+  }
+  if (v.type()->scalar == kind) return v;
+  Value cast = runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}), v.nonNegative);
+  return cast;
+}
+
+Value FunctionChecker::cast(Value v, types::ScalarKind kind, SourceLoc loc) {
+  if (v.isError()) return v;
+  if (!v.type()->isScalar()) {
+    sink.error(diag::ArgumentType, loc, {"1", types::pythonName(kind) + std::string("()"), "a number", describe(v)});
+    return errorValue();
+  }
+  if (types::isComplex(v.type()->scalar) && !types::isComplex(kind)) {
+    sink.error(diag::ArgumentType, loc, {"1", types::pythonName(kind) + std::string("()"), "a real number", describe(v)});
+    return errorValue();
+  }
+  if (types::isBool(kind)) return truth(v, loc);
+  if (v.constant && isNumber(*v.constant)) {
+    if (!fitsScalar(*v.constant, kind, true)) {
+      sink.error(diag::LiteralOutOfRange, loc, {toString(*v.constant), types::pythonName(kind)});
+      return errorValue();
+    }
+    Value literal = typedLiteral(*v.constant, kind, loc);
+    return literal;
+  }
+  if (v.type()->scalar == kind) return v;
+  return runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}), v.nonNegative);
+}
+
+Value FunctionChecker::convert(Value v, const types::Type* target, SourceLoc loc) {
+  if (v.isError() || target->isError()) return errorValue();
+  const types::Type* source = v.type();
+  if (target->isScalar() && source->isScalar()) {
+    if (types::isComplex(source->scalar) && !types::isComplex(target->scalar)) {
+      sink.error(diag::StoreType, loc, {types::toString(source), types::toString(target)});
+      return errorValue();
+    }
+    if (v.weak) {
+      if (!fitsScalar(*v.constant, target->scalar, true)) {
+        sink.error(diag::LiteralOutOfRange, loc, {toString(*v.constant), types::toString(target)});
+        return errorValue();
+      }
+      return typedLiteral(*v.constant, target->scalar, v.expr->loc);
+    }
+    if (source == target) return v;
+    return runtime(make(TypedExprKind::Cast, target, loc, {v.expr}), v.nonNegative);
+  }
+  if (source == target) return v;
+  if (target->kind == types::TypeKind::Tuple && source->kind == types::TypeKind::Tuple &&
+      target->elements.size() == source->elements.size() &&
+      (v.expr->kind == TypedExprKind::TupleMake || v.expr->kind == TypedExprKind::Local)) {
+    std::vector<TypedExpr*> operands;
+    for (size_t i = 0; i < target->elements.size(); ++i) {
+      TypedExpr* element = v.expr->kind == TypedExprKind::TupleMake ? v.expr->operands[i] : nullptr;
+      if (element == nullptr) {
+        element = make(TypedExprKind::TupleGet, source->elements[i], loc, {v.expr});
+        element->index = static_cast<int>(i);
+      }
+      Value converted = convert(runtime(element), target->elements[i], loc);
+      if (converted.isError()) return errorValue();
+      operands.push_back(converted.expr);
+    }
+    return runtime(make(TypedExprKind::TupleMake, target, loc, operands));
+  }
+  sink.error(diag::StoreType, loc, {types::toString(source), types::toString(target)});
+  return errorValue();
+}
+
+Value FunctionChecker::truth(Value v, SourceLoc loc) {
+  if (v.isError()) return v;
+  if (!v.type()->isScalar()) {
+    sink.error(diag::ConditionType, loc, {types::toString(v.type())});
+    return errorValue();
+  }
+  if (types::isBool(v.type()->scalar)) return v;
+  if (v.constant) {
+    ConstValue b;
+    b.kind = ConstValue::Kind::Bool;
+    b.boolValue = truthOf(*v.constant);
+    return v.weak ? weakLiteral(b, loc) : typedLiteral(b, types::ScalarKind::Bool, loc);
+  }
+  return runtime(make(TypedExprKind::Truth, types.scalar(types::ScalarKind::Bool), loc, {v.expr}));
+}
+
+Value FunctionChecker::condition(const syntax::Expr& e) {
+  if (e.kind == syntax::ExprKind::BoolOp) {
+    const auto& b = syntax::as<syntax::BoolOpExpr>(e);
+    Value result;
+    for (size_t i = 0; i < b.values.size(); ++i) {
+      Value operand = condition(*b.values[i]);
+      if (operand.isError()) return operand;
+      if (i == 0) {
+        result = operand;
+        continue;
+      }
+      if (result.isError()) continue;
+      TypedExprKind kind = b.op == syntax::BoolOperator::And ? TypedExprKind::And : TypedExprKind::Or;
+      result = runtime(make(kind, types.scalar(types::ScalarKind::Bool), e.loc, {result.expr, operand.expr}));
+    }
+    return result;
+  }
+  if (e.kind == syntax::ExprKind::UnaryOp && syntax::as<syntax::UnaryOpExpr>(e).op == syntax::UnaryOperator::Not) {
+    Value operand = condition(*syntax::as<syntax::UnaryOpExpr>(e).operand);
+    if (operand.isError()) return operand;
+    TypedExpr* n = make(TypedExprKind::Unary, types.scalar(types::ScalarKind::Bool), e.loc, {operand.expr});
+    n->unaryOp = UnaryOp::Not;
+    return runtime(n);
+  }
+  return truth(value(e), e.loc);
+}
+
+Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc loc) {
+  using types::ScalarKind;
+  if (left.isError() || right.isError()) return errorValue();
+  const types::Type* lt = left.type();
+  const types::Type* rt = right.type();
+  if (!lt->isScalar() || !rt->isScalar()) {
+    sink.error(diag::InvalidOperands, loc, {symbol(op), describe(left), describe(right)});
+    return errorValue();
+  }
+  if (left.weak && right.weak) {
+    Folded folded = foldBinary(op, *left.constant, *right.constant);
+    switch (folded.error) {
+      case FoldError::None: return weakLiteral(folded.value, loc);
+      case FoldError::DivisionByZero: sink.error(diag::DivisionByZero, loc); return errorValue();
+      case FoldError::Overflow: sink.error(diag::ConstantOverflow, loc); return errorValue();
+      case FoldError::Unsupported:
+        sink.error(diag::InvalidOperands, loc, {symbol(op), describe(left), describe(right)});
+        return errorValue();
+    }
+  }
+  ScalarKind lk = lt->scalar;
+  ScalarKind rk = rt->scalar;
+  auto invalid = [&]() {
+    sink.error(diag::InvalidOperands, loc, {symbol(op), describe(left), describe(right)});
+    return errorValue();
+  };
+  auto emit = [&](ScalarKind resultKind, ScalarKind operandKind, bool nonNegative) {
+    Value l = promoteTo(left, operandKind, loc);
+    Value r = promoteTo(right, operandKind, loc);
+    if (l.isError() || r.isError()) return errorValue();
+    TypedExpr* e = make(TypedExprKind::Binary, types.scalar(resultKind), loc, {l.expr, r.expr});
+    e->binaryOp = op;
+    return runtime(e, nonNegative);
+  };
+
+  if (op == BinaryOp::LShift || op == BinaryOp::RShift) {
+    if (types::isFloating(lk) || types::isComplex(lk) || types::isFloating(rk) || types::isComplex(rk)) return invalid();
+    ScalarKind resultKind = left.weak ? rk : lk;
+    if (types::isBool(resultKind)) resultKind = ScalarKind::Int32;
+    Value l = promoteTo(left, resultKind, loc);
+    Value r = right.weak ? promoteTo(right, resultKind, loc)
+                         : (types::isBool(rk) ? promoteTo(right, ScalarKind::Int32, loc) : right);
+    if (l.isError() || r.isError()) return errorValue();
+    TypedExpr* e = make(TypedExprKind::Binary, types.scalar(resultKind), loc, {l.expr, r.expr});
+    e->binaryOp = op;
+    return runtime(e, op == BinaryOp::RShift && left.nonNegative);
+  }
+
+  ScalarKind common;
+  if (left.weak) {
+    common = combineWeak(rk, builtinKindOf(*left.constant));
+  } else if (right.weak) {
+    common = combineWeak(lk, builtinKindOf(*right.constant));
+  } else {
+    auto promoted = types::promote(lk, rk);
+    if (!promoted) {
+      sink.error(diag::NoCommonType, loc, {types::pythonName(lk), types::pythonName(rk), "int64"});
+      return errorValue();
+    }
+    common = *promoted;
+  }
+  bool bothNonNegative = left.nonNegative && right.nonNegative;
+  switch (op) {
+    case BinaryOp::Add:
+    case BinaryOp::Mul:
+    case BinaryOp::Sub: {
+      ScalarKind kind = types::isBool(common) ? ScalarKind::Int32 : common;
+      return emit(kind, kind, op != BinaryOp::Sub && bothNonNegative);
+    }
+    case BinaryOp::TrueDiv: {
+      if (types::isComplex(common) || types::isFloating(common)) {
+        ScalarKind kind = common == ScalarKind::Float16 ? ScalarKind::Float32 : common;
+        return emit(kind, kind, bothNonNegative);
+      }
+      ScalarKind la = left.weak ? common : lk;
+      ScalarKind ra = right.weak ? common : rk;
+      ScalarKind kind = (types::byteSize(la) == 8 || types::byteSize(ra) == 8) ? ScalarKind::Float64 : ScalarKind::Float32;
+      return emit(kind, kind, bothNonNegative);
+    }
+    case BinaryOp::FloorDiv:
+    case BinaryOp::Mod: {
+      if (types::isComplex(common)) return invalid();
+      if (right.weak && truthOf(*right.constant) == false) {
+        sink.error(diag::DivisionByZero, loc);
+        return errorValue();
+      }
+      ScalarKind kind = types::isBool(common) ? ScalarKind::Int32 : common;
+      return emit(kind, kind, op == BinaryOp::Mod ? right.nonNegative : bothNonNegative);
+    }
+    case BinaryOp::Pow: {
+      if (types::isComplex(common)) return invalid();
+      bool constantExponent = right.weak && (right.constant->kind == ConstValue::Kind::Int ||
+                                             right.constant->kind == ConstValue::Kind::Bool);
+      if (constantExponent && right.constant->intValue >= 0 && !left.weak) {
+        ScalarKind kind = types::isBool(lk) ? ScalarKind::Int32 : lk;
+        return emit(kind, kind, left.nonNegative || right.constant->intValue % 2 == 0);
+      }
+      ScalarKind kind = types::floatingFor(common);
+      Value l = promoteTo(left, kind, loc);
+      Value r = promoteTo(right, kind, loc);
+      if (l.isError() || r.isError()) return errorValue();
+      TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(kind), loc, {l.expr, r.expr});
+      e->builtin = Builtin::Pow;
+      return runtime(e, left.nonNegative);
+    }
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor: {
+      if (types::isFloating(common) || types::isComplex(common)) return invalid();
+      bool nonNegative = op == BinaryOp::BitAnd ? (left.nonNegative || right.nonNegative) : bothNonNegative;
+      return emit(common, common, nonNegative);
+    }
+    case BinaryOp::LShift:
+    case BinaryOp::RShift: break;
+  }
+  WEFT_CHECK(false, "every binary operator is handled");
+  return errorValue();
+}
+
+Value FunctionChecker::unary(const syntax::UnaryOpExpr& e) {
+  if (e.op == syntax::UnaryOperator::Not) {
+    Value operand = truth(value(*e.operand), e.operand->loc);
+    if (operand.isError()) return operand;
+    if (operand.constant) {
+      Folded folded = foldUnary(UnaryOp::Not, *operand.constant);
+      return operand.weak ? weakLiteral(folded.value, e.loc) : typedLiteral(folded.value, types::ScalarKind::Bool, e.loc);
+    }
+    TypedExpr* n = make(TypedExprKind::Unary, types.scalar(types::ScalarKind::Bool), e.loc, {operand.expr});
+    n->unaryOp = UnaryOp::Not;
+    return runtime(n);
+  }
+  UnaryOp op = e.op == syntax::UnaryOperator::USub ? UnaryOp::Neg
+               : e.op == syntax::UnaryOperator::UAdd ? UnaryOp::Pos
+                                                     : UnaryOp::Invert;
+  const char* name = op == UnaryOp::Neg ? "unary -" : op == UnaryOp::Pos ? "unary +" : "~";
+  Value operand = value(*e.operand);
+  if (operand.isError()) return operand;
+  const types::Type* type = operand.type();
+  if (!type->isScalar() || (op == UnaryOp::Invert && (types::isFloating(type->scalar) || types::isComplex(type->scalar)))) {
+    sink.error(diag::InvalidOperand, e.loc, {name, describe(operand)});
+    return errorValue();
+  }
+  if (operand.weak) {
+    Folded folded = foldUnary(op, *operand.constant);
+    if (folded.error == FoldError::Overflow) {
+      sink.error(diag::ConstantOverflow, e.loc);
+      return errorValue();
+    }
+    return weakLiteral(folded.value, e.loc);
+  }
+  if (types::isBool(type->scalar)) operand = promoteTo(operand, types::ScalarKind::Int32, e.loc);
+  if (op == UnaryOp::Pos) return operand;
+  TypedExpr* n = make(TypedExprKind::Unary, operand.type(), e.loc, {operand.expr});
+  n->unaryOp = op;
+  return runtime(n);
+}
+
+Value FunctionChecker::compare(const syntax::CompareExpr& e) {
+  std::vector<Value> operands{value(*e.left)};
+  for (const syntax::Expr* comparator : e.comparators) operands.push_back(value(*comparator));
+  std::vector<CompareOp> ops;
+  for (syntax::CmpOperator op : e.ops) {
+    switch (op) {
+      case syntax::CmpOperator::Eq: ops.push_back(CompareOp::Eq); break;
+      case syntax::CmpOperator::NotEq: ops.push_back(CompareOp::NotEq); break;
+      case syntax::CmpOperator::Lt: ops.push_back(CompareOp::Lt); break;
+      case syntax::CmpOperator::LtE: ops.push_back(CompareOp::LtE); break;
+      case syntax::CmpOperator::Gt: ops.push_back(CompareOp::Gt); break;
+      case syntax::CmpOperator::GtE: ops.push_back(CompareOp::GtE); break;
+      case syntax::CmpOperator::Is:
+      case syntax::CmpOperator::IsNot:
+        sink.error(diag::UnsupportedExpression, e.loc, {"the 'is' operator", "; compare numbers with == or !="});
+        return errorValue();
+      case syntax::CmpOperator::In:
+      case syntax::CmpOperator::NotIn:
+        sink.error(diag::UnsupportedExpression, e.loc, {"the 'in' operator", "; compare with == in a loop"});
+        return errorValue();
+    }
+  }
+  for (const Value& v : operands) {
+    if (v.isError()) return errorValue();
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!operands[i].type()->isScalar() || !operands[i + 1].type()->isScalar()) {
+      sink.error(diag::InvalidOperands, e.loc, {symbol(ops[i]), describe(operands[i]), describe(operands[i + 1])});
+      return errorValue();
+    }
+  }
+  bool allWeak = true;
+  std::optional<types::ScalarKind> common;
+  std::optional<types::ScalarKind> weakKind;
+  for (const Value& v : operands) {
+    if (v.weak) {
+      types::ScalarKind kind = builtinKindOf(*v.constant);
+      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      continue;
+    }
+    allWeak = false;
+    if (!common) {
+      common = v.type()->scalar;
+      continue;
+    }
+    auto promoted = types::promote(*common, v.type()->scalar);
+    if (!promoted) {
+      sink.error(diag::NoCommonType, e.loc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
+      return errorValue();
+    }
+    common = promoted;
+  }
+  if (allWeak) {
+    bool result = true;
+    for (size_t i = 0; i < ops.size() && result; ++i) {
+      Folded folded = foldCompare(ops[i], *operands[i].constant, *operands[i + 1].constant);
+      if (folded.error != FoldError::None) {
+        sink.error(diag::InvalidOperands, e.loc, {symbol(ops[i]), describe(operands[i]), describe(operands[i + 1])});
+        return errorValue();
+      }
+      result = folded.value.boolValue;
+    }
+    ConstValue b;
+    b.kind = ConstValue::Kind::Bool;
+    b.boolValue = result;
+    return weakLiteral(b, e.loc);
+  }
+  types::ScalarKind kind = weakKind ? combineWeak(*common, *weakKind) : *common;
+  if (types::isComplex(kind)) {
+    for (CompareOp op : ops) {
+      if (op != CompareOp::Eq && op != CompareOp::NotEq) {
+        sink.error(diag::InvalidOperands, e.loc, {symbol(op), describe(operands[0]), describe(operands[1])});
+        return errorValue();
+      }
+    }
+  }
+  std::vector<TypedExpr*> typed;
+  for (const Value& v : operands) {
+    Value converted = promoteTo(v, kind, e.loc);
+    if (converted.isError()) return errorValue();
+    typed.push_back(converted.expr);
+  }
+  TypedExpr* chain = make(TypedExprKind::CompareChain, types.scalar(types::ScalarKind::Bool), e.loc, typed);
+  chain->compareOps = ops;
+  return runtime(chain);
+}
+
+Value FunctionChecker::boolOp(const syntax::BoolOpExpr& e) {
+  std::vector<Value> operands;
+  for (const syntax::Expr* operand : e.values) operands.push_back(value(*operand));
+  for (const Value& v : operands) {
+    if (v.isError()) return errorValue();
+    if (!v.type()->isScalar()) {
+      sink.error(diag::InvalidOperands, e.loc, {e.op == syntax::BoolOperator::And ? "and" : "or", describe(operands[0]),
+                                                describe(operands.back())});
+      return errorValue();
+    }
+  }
+  bool isAnd = e.op == syntax::BoolOperator::And;
+  bool allWeak = true;
+  std::optional<types::ScalarKind> common;
+  std::optional<types::ScalarKind> weakKind;
+  for (const Value& v : operands) {
+    if (v.weak) {
+      types::ScalarKind kind = builtinKindOf(*v.constant);
+      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      continue;
+    }
+    allWeak = false;
+    auto promoted = common ? types::promote(*common, v.type()->scalar) : v.type()->scalar;
+    if (!promoted) {
+      sink.error(diag::NoCommonType, e.loc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
+      return errorValue();
+    }
+    common = promoted;
+  }
+  if (allWeak) {
+    // Python: `a and b` is a if a is falsy, else b (and `or` the reverse).
+    size_t chosen = operands.size() - 1;
+    for (size_t i = 0; i + 1 < operands.size(); ++i) {
+      if (truthOf(*operands[i].constant) != isAnd) {
+        chosen = i;
+        break;
+      }
+    }
+    return weakLiteral(*operands[chosen].constant, e.loc);
+  }
+  types::ScalarKind kind = weakKind ? combineWeak(*common, *weakKind) : *common;
+  Value result;
+  bool nonNegative = true;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    Value converted = promoteTo(operands[i], kind, e.loc);
+    if (converted.isError()) return errorValue();
+    nonNegative = nonNegative && operands[i].nonNegative;
+    if (i == 0) {
+      result = converted;
+      continue;
+    }
+    result = runtime(make(isAnd ? TypedExprKind::And : TypedExprKind::Or, types.scalar(kind), e.loc,
+                          {result.expr, converted.expr}));
+  }
+  result.nonNegative = nonNegative || result.nonNegative;
+  return result;
+}
+
+Value FunctionChecker::ifExp(const syntax::IfExpExpr& e) {
+  Value test = condition(*e.test);
+  Value body = value(*e.body);
+  Value orelse = value(*e.orelse);
+  if (test.isError() || body.isError() || orelse.isError()) return errorValue();
+  const types::Type* type = nullptr;
+  if (body.type()->isScalar() && orelse.type()->isScalar()) {
+    if (body.weak && orelse.weak) {
+      if (test.constant) return truthOf(*test.constant) ? body : orelse;
+      type = types.scalar(*types::promote(builtinKindOf(*body.constant), builtinKindOf(*orelse.constant)));
+    } else if (body.weak) {
+      type = types.scalar(combineWeak(orelse.type()->scalar, builtinKindOf(*body.constant)));
+    } else if (orelse.weak) {
+      type = types.scalar(combineWeak(body.type()->scalar, builtinKindOf(*orelse.constant)));
+    } else {
+      type = joinTypes(body.type(), orelse.type(), types);
+    }
+  } else {
+    type = joinTypes(body.type(), orelse.type(), types);
+  }
+  if (type == nullptr) {
+    sink.error(diag::NoCommonType, e.loc, {describe(body), describe(orelse), "int64"});
+    return errorValue();
+  }
+  Value a = type->isScalar() ? promoteTo(body, type->scalar, e.loc) : convert(body, type, e.loc);
+  Value b = type->isScalar() ? promoteTo(orelse, type->scalar, e.loc) : convert(orelse, type, e.loc);
+  if (a.isError() || b.isError()) return errorValue();
+  return runtime(make(TypedExprKind::Conditional, type, e.loc, {test.expr, a.expr, b.expr}),
+                 body.nonNegative && orelse.nonNegative);
+}
+
+}  // namespace weft::sema

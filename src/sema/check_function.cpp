@@ -1,0 +1,699 @@
+// The sema driver: specializations of functions per argument signature, the fixed-point
+// typing of each function's locals, scopes and name resolution, and the assembly of the
+// typed program.
+#include <functional>
+#include <set>
+
+#include "sema/checker.h"
+#include "support/check.h"
+#include "syntax/syntax.h"
+
+namespace weft::sema {
+
+namespace {
+
+// The short spelling of a type in mangled names.
+std::string mangleScalar(types::ScalarKind kind) {
+  std::string name = types::pythonName(kind);
+  if (name == "bool") return "b";
+  if (name.starts_with("uint")) return "u" + name.substr(4);
+  if (name.starts_with("int")) return "i" + name.substr(3);
+  if (name.starts_with("float")) return "f" + name.substr(5);
+  return "c" + name.substr(7);
+}
+
+std::string mangleType(const types::Type* type) {
+  switch (type->kind) {
+    case types::TypeKind::Error: return "err";
+    case types::TypeKind::None: return "none";
+    case types::TypeKind::Scalar: return mangleScalar(type->scalar);
+    case types::TypeKind::Array: {
+      std::string space;
+      switch (type->space) {
+        case types::MemorySpace::Global: break;
+        case types::MemorySpace::Shared: space = "s"; break;
+        case types::MemorySpace::Local: space = "l"; break;
+      }
+      return "a" + std::to_string(type->ndim) + space + mangleScalar(type->scalar);
+    }
+    case types::TypeKind::Tuple: {
+      std::string text = "t" + std::to_string(type->elements.size());
+      for (const types::Type* element : type->elements) text += mangleType(element);
+      return text + "e";
+    }
+  }
+  return "x";
+}
+
+// Visits every expression of a statement list (for calls and barriers).
+void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(const TypedExpr&)>& visit) {
+  std::function<void(const TypedExpr&)> walk = [&](const TypedExpr& e) {
+    visit(e);
+    for (const TypedExpr* operand : e.operands) walk(*operand);
+  };
+  for (const TypedStmt* s : body) {
+    for (const TypedExpr* operand : s->operands) walk(*operand);
+    forEachExpr(s->body, visit);
+    forEachExpr(s->orelse, visit);
+  }
+}
+
+// True when control cannot fall off the end of `body` (every path returns).
+bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
+  for (const syntax::Stmt* s : body) {
+    if (s->kind == syntax::StmtKind::Return) return true;
+    if (s->kind == syntax::StmtKind::If) {
+      const auto& branch = syntax::as<syntax::IfStmt>(*s);
+      if (alwaysReturns(branch.body) && alwaysReturns(branch.orelse)) return true;
+    }
+    if (s->kind == syntax::StmtKind::While) {
+      const auto& loop = syntax::as<syntax::WhileStmt>(*s);
+      bool forever = loop.test->kind == syntax::ExprKind::Constant &&
+                     syntax::as<syntax::ConstantExpr>(*loop.test).value.kind == syntax::ConstantValue::Kind::Bool &&
+                     syntax::as<syntax::ConstantExpr>(*loop.test).value.boolValue;
+      bool breaks = false;
+      std::function<void(const std::vector<syntax::Stmt*>&)> findBreak = [&](const std::vector<syntax::Stmt*>& stmts) {
+        for (const syntax::Stmt* inner : stmts) {
+          if (inner->kind == syntax::StmtKind::Break) breaks = true;
+          if (inner->kind == syntax::StmtKind::If) {
+            findBreak(syntax::as<syntax::IfStmt>(*inner).body);
+            findBreak(syntax::as<syntax::IfStmt>(*inner).orelse);
+          }
+        }
+      };
+      findBreak(loop.body);
+      if (forever && !breaks) return true;
+    }
+  }
+  return false;
+}
+
+// Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
+const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line) {
+  for (const syntax::Stmt* s : body) {
+    const std::vector<syntax::Stmt*>* inner[3] = {nullptr, nullptr, nullptr};
+    switch (s->kind) {
+      case syntax::StmtKind::FunctionDef:
+      case syntax::StmtKind::AsyncFunctionDef: {
+        const auto& def = syntax::as<syntax::FunctionDefStmt>(*s);
+        bool lineMatches = def.loc.line == line || (!def.decoratorList.empty() && def.decoratorList.front()->loc.line == line);
+        if (def.name == name && lineMatches && s->kind == syntax::StmtKind::FunctionDef) return &def;
+        inner[0] = &def.body;
+        break;
+      }
+      case syntax::StmtKind::ClassDef: inner[0] = &syntax::as<syntax::ClassDefStmt>(*s).body; break;
+      case syntax::StmtKind::If:
+        inner[0] = &syntax::as<syntax::IfStmt>(*s).body;
+        inner[1] = &syntax::as<syntax::IfStmt>(*s).orelse;
+        break;
+      case syntax::StmtKind::For:
+      case syntax::StmtKind::AsyncFor:
+        inner[0] = &syntax::as<syntax::ForStmt>(*s).body;
+        inner[1] = &syntax::as<syntax::ForStmt>(*s).orelse;
+        break;
+      case syntax::StmtKind::While:
+        inner[0] = &syntax::as<syntax::WhileStmt>(*s).body;
+        inner[1] = &syntax::as<syntax::WhileStmt>(*s).orelse;
+        break;
+      case syntax::StmtKind::With:
+      case syntax::StmtKind::AsyncWith: inner[0] = &syntax::as<syntax::WithStmt>(*s).body; break;
+      case syntax::StmtKind::Try:
+      case syntax::StmtKind::TryStar: {
+        const auto& t = syntax::as<syntax::TryStmt>(*s);
+        inner[0] = &t.body;
+        inner[1] = &t.orelse;
+        inner[2] = &t.finalbody;
+        for (const syntax::ExceptHandler* handler : t.handlers) {
+          if (const auto* found = findDef(handler->body, name, line)) return found;
+        }
+        break;
+      }
+      case syntax::StmtKind::Return:
+      case syntax::StmtKind::Delete:
+      case syntax::StmtKind::Assign:
+      case syntax::StmtKind::AugAssign:
+      case syntax::StmtKind::AnnAssign:
+      case syntax::StmtKind::Raise:
+      case syntax::StmtKind::Assert:
+      case syntax::StmtKind::Import:
+      case syntax::StmtKind::ImportFrom:
+      case syntax::StmtKind::Global:
+      case syntax::StmtKind::Nonlocal:
+      case syntax::StmtKind::Expr:
+      case syntax::StmtKind::Pass:
+      case syntax::StmtKind::Break:
+      case syntax::StmtKind::Continue: break;
+    }
+    for (const auto* list : inner) {
+      if (list == nullptr) continue;
+      if (const auto* found = findDef(*list, name, line)) return found;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arguments, const std::vector<bool>& constParams) {
+  std::string text = name + "_";
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (i < constParams.size() && constParams[i]) continue;
+    text += "_" + mangleType(arguments[i].type);
+  }
+  return text;
+}
+
+// ---- TypeJoin ----
+
+types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak) {
+  using types::ScalarKind;
+  if (types::isBool(weak)) return strong;
+  if (types::isInteger(weak)) return types::isBool(strong) ? weak : strong;
+  if (types::isFloating(weak)) {
+    if (types::isFloating(strong) || types::isComplex(strong)) return strong;
+    return types::floatingFor(strong);
+  }
+  if (types::isComplex(strong)) return strong;
+  return types::isFloating(strong) ? types::complexFor(strong) : types::complexFor(types::floatingFor(strong));
+}
+
+const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types) {
+  if (a == b) return a;
+  if (a->isScalar() && b->isScalar()) {
+    auto common = types::promote(a->scalar, b->scalar);
+    return common ? types.scalar(*common) : nullptr;
+  }
+  if (a->kind == types::TypeKind::Tuple && b->kind == types::TypeKind::Tuple && a->elements.size() == b->elements.size()) {
+    std::vector<const types::Type*> elements;
+    for (size_t i = 0; i < a->elements.size(); ++i) {
+      const types::Type* joined = joinTypes(a->elements[i], b->elements[i], types);
+      if (joined == nullptr) return nullptr;
+      elements.push_back(joined);
+    }
+    return types.tuple(elements);
+  }
+  return nullptr;
+}
+
+const types::Type* TypeJoin::result(types::TypeContext& types) const {
+  if (strong == nullptr) return weak ? types.scalar(*weak) : nullptr;
+  if (weak && strong->isScalar()) return types.scalar(combineWeak(strong->scalar, *weak));
+  return strong;
+}
+
+// ---- ProgramChecker ----
+
+ProgramChecker::ProgramChecker(types::TypeContext& types, SourceManager& sources, Diagnostics& diagnostics, bool debug)
+    : types(types), sources(sources), diagnostics(diagnostics), debug(debug) {}
+
+const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSource& source, Diagnostics& sink,
+                                                              SourceLoc callLoc, uint32_t& file) {
+  ParsedFile* parsed = nullptr;
+  auto range = files_.equal_range(source.fileName);
+  for (auto it = range.first; it != range.second; ++it) {
+    if (it->second.text == source.fileText) parsed = &it->second;
+  }
+  if (parsed == nullptr) {
+    ParsedFile entry;
+    entry.text = source.fileText;
+    entry.file = sources.add(source.fileName, source.fileText);
+    entry.module = syntax::parse(entry.file, diagnostics);
+    parsed = &files_.emplace(source.fileName, std::move(entry))->second;
+  }
+  file = parsed->file;
+  const syntax::FunctionDefStmt* def = parsed->module ? findDef(parsed->module->body, source.name, source.line) : nullptr;
+  if (def == nullptr && parsed->module) {
+    sink.error(diag::FunctionNotFound, callLoc, {source.name, source.fileName, std::to_string(source.line)});
+  }
+  return def;
+}
+
+void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name,
+                                  const ConstValue& value) {
+  for (const GlobalDependency& dependency : globals_) {
+    if (dependency.environment == environment && dependency.name == name) return;
+  }
+  globals_.push_back(GlobalDependency{environment, name, value});
+}
+
+int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
+                               Diagnostics& sink, SourceLoc callLoc) {
+  uint32_t file = 0;
+  const syntax::FunctionDefStmt* def = findDefinition(*source, sink, callLoc, file);
+  if (def == nullptr) return -1;
+  const syntax::Arguments& args = *def->args;
+  SourceLoc where = callLoc.line != 0 ? callLoc : def->loc;
+  if (args.vararg != nullptr || args.kwarg != nullptr || !args.kwonlyargs.empty()) {
+    std::string what = args.vararg != nullptr ? "*args" : (args.kwarg != nullptr ? "**kwargs" : "keyword-only");
+    sink.error(diag::UnsupportedParameter, def->loc, {what});
+    return -1;
+  }
+  std::vector<const syntax::Arg*> params(args.posonlyargs.begin(), args.posonlyargs.end());
+  params.insert(params.end(), args.args.begin(), args.args.end());
+  if (params.size() != arguments.size()) {
+    if (source->decorator == FunctionSource::Decorator::Kernel && callLoc.line == 0) {
+      sink.error(diag::KernelArgumentCount, def->loc,
+                 {source->name, std::to_string(params.size()), std::to_string(arguments.size())});
+    } else {
+      sink.error(diag::ArgumentCount, where,
+                 {"function '" + source->name + "'", std::to_string(params.size()) + " positional arguments",
+                  std::to_string(arguments.size())});
+    }
+    return -1;
+  }
+  std::vector<bool> constParams(params.size(), false);
+  std::vector<const types::Type*> constTypes(params.size(), nullptr);
+  std::string key = std::to_string(source->identity) + "|" + source->fileName + ":" + std::to_string(def->loc.line) + "|" +
+                    source->name;
+  bool ok = true;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const syntax::Arg& param = *params[i];
+    if (param.annotation != nullptr) {
+      Annotation annotation = resolveAnnotation(*param.annotation, source->globals.get(), types);
+      if (annotation.kind == Annotation::Kind::ConstExpr) {
+        constParams[i] = true;
+        constTypes[i] = annotation.type;
+      }
+    }
+    const ArgumentInfo& argument = arguments[i];
+    if (constParams[i]) {
+      if (!argument.constant || !isNumber(*argument.constant)) {
+        std::string need = constTypes[i] ? "a constant " + types::toString(constTypes[i]) : std::string("a constant number");
+        std::string got = argument.constant ? toString(*argument.constant)
+                                            : (argument.type ? "a run-time " + types::toString(argument.type) : "a run-time value");
+        sink.error(diag::ConstExprArgument, where, {param.arg, need, got});
+        ok = false;
+        continue;
+      }
+      if (constTypes[i] && !fitsScalar(*argument.constant, constTypes[i]->scalar, false)) {
+        sink.error(diag::ConstExprArgument, where,
+                   {param.arg, "a constant " + types::toString(constTypes[i]), toString(*argument.constant)});
+        ok = false;
+        continue;
+      }
+      key += "|=" + toString(*argument.constant);
+    } else {
+      WEFT_CHECK(argument.type != nullptr, "a run-time argument has a type");
+      key += "|" + types::toString(argument.type);
+    }
+  }
+  if (!ok) return -1;
+  auto found = byKey_.find(key);
+  if (found != byKey_.end()) return found->second;
+
+  int index = static_cast<int>(specs_.size());
+  Specialization& spec = specs_.emplace_back();
+  spec.source = source;
+  spec.def = def;
+  spec.file = file;
+  spec.arguments = arguments;
+  spec.constParams = constParams;
+  spec.constParamTypes = constTypes;
+  spec.key = key;
+  spec.diagnostics = std::make_unique<Diagnostics>(sources);
+  byKey_.emplace(key, index);
+  if (def->returns != nullptr) {
+    bool returnsNone = def->returns->kind == syntax::ExprKind::Constant &&
+                       syntax::as<syntax::ConstantExpr>(*def->returns).value.kind == syntax::ConstantValue::Kind::None;
+    Annotation annotation = resolveAnnotation(*def->returns, source->globals.get(), types);
+    if (returnsNone) {
+      spec.declaredReturn = types.none();
+    } else if (annotation.kind == Annotation::Kind::Type) {
+      spec.declaredReturn = annotation.type;
+    } else {
+      spec.diagnostics->error(diag::BadAnnotation, def->returns->loc, {"this return annotation"});
+    }
+  }
+  checkSpecialization(index, sink);
+  return index;
+}
+
+void ProgramChecker::checkSpecialization(int index, Diagnostics&) {
+  // Passes run with throwaway diagnostics and nodes until the facts (local types, return
+  // type) stop changing; a last pass with the real ones builds the typed function.
+  FunctionFacts facts;
+  constexpr int kMaxPasses = 16;
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    specialization(index).facts = facts;
+    TypedProgram scratch;
+    Diagnostics scratchDiagnostics(sources);
+    TypedFunction ignored;
+    FunctionChecker checker(*this, index, scratch, scratchDiagnostics, false);
+    FunctionFacts next = checker.run(ignored);
+    if (next == facts) break;
+    facts = std::move(next);
+  }
+  Specialization& spec = specialization(index);
+  spec.facts = facts;
+  FunctionChecker checker(*this, index, program_, *spec.diagnostics, true);
+  checker.run(spec.function);
+  Specialization& done = specialization(index);
+  done.state = Specialization::State::Done;
+  done.completion = completed_++;
+}
+
+TypedProgram ProgramChecker::run(const CheckRequest& request) {
+  WEFT_CHECK(request.kernel != nullptr, "check() needs a kernel");
+  int kernel = specialize(request.kernel, request.arguments, diagnostics, SourceLoc{});
+  TypedProgram result = std::move(program_);
+  if (kernel < 0) return result;
+
+  // The specializations the kernel reaches, each with the call that first reached it.
+  std::vector<int> reached{kernel};
+  std::map<int, std::pair<int, SourceLoc>> parent;
+  std::set<int> seen{kernel};
+  for (size_t i = 0; i < reached.size(); ++i) {
+    int caller = reached[i];
+    forEachExpr(specialization(caller).function.body, [&](const TypedExpr& e) {
+      if (e.kind == TypedExprKind::Call && seen.insert(e.callee).second) {
+        reached.push_back(e.callee);
+        parent[e.callee] = {caller, e.loc};
+      }
+    });
+  }
+  for (int index : reached) {
+    for (const Diagnostic& d : specialization(index).diagnostics->all()) {
+      DiagnosticKind kind{d.kind, "{0}"};
+      Diagnostic& copy = d.severity == Severity::Warning ? diagnostics.warning(kind, d.loc, {d.message})
+                                                         : diagnostics.error(kind, d.loc, {d.message});
+      copy.notes = d.notes;
+      for (int at = index; parent.count(at) != 0; at = parent[at].first) {
+        copy.notes.push_back({parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
+      }
+    }
+  }
+
+  std::vector<int> order = reached;
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return specialization(a).completion < specialization(b).completion; });
+  std::map<int, int> position;
+  std::set<std::string> names;
+  for (int index : order) {
+    position[index] = static_cast<int>(result.functions.size());
+    TypedFunction& function = result.functions.emplace_back(std::move(specialization(index).function));
+    std::string unique = function.name;
+    for (int suffix = 2; !names.insert(unique).second; ++suffix) unique = function.name + "_" + std::to_string(suffix);
+    function.name = unique;
+  }
+  for (TypedFunction& function : result.functions) {
+    forEachExpr(function.body, [&](const TypedExpr& e) {
+      if (e.kind == TypedExprKind::Call) const_cast<TypedExpr&>(e).callee = position.at(e.callee);
+      if (e.kind == TypedExprKind::BuiltinCall && e.builtin == Builtin::Syncthreads) result.usesBarrier = true;
+    });
+  }
+  result.kernel = position.at(kernel);
+  const Specialization& entry = specialization(kernel);
+  int param = 0;
+  for (bool isConst : entry.constParams) result.argumentToParam.push_back(isConst ? -1 : param++);
+  result.globals = globals_;
+  return result;
+}
+
+TypedProgram check(const CheckRequest& request, types::TypeContext& types, SourceManager& sources, Diagnostics& diagnostics) {
+  ProgramChecker checker(types, sources, diagnostics, request.debug);
+  return checker.run(request);
+}
+
+// ---- FunctionChecker: scopes, names, the pass driver ----
+
+FunctionChecker::FunctionChecker(ProgramChecker& program, int specIndex, TypedProgram& nodes, Diagnostics& sink, bool finalPass)
+    : program(program), specIndex(specIndex), types(program.types), nodes(nodes), sink(sink), finalPass(finalPass) {}
+
+int FunctionChecker::addLocal(const std::string& name, SourceLoc loc) {
+  auto found = localByName_.find(name);
+  if (found != localByName_.end()) return found->second;
+  int index = static_cast<int>(locals_.size());
+  LocalState& local = locals_.emplace_back();
+  local.name = name;
+  local.loc = loc;
+  localByName_.emplace(name, index);
+  return index;
+}
+
+int FunctionChecker::newTemporary(const types::Type* type, SourceLoc loc) {
+  int index = static_cast<int>(locals_.size());
+  LocalState& local = locals_.emplace_back();
+  local.name = "$t" + std::to_string(temporaries_++);
+  local.loc = loc;
+  local.declared = true;
+  local.fixed = type;
+  return index;
+}
+
+void FunctionChecker::scanTarget(const syntax::Expr& target, SourceLoc loc) {
+  switch (target.kind) {
+    case syntax::ExprKind::Name: {
+      const std::string& id = syntax::as<syntax::NameExpr>(target).id;
+      if (constParams_.count(id) != 0) return;
+      ++locals_[static_cast<size_t>(addLocal(id, loc))].assignments;
+      return;
+    }
+    case syntax::ExprKind::Tuple:
+    case syntax::ExprKind::List:
+      for (const syntax::Expr* element : syntax::as<syntax::ListExpr>(target).elts) scanTarget(*element, loc);
+      return;
+    case syntax::ExprKind::Starred: scanTarget(*syntax::as<syntax::StarredExpr>(target).value, loc); return;
+    default: return;
+  }
+}
+
+void FunctionChecker::noteAnnotation(const syntax::AnnAssignStmt& s) {
+  if (s.target->kind != syntax::ExprKind::Name) return;
+  const std::string& id = syntax::as<syntax::NameExpr>(*s.target).id;
+  if (constParams_.count(id) != 0) return;
+  LocalState& local = locals_[static_cast<size_t>(addLocal(id, s.loc))];
+  Annotation annotation = resolveAnnotation(*s.annotation, spec().source->globals.get(), types);
+  if (annotation.kind != Annotation::Kind::Type || !annotation.type->isScalar()) {
+    sink.error(diag::BadAnnotation, s.annotation->loc, {"this annotation"});
+    return;
+  }
+  if (local.isParam) {
+    if (annotation.type != local.fixed) {
+      sink.error(diag::AnnotationConflict, s.annotation->loc,
+                 {id, types::toString(annotation.type), "by its argument as " + types::toString(local.fixed)});
+    }
+    return;
+  }
+  if (local.declared && local.fixed != annotation.type) {
+    sink.error(diag::AnnotationConflict, s.annotation->loc, {id, types::toString(annotation.type), types::toString(local.fixed)})
+        .notes.push_back({local.loc, "annotated " + types::toString(local.fixed) + " here"});
+    return;
+  }
+  if (!local.declared) local.loc = s.loc;
+  local.declared = true;
+  local.fixed = annotation.type;
+}
+
+void FunctionChecker::scan(const std::vector<syntax::Stmt*>& body) {
+  for (const syntax::Stmt* s : body) {
+    switch (s->kind) {
+      case syntax::StmtKind::Assign:
+        for (const syntax::Expr* target : syntax::as<syntax::AssignStmt>(*s).targets) scanTarget(*target, s->loc);
+        break;
+      case syntax::StmtKind::AugAssign:
+        scanTarget(*syntax::as<syntax::AugAssignStmt>(*s).target, s->loc);
+        scanTarget(*syntax::as<syntax::AugAssignStmt>(*s).target, s->loc);
+        break;
+      case syntax::StmtKind::AnnAssign: {
+        const auto& annotated = syntax::as<syntax::AnnAssignStmt>(*s);
+        noteAnnotation(annotated);
+        if (annotated.value != nullptr) scanTarget(*annotated.target, s->loc);
+        break;
+      }
+      case syntax::StmtKind::For:
+      case syntax::StmtKind::AsyncFor: {
+        const auto& loop = syntax::as<syntax::ForStmt>(*s);
+        scanTarget(*loop.target, s->loc);
+        scanTarget(*loop.target, s->loc);
+        scan(loop.body);
+        scan(loop.orelse);
+        break;
+      }
+      case syntax::StmtKind::While:
+        scan(syntax::as<syntax::WhileStmt>(*s).body);
+        scan(syntax::as<syntax::WhileStmt>(*s).orelse);
+        break;
+      case syntax::StmtKind::If:
+        scan(syntax::as<syntax::IfStmt>(*s).body);
+        scan(syntax::as<syntax::IfStmt>(*s).orelse);
+        break;
+      default: break;
+    }
+  }
+}
+
+const types::Type* FunctionChecker::localType(int local) const {
+  const LocalState& state = locals_[static_cast<size_t>(local)];
+  if (state.declared) return state.fixed;
+  if (static_cast<size_t>(local) < assumed_.locals.size() && assumed_.locals[static_cast<size_t>(local)].type != nullptr) {
+    return assumed_.locals[static_cast<size_t>(local)].type;
+  }
+  return state.join.result(types);
+}
+
+Value FunctionChecker::name(const syntax::NameExpr& e) {
+  auto constant = constParams_.find(e.id);
+  if (constant != constParams_.end()) {
+    Value v = constant->second;
+    if (v.weak) return weakLiteral(*v.constant, e.loc);
+    return typedLiteral(*v.constant, v.scalar, e.loc);
+  }
+  auto found = localByName_.find(e.id);
+  if (found != localByName_.end()) {
+    int index = found->second;
+    const LocalState& state = locals_[static_cast<size_t>(index)];
+    const types::Type* type = localType(index);
+    if (type == nullptr) {
+      if (finalPass && !state.join.sawError) sink.error(diag::UnboundLocal, e.loc, {e.id});
+      return errorValue();
+    }
+    TypedExpr* ref = make(TypedExprKind::Local, type, e.loc);
+    ref->local = index;
+    bool nonNegative = state.nonNegative;
+    std::optional<ConstValue> known;
+    if (static_cast<size_t>(index) < assumed_.locals.size()) {
+      nonNegative = assumed_.locals[static_cast<size_t>(index)].nonNegative;
+      known = assumed_.locals[static_cast<size_t>(index)].constant;
+    }
+    if (state.isParam) nonNegative = type->isScalar() && types::isUnsigned(type->scalar);
+    Value v = runtime(ref, nonNegative || (type->isScalar() && types::isUnsigned(type->scalar)));
+    v.constant = known;
+    return v;
+  }
+  const std::shared_ptr<Environment>& environment = spec().source->globals;
+  GlobalMeaning meaning = resolveGlobal(environment.get(), e.id);
+  switch (meaning.status) {
+    case GlobalMeaning::Status::Ok: break;
+    case GlobalMeaning::Status::Undefined: sink.error(diag::UndefinedName, e.loc, {e.id}); return errorValue();
+    case GlobalMeaning::Status::Unsupported:
+      sink.error(diag::UnsupportedGlobal, e.loc, {e.id, meaning.detail});
+      return errorValue();
+    case GlobalMeaning::Status::UnsupportedEntity:
+      sink.error(diag::UnsupportedEntity, e.loc, {meaning.detail});
+      return errorValue();
+  }
+  if (meaning.fromEnvironmentConstant) program.recordGlobal(environment, e.id, *meaning.value.constant);
+  if (meaning.value.kind == Value::Kind::Constant) return constantValue(*meaning.value.constant, e.loc);
+  return meaning.value;
+}
+
+void FunctionChecker::noteReturn(Value v, SourceLoc loc, bool bare) {
+  const Specialization& s = spec();
+  if (bare) {
+    sawBareReturn_ = true;
+    bareReturnLoc_ = loc;
+    return;
+  }
+  sawValueReturn_ = true;
+  valueReturnLoc_ = loc;
+  if (s.source->decorator == FunctionSource::Decorator::Kernel) {
+    sink.error(diag::KernelReturnsValue, loc, {s.source->name});
+    return;
+  }
+  if (v.isError()) {
+    returnJoin_.sawError = true;
+    return;
+  }
+  if (v.weak) {
+    if (returnJoin_.strong != nullptr && !returnJoin_.strong->isScalar()) {
+      sink.error(diag::ReturnMismatch, loc, {s.source->name, types::toString(v.type()), types::toString(returnJoin_.strong)});
+      return;
+    }
+    types::ScalarKind kind = builtinKindOf(*v.constant);
+    returnJoin_.weak = returnJoin_.weak ? *types::promote(*returnJoin_.weak, kind) : kind;
+    return;
+  }
+  const types::Type* type = v.type();
+  if (returnJoin_.strong == nullptr) {
+    if (returnJoin_.weak && !type->isScalar()) {
+      sink.error(diag::ReturnMismatch, loc, {s.source->name, types::toString(type), "a number"});
+      return;
+    }
+    returnJoin_.strong = type;
+    returnJoin_.strongLoc = loc;
+    return;
+  }
+  const types::Type* joined = joinTypes(returnJoin_.strong, type, types);
+  if (joined == nullptr) {
+    sink.error(diag::ReturnMismatch, loc, {s.source->name, types::toString(type), types::toString(returnJoin_.strong)})
+        .notes.push_back({returnJoin_.strongLoc, "returns " + types::toString(returnJoin_.strong) + " here"});
+    returnJoin_.sawError = true;
+    return;
+  }
+  returnJoin_.strong = joined;
+}
+
+FunctionFacts FunctionChecker::run(TypedFunction& out) {
+  Specialization& s = spec();
+  assumed_ = s.facts;
+  const syntax::FunctionDefStmt& def = *s.def;
+  std::vector<const syntax::Arg*> params(def.args->posonlyargs.begin(), def.args->posonlyargs.end());
+  params.insert(params.end(), def.args->args.begin(), def.args->args.end());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ArgumentInfo& argument = s.arguments[i];
+    if (s.constParams[i]) {
+      Value bound;
+      bound.kind = Value::Kind::Constant;
+      bound.constant = argument.constant;
+      bound.weak = s.constParamTypes[i] == nullptr;
+      if (!bound.weak) bound.scalar = s.constParamTypes[i]->scalar;
+      constParams_[params[i]->arg] = bound;
+      continue;
+    }
+    int index = addLocal(params[i]->arg, params[i]->loc);
+    LocalState& local = locals_[static_cast<size_t>(index)];
+    local.isParam = true;
+    local.declared = true;
+    local.fixed = argument.type;
+    out.params.push_back(index);
+  }
+  scan(def.body);
+
+  std::vector<syntax::Stmt*> body = def.body;
+  if (!body.empty() && body.front()->kind == syntax::StmtKind::Expr) {
+    const syntax::Expr& first = *syntax::as<syntax::ExprStmt>(*body.front()).value;
+    if (first.kind == syntax::ExprKind::Constant &&
+        syntax::as<syntax::ConstantExpr>(first).value.kind == syntax::ConstantValue::Kind::Str) {
+      body.erase(body.begin());
+    }
+  }
+  block(body, out.body);
+
+  FunctionFacts facts;
+  for (size_t i = 0; i < locals_.size(); ++i) {
+    const LocalState& local = locals_[i];
+    LocalFacts& fact = facts.locals.emplace_back();
+    fact.type = local.declared ? local.fixed : local.join.result(types);
+    fact.nonNegative = local.nonNegative;
+    if (local.assignments == 1 && local.constantSeen) fact.constant = local.constant;
+  }
+  const types::Type* returnType = s.declaredReturn;
+  if (returnType == nullptr) {
+    returnType = sawValueReturn_ ? returnJoin_.result(types) : types.none();
+    if (returnType == nullptr) returnType = types.error();
+  }
+  facts.returnType = returnType;
+
+  if (finalPass) {
+    if (sawValueReturn_ && sawBareReturn_ && s.declaredReturn == nullptr) {
+      sink.error(diag::ReturnMismatch, bareReturnLoc_, {s.source->name, "None", types::toString(returnType)})
+          .notes.push_back({valueReturnLoc_, "returns a value here"});
+    } else if (returnType != types.none() && !returnType->isError() && !alwaysReturns(def.body) &&
+               s.source->decorator != FunctionSource::Decorator::Kernel) {
+      sink.error(diag::MissingReturn, def.loc, {s.source->name, types::toString(returnType)});
+    }
+    out.name = mangle(s.source->name, s.arguments, s.constParams);
+    out.pythonName = s.source->name;
+    out.loc = def.loc;
+    out.loc.file = s.file;
+    out.isKernel = s.source->decorator == FunctionSource::Decorator::Kernel;
+    for (size_t i = 0; i < locals_.size(); ++i) {
+      const types::Type* type = localType(static_cast<int>(i));
+      out.locals.push_back(Local{locals_[i].name, type != nullptr ? type : types.error(), locals_[i].loc});
+    }
+    out.returnType = returnType;
+  }
+  return facts;
+}
+
+}  // namespace weft::sema

@@ -1,0 +1,564 @@
+// Statements: assignments (one type per variable), control flow, range loops, returns,
+// assert, and the rejection of statements device code cannot run.
+#include "sema/checker.h"
+
+namespace weft::sema {
+
+namespace {
+
+// True when `e` reads no variable or memory and calls nothing, so it may be evaluated
+// after other assignments of the same statement without changing its value.
+bool isIndependent(const TypedExpr& e) {
+  switch (e.kind) {
+    case TypedExprKind::Literal:
+    case TypedExprKind::Cast:
+    case TypedExprKind::Binary:
+    case TypedExprKind::Unary:
+    case TypedExprKind::TupleMake:
+    case TypedExprKind::Truth: break;
+    case TypedExprKind::BuiltinCall:
+      if (e.builtin == Builtin::Syncthreads) return false;
+      break;
+    case TypedExprKind::Local:
+    case TypedExprKind::CompareChain:
+    case TypedExprKind::And:
+    case TypedExprKind::Or:
+    case TypedExprKind::Conditional:
+    case TypedExprKind::Call:
+    case TypedExprKind::ArrayElement:
+    case TypedExprKind::ArrayShape:
+    case TypedExprKind::ArrayStride:
+    case TypedExprKind::ArraySize:
+    case TypedExprKind::TupleGet: return false;
+  }
+  for (const TypedExpr* operand : e.operands) {
+    if (!isIndependent(*operand)) return false;
+  }
+  return true;
+}
+
+bool isPureIndex(const TypedExpr& e) {
+  if (e.kind == TypedExprKind::Call) return false;
+  for (const TypedExpr* operand : e.operands) {
+    if (!isPureIndex(*operand)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TypedStmt* FunctionChecker::emit(TypedStmtKind kind, SourceLoc loc, std::vector<TypedExpr*> operands) {
+  TypedStmt* s = nodes.makeStmt();
+  s->kind = kind;
+  s->loc = loc;
+  s->operands = std::move(operands);
+  out_->push_back(s);
+  return s;
+}
+
+void FunctionChecker::block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out) {
+  std::vector<TypedStmt*>* saved = out_;
+  out_ = &out;
+  for (const syntax::Stmt* s : body) stmt(*s);
+  out_ = saved;
+}
+
+void FunctionChecker::stmt(const syntax::Stmt& s) {
+  using K = syntax::StmtKind;
+  auto unsupported = [&](const char* what, const char* hint) { sink.error(diag::UnsupportedStatement, s.loc, {what, hint}); };
+  const char* noExceptions = "; exceptions do not exist in device code";
+  switch (s.kind) {
+    case K::FunctionDef:
+    case K::AsyncFunctionDef: unsupported("a nested function definition", "; define the function at module level"); return;
+    case K::ClassDef: unsupported("a class definition", "; define classes at module level"); return;
+    case K::Return: returnStmt(syntax::as<syntax::ReturnStmt>(s)); return;
+    case K::Delete: unsupported("del", ""); return;
+    case K::Assign: {
+      const auto& a = syntax::as<syntax::AssignStmt>(s);
+      if (a.targets.size() == 1 && a.targets[0]->kind == syntax::ExprKind::Name) {
+        auto local = localByName_.find(syntax::as<syntax::NameExpr>(*a.targets[0]).id);
+        if (local != localByName_.end() && declareArray(local->second, *a.value, s.loc)) return;
+      }
+      Value v = value(*a.value);
+      if (a.targets.size() > 1 && !v.isError() && !isIndependent(*v.expr)) {
+        int temporary = newTemporary(v.type(), s.loc);
+        assignLocal(temporary, v, s.loc);
+        TypedExpr* ref = make(TypedExprKind::Local, v.type(), s.loc);
+        ref->local = temporary;
+        Value copy = runtime(ref, v.nonNegative);
+        copy.constant = v.constant;
+        v = copy;
+      }
+      for (const syntax::Expr* target : a.targets) assign(*target, v, s.loc);
+      return;
+    }
+    case K::AugAssign: augAssign(syntax::as<syntax::AugAssignStmt>(s)); return;
+    case K::AnnAssign: {
+      const auto& a = syntax::as<syntax::AnnAssignStmt>(s);
+      if (a.value == nullptr) return;
+      if (a.target->kind == syntax::ExprKind::Name) {
+        auto local = localByName_.find(syntax::as<syntax::NameExpr>(*a.target).id);
+        if (local != localByName_.end() && declareArray(local->second, *a.value, s.loc)) return;
+      }
+      assign(*a.target, value(*a.value), s.loc);
+      return;
+    }
+    case K::For: forStmt(syntax::as<syntax::ForStmt>(s)); return;
+    case K::AsyncFor: unsupported("async for", ""); return;
+    case K::While: {
+      const auto& w = syntax::as<syntax::WhileStmt>(s);
+      Value test = condition(*w.test);
+      std::vector<TypedStmt*> body, orelse;
+      ++loopDepth_;
+      block(w.body, body);
+      --loopDepth_;
+      block(w.orelse, orelse);
+      if (test.isError()) return;
+      TypedStmt* loop = emit(TypedStmtKind::While, s.loc, {test.expr});
+      loop->body = std::move(body);
+      loop->orelse = std::move(orelse);
+      return;
+    }
+    case K::If: {
+      const auto& i = syntax::as<syntax::IfStmt>(s);
+      Value test = condition(*i.test);
+      std::vector<TypedStmt*> body, orelse;
+      block(i.body, body);
+      block(i.orelse, orelse);
+      if (test.isError()) return;
+      TypedStmt* branch = emit(TypedStmtKind::If, s.loc, {test.expr});
+      branch->body = std::move(body);
+      branch->orelse = std::move(orelse);
+      return;
+    }
+    case K::With:
+    case K::AsyncWith: unsupported("a with statement", ""); return;
+    case K::Raise: unsupported("raise", noExceptions); return;
+    case K::Try:
+    case K::TryStar: unsupported("try", noExceptions); return;
+    case K::Assert: checkAssert(syntax::as<syntax::AssertStmt>(s)); return;
+    case K::Import:
+    case K::ImportFrom: unsupported("import inside a function", "; import at module level"); return;
+    case K::Global: unsupported("global", "; pass values as arguments, or read module constants without declaring them"); return;
+    case K::Nonlocal: unsupported("nonlocal", ""); return;
+    case K::Expr: {
+      const syntax::Expr& e = *syntax::as<syntax::ExprStmt>(s).value;
+      if (e.kind == syntax::ExprKind::Constant &&
+          syntax::as<syntax::ConstantExpr>(e).value.kind == syntax::ConstantValue::Kind::Str) {
+        return;  // a string used as a comment
+      }
+      Value v = value(e);
+      if (!v.isError()) emit(TypedStmtKind::Evaluate, s.loc, {v.expr});
+      return;
+    }
+    case K::Pass: return;
+    case K::Break:
+    case K::Continue: {
+      bool isBreak = s.kind == K::Break;
+      if (loopDepth_ == 0) {
+        sink.error(diag::OutsideLoop, s.loc, {isBreak ? "break" : "continue"});
+        return;
+      }
+      emit(isBreak ? TypedStmtKind::Break : TypedStmtKind::Continue, s.loc);
+      return;
+    }
+  }
+}
+
+void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc) {
+  switch (target.kind) {
+    case syntax::ExprKind::Name: {
+      const std::string& id = syntax::as<syntax::NameExpr>(target).id;
+      if (constParams_.count(id) != 0) {
+        sink.error(diag::AssignTarget, target.loc, {"ConstExpr parameter '" + id + "'"});
+        return;
+      }
+      assignLocal(localByName_.at(id), v, loc);
+      return;
+    }
+    case syntax::ExprKind::Tuple:
+    case syntax::ExprKind::List: {
+      const auto& targets = syntax::as<syntax::ListExpr>(target).elts;
+      for (const syntax::Expr* element : targets) {
+        if (element->kind == syntax::ExprKind::Starred) {
+          sink.error(diag::UnsupportedExpression, element->loc, {"starred assignment (*x)", ""});
+          return;
+        }
+      }
+      if (v.isError()) {
+        for (const syntax::Expr* element : targets) assign(*element, v, loc);
+        return;
+      }
+      const types::Type* type = v.type();
+      if (type->kind != types::TypeKind::Tuple) {
+        sink.error(diag::NotUnpackable, target.loc, {types::toString(type)});
+        return;
+      }
+      if (type->elements.size() != targets.size()) {
+        sink.error(diag::UnpackCount, target.loc, {std::to_string(type->elements.size()), std::to_string(targets.size())});
+        return;
+      }
+      std::vector<Value> elements;
+      if (v.expr->kind == TypedExprKind::TupleMake) {
+        // Evaluate every element before assigning any target (`a, b = b, a`).
+        for (size_t i = 0; i < targets.size(); ++i) {
+          Value element = runtime(v.expr->operands[i], nonNegativeExpr(*v.expr->operands[i]));
+          if (v.constant) element.constant = v.constant->elements[i];
+          if (!isIndependent(*element.expr)) {
+            int temporary = newTemporary(element.type(), loc);
+            assignLocal(temporary, element, loc);
+            TypedExpr* ref = make(TypedExprKind::Local, element.type(), loc);
+            ref->local = temporary;
+            Value copy = runtime(ref, locals_[static_cast<size_t>(temporary)].nonNegative);
+            copy.constant = element.constant;
+            element = copy;
+          }
+          elements.push_back(element);
+        }
+      } else {
+        Value whole = v;
+        if (v.expr->kind != TypedExprKind::Local) {
+          int temporary = newTemporary(v.type(), loc);
+          assignLocal(temporary, v, loc);
+          TypedExpr* ref = make(TypedExprKind::Local, v.type(), loc);
+          ref->local = temporary;
+          whole = runtime(ref);
+        }
+        for (size_t i = 0; i < targets.size(); ++i) elements.push_back(tupleElement(whole, static_cast<int64_t>(i), loc));
+      }
+      for (size_t i = 0; i < targets.size(); ++i) assign(*targets[i], elements[i], loc);
+      return;
+    }
+    case syntax::ExprKind::Subscript: {
+      const auto& sub = syntax::as<syntax::SubscriptExpr>(target);
+      Value base = value(*sub.value);
+      if (base.isError()) return;
+      if (!base.type()->isArray()) {
+        sink.error(diag::AssignTarget, target.loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
+        return;
+      }
+      Value element = arrayIndex(base, *sub.slice, target.loc);
+      if (element.isError() || v.isError()) return;
+      Value stored = convert(v, element.type(), loc);
+      if (stored.isError()) return;
+      emit(TypedStmtKind::Store, loc, {element.expr, stored.expr});
+      return;
+    }
+    case syntax::ExprKind::Attribute:
+      sink.error(diag::AssignTarget, target.loc, {"an attribute"});
+      return;
+    default:
+      sink.error(diag::AssignTarget, target.loc, {"this expression"});
+      return;
+  }
+}
+
+void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
+  LocalState& state = locals_[static_cast<size_t>(local)];
+  if (v.isError()) {
+    state.join.sawError = true;
+    return;
+  }
+  state.nonNegative = state.nonNegative && (v.nonNegative || nonNegativeExpr(*v.expr));
+  state.constantSeen = state.constantSeen || v.constant.has_value();
+  state.constant = v.constant;
+  if (v.type()->kind == types::TypeKind::None) {
+    sink.error(diag::UnsupportedExpression, loc, {"None as a value", " (the function called here returns nothing)"});
+    state.join.sawError = true;
+    return;
+  }
+  if (state.declared) {
+    if (state.isParam) {
+      const types::Type* joined = nullptr;
+      if (v.weak) {
+        if (state.fixed->isScalar()) joined = types.scalar(combineWeak(state.fixed->scalar, builtinKindOf(*v.constant)));
+      } else {
+        joined = joinTypes(state.fixed, v.type(), types);
+      }
+      if (joined != state.fixed) {
+        sink.error(diag::ParameterRetyped, loc, {state.name, types::toString(state.fixed), describe(v)});
+        return;
+      }
+    }
+    Value converted = convert(v, state.fixed, loc);
+    if (converted.isError()) return;
+    TypedStmt* s = emit(TypedStmtKind::Assign, loc, {converted.expr});
+    s->local = local;
+    return;
+  }
+  TypeJoin& join = state.join;
+  auto conflict = [&](const std::string& here, const types::Type* other, SourceLoc otherLoc) {
+    if (other->isError()) return;
+    sink.error(diag::ConflictingAssignment, loc, {state.name, here, types::toString(other)})
+        .notes.push_back({otherLoc, "assigned " + types::toString(other) + " here"});
+    join.strong = types.error();
+  };
+  if (join.strong != nullptr && join.strong->isError()) return;
+  if (v.weak) {
+    types::ScalarKind kind = builtinKindOf(*v.constant);
+    if (join.strong != nullptr && !join.strong->isScalar()) {
+      conflict(types::pythonName(kind), join.strong, join.strongLoc);
+      return;
+    }
+    if (!join.weak) join.weakLoc = loc;
+    join.weak = join.weak ? *types::promote(*join.weak, kind) : kind;
+  } else {
+    const types::Type* type = v.type();
+    if (join.strong == nullptr) {
+      if (join.weak && !type->isScalar()) {
+        conflict(types::toString(type), types.scalar(*join.weak), join.weakLoc);
+        return;
+      }
+      join.strong = type;
+      join.strongLoc = loc;
+    } else {
+      const types::Type* joined = joinTypes(join.strong, type, types);
+      if (joined == nullptr) {
+        conflict(types::toString(type), join.strong, join.strongLoc);
+        return;
+      }
+      join.strong = joined;
+    }
+  }
+  const types::Type* target = localType(local);
+  if (target == nullptr || target->isError()) return;
+  Value converted = convert(v, target, loc);
+  if (converted.isError()) return;
+  TypedStmt* s = emit(TypedStmtKind::Assign, loc, {converted.expr});
+  s->local = local;
+}
+
+void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
+  static constexpr std::pair<syntax::Operator, BinaryOp> kOps[] = {
+      {syntax::Operator::Add, BinaryOp::Add},       {syntax::Operator::Sub, BinaryOp::Sub},
+      {syntax::Operator::Mult, BinaryOp::Mul},      {syntax::Operator::Div, BinaryOp::TrueDiv},
+      {syntax::Operator::FloorDiv, BinaryOp::FloorDiv}, {syntax::Operator::Mod, BinaryOp::Mod},
+      {syntax::Operator::Pow, BinaryOp::Pow},       {syntax::Operator::LShift, BinaryOp::LShift},
+      {syntax::Operator::RShift, BinaryOp::RShift}, {syntax::Operator::BitAnd, BinaryOp::BitAnd},
+      {syntax::Operator::BitOr, BinaryOp::BitOr},   {syntax::Operator::BitXor, BinaryOp::BitXor},
+  };
+  std::optional<BinaryOp> op;
+  for (const auto& [from, to] : kOps) {
+    if (from == s.op) op = to;
+  }
+  if (!op) {
+    sink.error(diag::InvalidOperands, s.loc, {"@=", "", ""});
+    return;
+  }
+  if (s.target->kind == syntax::ExprKind::Name) {
+    const std::string& id = syntax::as<syntax::NameExpr>(*s.target).id;
+    if (constParams_.count(id) != 0) {
+      sink.error(diag::AssignTarget, s.target->loc, {"ConstExpr parameter '" + id + "'"});
+      return;
+    }
+    Value current = name(syntax::as<syntax::NameExpr>(*s.target));
+    Value right = value(*s.value);
+    assignLocal(localByName_.at(id), binary(*op, current, right, s.loc), s.loc);
+    return;
+  }
+  if (s.target->kind != syntax::ExprKind::Subscript) {
+    sink.error(diag::AssignTarget, s.target->loc, {s.target->kind == syntax::ExprKind::Attribute ? "an attribute" : "this expression"});
+    return;
+  }
+  const auto& sub = syntax::as<syntax::SubscriptExpr>(*s.target);
+  Value base = value(*sub.value);
+  if (base.isError()) return;
+  if (!base.type()->isArray()) {
+    sink.error(diag::AssignTarget, s.target->loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
+    return;
+  }
+  Value element = arrayIndex(base, *sub.slice, s.target->loc);
+  Value right = value(*s.value);
+  if (element.isError() || right.isError()) return;
+  // The place is evaluated once: indices computed by calls go to temporaries first.
+  for (TypedExpr*& operand : element.expr->operands) {
+    if (isPureIndex(*operand)) continue;
+    int temporary = newTemporary(operand->type, s.loc);
+    TypedStmt* save = emit(TypedStmtKind::Assign, s.loc, {operand});
+    save->local = temporary;
+    TypedExpr* ref = make(TypedExprKind::Local, operand->type, s.loc);
+    ref->local = temporary;
+    operand = ref;
+  }
+  TypedExpr* place = make(TypedExprKind::ArrayElement, element.type(), element.expr->loc, element.expr->operands);
+  place->wrapNegative = element.expr->wrapNegative;
+  Value result = binary(*op, element, right, s.loc);
+  Value stored = convert(result, element.type(), s.loc);
+  if (stored.isError()) return;
+  emit(TypedStmtKind::Store, s.loc, {place, stored.expr});
+}
+
+void FunctionChecker::forStmt(const syntax::ForStmt& s) {
+  std::vector<TypedStmt*> body, orelse;
+  auto checkBodies = [&]() {
+    ++loopDepth_;
+    block(s.body, body);
+    --loopDepth_;
+    block(s.orelse, orelse);
+  };
+  const syntax::CallExpr* call = nullptr;
+  if (s.iter->kind == syntax::ExprKind::Call) {
+    const auto& candidate = syntax::as<syntax::CallExpr>(*s.iter);
+    Value callee = peekEntity(*candidate.func);
+    if (callee.kind == Value::Kind::Intrinsic && callee.intrinsic == Intrinsic::Range) call = &candidate;
+  }
+  if (call == nullptr) {
+    Value iterable = value(*s.iter);
+    if (!iterable.isError()) {
+      std::string hint = ", not " + describe(iterable);
+      if (iterable.type()->isArray()) hint += "; iterate over the indices: for i in range(len(a))";
+      sink.error(diag::ForIterable, s.iter->loc, {hint});
+    }
+    checkBodies();
+    return;
+  }
+  if (s.target->kind != syntax::ExprKind::Name) {
+    sink.error(diag::UnsupportedStatement, s.target->loc, {"a for loop target other than a name", "; unpack inside the loop"});
+    checkBodies();
+    return;
+  }
+  const std::string& id = syntax::as<syntax::NameExpr>(*s.target).id;
+  if (constParams_.count(id) != 0) {
+    sink.error(diag::AssignTarget, s.target->loc, {"ConstExpr parameter '" + id + "'"});
+    checkBodies();
+    return;
+  }
+  int local = localByName_.at(id);
+  bool ok = requireArgs("range()", *call, 1, 3);
+  std::vector<Value> args;
+  if (ok) {
+    for (const syntax::Expr* arg : call->args) args.push_back(value(*arg));
+  }
+  ConstValue zero, one;
+  zero.kind = one.kind = ConstValue::Kind::Int;
+  one.intValue = 1;
+  if (ok && args.size() == 1) args.insert(args.begin(), weakLiteral(zero, call->loc));
+  if (ok && args.size() == 2) args.push_back(weakLiteral(one, call->loc));
+  std::optional<types::ScalarKind> common, weakKind;
+  for (size_t i = 0; ok && i < args.size(); ++i) {
+    const Value& v = args[i];
+    if (v.isError()) {
+      ok = false;
+      break;
+    }
+    if (!v.type()->isScalar() || !(types::isInteger(v.type()->scalar) || types::isBool(v.type()->scalar))) {
+      sink.error(diag::RangeArgument, v.expr->loc, {describe(v)});
+      ok = false;
+      break;
+    }
+    if (v.weak) {
+      types::ScalarKind kind = builtinKindOf(*v.constant);
+      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      continue;
+    }
+    auto promoted = common ? types::promote(*common, v.type()->scalar) : v.type()->scalar;
+    if (!promoted) {
+      sink.error(diag::NoCommonType, call->loc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
+      ok = false;
+      break;
+    }
+    common = promoted;
+  }
+  int stepSign = 0;
+  if (ok && args[2].constant) {
+    const ConstValue& step = *args[2].constant;
+    int64_t value = step.kind == ConstValue::Kind::Bool ? (step.boolValue ? 1 : 0) : step.intValue;
+    if (value == 0) {
+      sink.error(diag::RangeZeroStep, args[2].expr->loc);
+      ok = false;
+    }
+    stepSign = value > 0 ? 1 : -1;
+  }
+  if (!ok) {
+    locals_[static_cast<size_t>(local)].join.sawError = true;
+    checkBodies();
+    return;
+  }
+  types::ScalarKind kind = common ? (weakKind ? combineWeak(*common, *weakKind) : *common) : *weakKind;
+  if (types::isBool(kind)) kind = types::ScalarKind::Int32;
+  // The loop variable joins the range's type like an assignment would.
+  LocalState& state = locals_[static_cast<size_t>(local)];
+  bool nonNegative = stepSign > 0 && (args[0].nonNegative || nonNegativeExpr(*args[0].expr));
+  state.nonNegative = state.nonNegative && nonNegative;
+  const types::Type* rangeType = types.scalar(kind);
+  if (state.declared) {
+    if (!state.fixed->isScalar() || !types::isInteger(state.fixed->scalar)) {
+      sink.error(diag::ConflictingAssignment, s.target->loc, {id, types::toString(rangeType), types::toString(state.fixed)})
+          .notes.push_back({state.loc, "declared " + types::toString(state.fixed) + " here"});
+      checkBodies();
+      return;
+    }
+  } else if (!common) {
+    if (state.join.strong == nullptr || !state.join.strong->isError()) {
+      if (!state.join.weak) state.join.weakLoc = s.loc;
+      state.join.weak = state.join.weak ? *types::promote(*state.join.weak, kind) : kind;
+    }
+  } else if (state.join.strong == nullptr) {
+    state.join.strong = rangeType;
+    state.join.strongLoc = s.loc;
+  } else if (!state.join.strong->isError()) {
+    const types::Type* joined = joinTypes(state.join.strong, rangeType, types);
+    if (joined == nullptr) {
+      sink.error(diag::ConflictingAssignment, s.target->loc, {id, types::toString(rangeType), types::toString(state.join.strong)})
+          .notes.push_back({state.join.strongLoc, "assigned " + types::toString(state.join.strong) + " here"});
+      state.join.strong = types.error();
+    } else {
+      state.join.strong = joined;
+    }
+  }
+  const types::Type* varType = localType(local);
+  checkBodies();
+  if (varType == nullptr || varType->isError()) return;
+  if (!varType->isScalar() || !types::isInteger(varType->scalar)) {
+    sink.error(diag::ConflictingAssignment, s.target->loc, {id, types::toString(rangeType), types::toString(varType)});
+    return;
+  }
+  std::vector<TypedExpr*> bounds;
+  for (const Value& v : args) {
+    Value converted = promoteTo(v, varType->scalar, call->loc);
+    if (converted.isError()) return;
+    bounds.push_back(converted.expr);
+  }
+  TypedStmt* loop = emit(TypedStmtKind::ForRange, s.loc, bounds);
+  loop->local = local;
+  loop->stepSign = stepSign;
+  loop->body = std::move(body);
+  loop->orelse = std::move(orelse);
+}
+
+void FunctionChecker::returnStmt(const syntax::ReturnStmt& s) {
+  bool bare = s.value == nullptr || (s.value->kind == syntax::ExprKind::Constant &&
+                                     syntax::as<syntax::ConstantExpr>(*s.value).value.kind == syntax::ConstantValue::Kind::None);
+  if (bare) {
+    noteReturn(errorValue(), s.loc, true);
+    emit(TypedStmtKind::Return, s.loc);
+    return;
+  }
+  Value v = value(*s.value);
+  noteReturn(v, s.loc, false);
+  if (v.isError()) return;
+  const types::Type* type = spec().declaredReturn;
+  if (type == nullptr) type = assumed_.returnType != nullptr ? assumed_.returnType : returnJoin_.result(types);
+  if (type == nullptr || type->isError() || type->kind == types::TypeKind::None) return;
+  Value converted = convert(v, type, s.loc);
+  if (converted.isError()) return;
+  emit(TypedStmtKind::Return, s.loc, {converted.expr});
+}
+
+void FunctionChecker::checkAssert(const syntax::AssertStmt& s) {
+  Value test = condition(*s.test);
+  if (s.msg != nullptr && s.msg->kind != syntax::ExprKind::Constant) value(*s.msg);
+  if (!program.debug || test.isError()) return;
+  TypedExpr* failed = make(TypedExprKind::Unary, types.scalar(types::ScalarKind::Bool), s.loc, {test.expr});
+  failed->unaryOp = UnaryOp::Not;
+  TypedStmt* branch = emit(TypedStmtKind::If, s.loc, {failed});
+  TypedExpr* trap = make(TypedExprKind::BuiltinCall, types.none(), s.loc);
+  trap->builtin = Builtin::AssertFail;
+  TypedStmt* report = nodes.makeStmt();
+  report->kind = TypedStmtKind::Evaluate;
+  report->loc = s.loc;
+  report->operands = {trap};
+  branch->body.push_back(report);
+}
+
+}  // namespace weft::sema

@@ -1,0 +1,25 @@
+f()
+f(1)
+f(1, 2, 3)
+f(a=1)
+f(1, b=2)
+f(*args)
+f(**kwargs)
+f(*args, **kwargs)
+f(1, *args, b=2, **kwargs)
+f(a=1, *args)
+f(*a, *b, **c, **d)
+f(x, y=1, *z, w=2)
+obj.method(1)(2)(3)
+obj.attr.chain.call().more[0]
+f(x := 1)
+f(a, (b := 2))
+print("text", end="", sep=",")
+g = f(lambda x: x, key=lambda y: -y)
+h = f(
+    1,
+    2,
+)
+i = f(*[1, 2],)
+j = x[f(1)](2)
+k = (f)(1)

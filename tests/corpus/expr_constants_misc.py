@@ -1,0 +1,20 @@
+a = None
+b = True
+c = False
+d = ...
+e = Ellipsis
+f = x[...]
+g = [..., ...]
+h = not None
+i = -0
+j = -0.0
+k = +1
+l = (yield_ := 5)
+m = [*range(3)]
+n = {**{}}
+o = a.b.c.d
+p = a[b][c][d]
+q = a(b)(c)(d)
+r = "" or b"" or 0 or 0.0 or 0j
+s = __debug__
+t = type(...)

@@ -1,0 +1,84 @@
+// Test helper: parse + check a kernel of a small Python source, with its globals resolved
+// statically, and argument types written like annotations ("float32[:, :]", "int32") or
+// ConstExpr values ("const 16").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sema/sema.h"
+#include "sema/static_environment.h"
+#include "sema/typed_dump.h"
+#include "syntax/syntax.h"
+
+namespace weft::testing {
+
+struct CheckedKernel {
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics{sources};
+  std::unique_ptr<syntax::Module> module;
+  sema::TypedProgram program;
+  std::string dump;    // dumpTypedProgram, when there were no errors
+  std::string errors;  // rendered diagnostics
+  // The kinds of the reported diagnostics, in order.
+  std::vector<std::string> kinds() const {
+    std::vector<std::string> result;
+    for (const Diagnostic& d : diagnostics.all()) result.emplace_back(d.kind);
+    return result;
+  }
+  bool ok() const { return !diagnostics.hasErrors(); }
+};
+
+inline const types::Type* typeFromSpec(const std::string& spec, types::TypeContext& types) {
+  size_t bracket = spec.find('[');
+  std::string name = spec.substr(0, bracket);
+  auto kind = types::scalarFromName(name);
+  if (!kind) return types.error();
+  if (bracket == std::string::npos) return types.scalar(*kind);
+  int ndim = 0;
+  for (char c : spec) ndim += c == ':' ? 1 : 0;
+  return types.array(*kind, ndim);
+}
+
+inline std::unique_ptr<CheckedKernel> checkKernel(const std::string& source, const std::string& kernel,
+                                                  const std::vector<std::string>& args, bool debug = false) {
+  auto result = std::make_unique<CheckedKernel>();
+  uint32_t file = result->sources.add("test.py", source);
+  result->module = syntax::parse(file, result->diagnostics);
+  if (!result->module || result->diagnostics.hasErrors()) {
+    result->errors = result->diagnostics.render();
+    return result;
+  }
+  auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
+  sema::CheckRequest request;
+  request.kernel = sema::staticFunction(*environment, kernel);
+  request.debug = debug;
+  for (const std::string& spec : args) {
+    sema::ArgumentInfo info;
+    if (spec.starts_with("const ")) {
+      sema::ConstValue value;
+      std::string text = spec.substr(6);
+      if (text.find('.') != std::string::npos) {
+        value.kind = sema::ConstValue::Kind::Float;
+        value.floatValue = std::stod(text);
+      } else {
+        value.kind = sema::ConstValue::Kind::Int;
+        value.intValue = std::stoll(text);
+      }
+      info.constant = value;
+      info.type = result->types.scalar(value.kind == sema::ConstValue::Kind::Int ? types::ScalarKind::Int32
+                                                                                 : types::ScalarKind::Float32);
+    } else {
+      info.type = typeFromSpec(spec, result->types);
+    }
+    request.arguments.push_back(info);
+  }
+  result->program = sema::check(request, result->types, result->sources, result->diagnostics);
+  result->errors = result->diagnostics.render();
+  if (!result->diagnostics.hasErrors()) result->dump = sema::dumpTypedProgram(result->program);
+  return result;
+}
+
+}  // namespace weft::testing
