@@ -33,6 +33,9 @@ def main() -> int:
     c = d_c.copy_to_host()
 
     target = weft.default_target()
+    if target == "gpu":
+        # weft has no public query for the architecture yet; the runtime knows it.
+        target += f" (sm_{weft._runtime.runtime().gpu_architecture()})"
     if not np.array_equal(c, a + b):
         bad = int(np.argmax(c != a + b))
         print(f"vec_add on {target}: MISMATCH at {bad}: {c[bad]} != {a[bad] + b[bad]}")

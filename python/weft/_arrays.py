@@ -6,6 +6,7 @@ NumPy array, so the same program runs on both targets. It exports `__cuda_array_
 import numpy as np
 
 from . import _runtime
+from ._types import NumberType
 from ._weft import DeviceArrayBase, DeviceBuffer, dlpack_capsule
 
 _DLPACK_CPU = 1
@@ -34,7 +35,7 @@ class DeviceArray(DeviceArrayBase):
 
     def __init__(self, shape, dtype, target=None):
         shape = _shape_tuple(shape)
-        dtype = np.dtype(getattr(dtype, "dtype", dtype))
+        dtype = dtype.dtype if isinstance(dtype, NumberType) else np.dtype(dtype)
         target = _resolve_target(target)
         if target == "cpu":
             self._host = np.empty(shape, dtype)

@@ -150,6 +150,15 @@ bool writeFile(const std::string& path, const std::string& bytes) {
   return static_cast<bool>(out);
 }
 
+// The first parameter of `def` without an annotation (weftc compiles only fully annotated
+// kernels: the annotations are its argument types); nullptr when all have one.
+const syntax::Arg* firstUnannotated(const syntax::FunctionDefStmt& def) {
+  for (const auto* list : {&def.args->posonlyargs, &def.args->args})
+    for (const syntax::Arg* arg : *list)
+      if (!arg->annotation) return arg;
+  return nullptr;
+}
+
 // Where the cubin of `kernel` goes when a file holds `count` kernels.
 std::string cubinPath(const Options& options, const std::string& kernel, size_t count) {
   if (options.output.empty()) return fs::path(options.input).stem().string() + "." + kernel + ".cubin";
@@ -196,20 +205,29 @@ int compileFile(const Options& options) {
   compileOptions.cubin = options.stage == Stage::Cubin;
 
   types::TypeContext types;
-  std::shared_ptr<sema::Environment> environment = sema::makeStaticEnvironment(sources.file(file), *module);
-  std::vector<sema::StaticKernel> kernels = sema::annotatedKernels(sources.file(file), *module, environment);
+  std::shared_ptr<sema::Environment> environment = sema::makeStaticEnvironment(*module, sources.file(file));
+  std::vector<const syntax::FunctionDefStmt*> kernels;
+  for (const syntax::FunctionDefStmt* def : sema::listKernels(*module)) {
+    if (const syntax::Arg* missing = firstUnannotated(*def)) {
+      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1 << ": warning: kernel '"
+                << def->name << "' is not compiled: parameter '" << missing->arg
+                << "' has no type annotation (e.g. `" << missing->arg << ": device.float32[:]`)\n";
+      continue;
+    }
+    kernels.push_back(def);
+  }
   std::string textOutput;
   bool failed = false;
-  for (const sema::StaticKernel& kernel : kernels) {
+  for (const syntax::FunctionDefStmt* def : kernels) {
     sema::CheckRequest request;
-    request.kernel = kernel.source;
-    std::optional<std::vector<sema::ArgumentInfo>> arguments =
-        sema::argumentsFromAnnotations(kernel, types, diagnostics);
-    if (!arguments) {
+    request.kernel = sema::staticFunction(*environment, def->name);
+    WEFT_CHECK(request.kernel != nullptr, "listKernels named a function the static environment lacks");
+    size_t reported = diagnostics.all().size();
+    request.arguments = sema::argumentsFromAnnotations(*def, *environment, types, diagnostics);
+    if (diagnostics.all().size() != reported) {
       failed = true;
       continue;
     }
-    request.arguments = std::move(*arguments);
     // Each kernel is checked in a compilation of its own, as the runtime does.
     SourceManager kernelSources;
     Diagnostics kernelDiagnostics(kernelSources);
@@ -224,19 +242,18 @@ int compileFile(const Options& options) {
       textOutput += unit.source;
       continue;
     }
-    backend::Artifact artifact = backend::compileWithNvrtc(toolchain, unit.source, kernel.source->name + ".cu",
-                                                           compileOptions);
+    backend::Artifact artifact = backend::compileWithNvrtc(toolchain, unit.source, def->name + ".cu", compileOptions);
     if (!artifact.ok) {
-      std::cerr << options.input << ": error: NVRTC failed to compile kernel '" << kernel.source->name
-                << "' for sm_" << compileOptions.arch << ":\n"
+      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
+                << ": error: NVRTC failed to compile kernel '" << def->name << "' for sm_" << compileOptions.arch
+                << ":\n"
                 << artifact.log;
       failed = true;
       continue;
     }
     if (options.stage == Stage::Ptx) {
       textOutput += artifact.bytes;
-    } else if (std::string path = cubinPath(options, kernel.source->name, kernels.size());
-               !writeFile(path, artifact.bytes)) {
+    } else if (std::string path = cubinPath(options, def->name, kernels.size()); !writeFile(path, artifact.bytes)) {
       std::cerr << "weftc: error: cannot write '" << path << "'\n";
       failed = true;
     }

@@ -367,10 +367,7 @@ ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& 
     // DLPack's stream argument: 1 is the legacy default stream (0 is ambiguous and not allowed).
     nb::object streamArgument = nb::int_(stream == 0 ? uintptr_t{1} : stream);
     PyObject* args[] = {value, streamArgument.ptr()};
-    nb::object keywords = nb::make_tuple("stream");
-    PyObject* method = PyUnicode_InternFromString("__dlpack__");
-    capsule = nb::steal(PyObject_VectorcallMethod(method, args, 1, keywords.ptr()));
-    Py_DECREF(method);
+    capsule = nb::steal(PyObject_VectorcallMethod(dlpackName_.ptr(), args, 1, streamKeyword_.ptr()));
   } else {
     capsule = nb::steal(PyObject_CallMethod(value, "__dlpack__", nullptr));
   }

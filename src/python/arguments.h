@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "runtime/runtime.h"
 #include "sema/environment.h"
@@ -88,7 +89,8 @@ struct TypeInfo {
 // Converts Python objects to runtime arguments. Caches per-type decisions; used with the GIL.
 class ArgumentConverter {
  public:
-  explicit ArgumentConverter(nb::handle deviceArrayType) : deviceArrayType_(deviceArrayType) {}
+  explicit ArgumentConverter(nb::handle deviceArrayType)
+      : deviceArrayType_(deviceArrayType), dlpackName_(nb::str("__dlpack__")), streamKeyword_(nb::make_tuple("stream")) {}
   ~ArgumentConverter();
   // Converts `value` for `target`; `name` (the parameter) is used in errors. DLPack tensors are
   // recorded in `consumed`. Throws LaunchError for a value the target cannot use.
@@ -106,6 +108,8 @@ class ArgumentConverter {
   void findNumpy();
 
   nb::handle deviceArrayType_;
+  nb::object dlpackName_;     // "__dlpack__", made once for the vectorcall
+  nb::object streamKeyword_;  // ("stream",)
   std::unordered_map<PyTypeObject*, TypeInfo> types_;  // holds a reference to each key
   bool numpySearched_ = false;
   PyObject* numpyArrayType_ = nullptr;

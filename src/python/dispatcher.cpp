@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include <nanobind/stl/string.h>
 
 namespace weft::python {
 namespace {
@@ -219,18 +218,12 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
     }
     specialization->loaded[static_cast<int>(target)] = loaded;
   }
-  std::vector<ArgumentValue> parameters(frontEnd.parameterTypes.size());
-  for (size_t i = 0; i < count && i < frontEnd.argumentToParam.size(); ++i) {
-    int parameter = frontEnd.argumentToParam[i];
-    if (parameter >= 0 && static_cast<size_t>(parameter) < parameters.size())
-      parameters[static_cast<size_t>(parameter)] = values[i];
-  }
   if (target == runtime::Target::Cpu) {
     // The CPU runs the whole grid before returning: let other Python threads run meanwhile.
     nb::gil_scoped_release release;
-    loaded->launch(config, parameters);
+    loaded->launch(config, values);
   } else {
-    loaded->launch(config, parameters);
+    loaded->launch(config, values);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "python/arguments.h"
 #include "python/python_environment.h"
@@ -39,7 +40,8 @@ struct Specialization {
 class Kernel {
  public:
   Kernel(nb::object function, bool debug, bool fastMath, bool interop);
-  // Converts `args` and launches with `config` on `target` (None: the default target).
+  // Converts `args` (one value per positional argument; the runtime skips ConstExpr ones) and
+  // launches with `config` on `target` (None: the default target).
   void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);
   // The CUDA C++ unit of the specialization for `args` (compiled if needed), for tests and tools.
   std::string emitCuda(PyObject* const* args, size_t count, nb::handle target);

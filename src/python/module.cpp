@@ -3,7 +3,6 @@
 #include <Python.h>
 
 #include <nanobind/nanobind.h>
-#include <nanobind/stl/string.h>
 
 #include "backend/backend.h"
 #include "python/arguments.h"
@@ -201,6 +200,9 @@ void bindRuntime(nb::module_& module) {
 NB_MODULE(_weft, module) {
   using namespace weft::python;
   module.doc() = "weft's C++ core: compiler, dispatcher and runtime (use the `weft` package)";
+  // Kernels live in module globals that reference them back; such cycles outlive the interpreter
+  // and are not leaks of the binding.
+  nb::set_leak_warnings(false);
   registerExceptionTranslators();
   bindRuntime(module);
   bindKernels(module);

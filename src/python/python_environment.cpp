@@ -1,6 +1,5 @@
 #include "python/python_environment.h"
 
-#include <nanobind/stl/string.h>
 
 #include "python/arguments.h"
 

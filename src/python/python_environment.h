@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "sema/environment.h"
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "python/arguments.h"
 #include "runtime/runtime.h"

@@ -122,7 +122,8 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
       sink.error(diag::IndexType, v.expr->loc, {describe(v)});
       return errorValue();
     }
-    bool nonNegative = v.nonNegative || nonNegativeExpr(*v.expr);
+    bool nonNegative = v.nonNegative || nonNegativeExpr(*v.expr) ||
+                       (v.constant && v.constant->kind == ConstValue::Kind::Int && v.constant->intValue >= 0);
     Value converted = promoteTo(v, types::ScalarKind::Int64, loc);
     if (converted.isError()) return errorValue();
     element->operands.push_back(converted.expr);

@@ -154,19 +154,26 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e) 
   }
   int index = program.specialize(callee.function, infos, sink, e.loc);
   if (index < 0) return errorValue();
+  if (finalPass) spec().calls.emplace_back(index, e.loc);
   Specialization& target = program.specialization(index);
   const types::Type* returnType = target.declaredReturn;
   if (returnType == nullptr) {
     if (index == specIndex && target.facts.returnType == nullptr) {
       returnType = sawValueReturn_ ? returnJoin_.result(types) : nullptr;
+    } else if (target.state == Specialization::State::Done) {
+      returnType = target.function.returnType;
     } else {
-      returnType = target.state == Specialization::State::Done ? target.function.returnType : target.facts.returnType;
+      returnType = target.facts.returnType != nullptr ? target.facts.returnType : target.runningReturn;
+      if (returnType != nullptr && index != specIndex && finalPass) {
+        target.recursiveReads.push_back({returnType, e.loc, specIndex});
+      }
     }
   }
   if (returnType == nullptr) {
     if (finalPass) sink.error(diag::RecursiveReturnType, e.loc, {source.name});
     return errorValue();
   }
+  if (returnType->isError()) ++poisonedReads_;  // the callee reported why
   std::vector<TypedExpr*> operands;
   for (size_t i = 0; i < args.size(); ++i) {
     if (target.constParams[i]) continue;

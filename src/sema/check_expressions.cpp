@@ -157,18 +157,14 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
       }
       return errorValue();
     case Value::Kind::Intrinsic:
-      switch (v.intrinsic) {
-        case Intrinsic::ThreadIdx:
-        case Intrinsic::BlockIdx:
-        case Intrinsic::BlockDim:
-        case Intrinsic::GridDim: return threadIndex(v.intrinsic, loc);
-        case Intrinsic::WarpSize:
-        case Intrinsic::LaneId: {
-          TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::Int32), loc);
-          e->builtin = v.intrinsic == Intrinsic::WarpSize ? Builtin::WarpSize : Builtin::LaneId;
-          return runtime(e, true);
-        }
-        default: break;
+      if (v.intrinsic == Intrinsic::ThreadIdx || v.intrinsic == Intrinsic::BlockIdx || v.intrinsic == Intrinsic::BlockDim ||
+          v.intrinsic == Intrinsic::GridDim) {
+        return threadIndex(v.intrinsic, loc);
+      }
+      if (v.intrinsic == Intrinsic::WarpSize || v.intrinsic == Intrinsic::LaneId) {
+        TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::Int32), loc);
+        e->builtin = v.intrinsic == Intrinsic::WarpSize ? Builtin::WarpSize : Builtin::LaneId;
+        return runtime(e, true);
       }
       sink.error(diag::UnsupportedExpression, loc, {v.name + " used as a value", "; call it"});
       return errorValue();

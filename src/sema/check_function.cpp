@@ -350,6 +350,12 @@ void ProgramChecker::checkSpecialization(int index, Diagnostics&) {
   Specialization& done = specialization(index);
   done.state = Specialization::State::Done;
   done.completion = completed_++;
+  // Mutually recursive callers typed their calls with the return type known then.
+  for (const Specialization::RecursiveRead& read : done.recursiveReads) {
+    if (read.type != done.function.returnType) {
+      specialization(read.reader).diagnostics->error(diag::RecursiveReturnType, read.loc, {done.source->name});
+    }
+  }
 }
 
 TypedProgram ProgramChecker::run(const CheckRequest& request) {
@@ -364,12 +370,12 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   std::set<int> seen{kernel};
   for (size_t i = 0; i < reached.size(); ++i) {
     int caller = reached[i];
-    forEachExpr(specialization(caller).function.body, [&](const TypedExpr& e) {
-      if (e.kind == TypedExprKind::Call && seen.insert(e.callee).second) {
-        reached.push_back(e.callee);
-        parent[e.callee] = {caller, e.loc};
+    for (const auto& [callee, loc] : specialization(caller).calls) {
+      if (seen.insert(callee).second) {
+        reached.push_back(callee);
+        parent[callee] = {caller, loc};
       }
-    });
+    }
   }
   for (int index : reached) {
     for (const Diagnostic& d : specialization(index).diagnostics->all()) {
@@ -441,19 +447,13 @@ int FunctionChecker::newTemporary(const types::Type* type, SourceLoc loc) {
 }
 
 void FunctionChecker::scanTarget(const syntax::Expr& target, SourceLoc loc) {
-  switch (target.kind) {
-    case syntax::ExprKind::Name: {
-      const std::string& id = syntax::as<syntax::NameExpr>(target).id;
-      if (constParams_.count(id) != 0) return;
-      ++locals_[static_cast<size_t>(addLocal(id, loc))].assignments;
-      return;
-    }
-    case syntax::ExprKind::Tuple:
-    case syntax::ExprKind::List:
-      for (const syntax::Expr* element : syntax::as<syntax::ListExpr>(target).elts) scanTarget(*element, loc);
-      return;
-    case syntax::ExprKind::Starred: scanTarget(*syntax::as<syntax::StarredExpr>(target).value, loc); return;
-    default: return;
+  if (target.kind == syntax::ExprKind::Name) {
+    const std::string& id = syntax::as<syntax::NameExpr>(target).id;
+    if (constParams_.count(id) == 0) ++locals_[static_cast<size_t>(addLocal(id, loc))].assignments;
+  } else if (target.kind == syntax::ExprKind::Tuple || target.kind == syntax::ExprKind::List) {
+    for (const syntax::Expr* element : syntax::as<syntax::ListExpr>(target).elts) scanTarget(*element, loc);
+  } else if (target.kind == syntax::ExprKind::Starred) {
+    scanTarget(*syntax::as<syntax::StarredExpr>(target).value, loc);
   }
 }
 
@@ -517,7 +517,25 @@ void FunctionChecker::scan(const std::vector<syntax::Stmt*>& body) {
         scan(syntax::as<syntax::IfStmt>(*s).body);
         scan(syntax::as<syntax::IfStmt>(*s).orelse);
         break;
-      default: break;
+      case syntax::StmtKind::FunctionDef:
+      case syntax::StmtKind::AsyncFunctionDef:
+      case syntax::StmtKind::ClassDef:
+      case syntax::StmtKind::Return:
+      case syntax::StmtKind::Delete:
+      case syntax::StmtKind::With:
+      case syntax::StmtKind::AsyncWith:
+      case syntax::StmtKind::Raise:
+      case syntax::StmtKind::Try:
+      case syntax::StmtKind::TryStar:
+      case syntax::StmtKind::Assert:
+      case syntax::StmtKind::Import:
+      case syntax::StmtKind::ImportFrom:
+      case syntax::StmtKind::Global:
+      case syntax::StmtKind::Nonlocal:
+      case syntax::StmtKind::Expr:
+      case syntax::StmtKind::Pass:
+      case syntax::StmtKind::Break:
+      case syntax::StmtKind::Continue: break;
     }
   }
 }
@@ -544,7 +562,10 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
     const LocalState& state = locals_[static_cast<size_t>(index)];
     const types::Type* type = localType(index);
     if (type == nullptr) {
-      if (finalPass && !state.join.sawError) sink.error(diag::UnboundLocal, e.loc, {e.id});
+      bool poisoned = state.join.sawError ||
+                      (static_cast<size_t>(index) < assumed_.locals.size() && assumed_.locals[static_cast<size_t>(index)].poisoned);
+      if (poisoned) ++poisonedReads_;
+      if (finalPass && !poisoned) sink.error(diag::UnboundLocal, e.loc, {e.id});
       return errorValue();
     }
     TypedExpr* ref = make(TypedExprKind::Local, type, e.loc);
@@ -577,50 +598,54 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
   return meaning.value;
 }
 
-void FunctionChecker::noteReturn(Value v, SourceLoc loc, bool bare) {
+bool FunctionChecker::noteReturn(Value v, SourceLoc loc, bool bare) {
   const Specialization& s = spec();
   if (bare) {
     sawBareReturn_ = true;
     bareReturnLoc_ = loc;
-    return;
+    return true;
   }
   sawValueReturn_ = true;
   valueReturnLoc_ = loc;
   if (s.source->decorator == FunctionSource::Decorator::Kernel) {
     sink.error(diag::KernelReturnsValue, loc, {s.source->name});
-    return;
+    return false;
   }
   if (v.isError()) {
     returnJoin_.sawError = true;
-    return;
+    return false;
   }
   if (v.weak) {
     if (returnJoin_.strong != nullptr && !returnJoin_.strong->isScalar()) {
       sink.error(diag::ReturnMismatch, loc, {s.source->name, types::toString(v.type()), types::toString(returnJoin_.strong)});
-      return;
+      return false;
     }
     types::ScalarKind kind = builtinKindOf(*v.constant);
     returnJoin_.weak = returnJoin_.weak ? *types::promote(*returnJoin_.weak, kind) : kind;
-    return;
+    spec().runningReturn = returnJoin_.result(types);
+    return true;
   }
   const types::Type* type = v.type();
   if (returnJoin_.strong == nullptr) {
     if (returnJoin_.weak && !type->isScalar()) {
       sink.error(diag::ReturnMismatch, loc, {s.source->name, types::toString(type), "a number"});
-      return;
+      return false;
     }
     returnJoin_.strong = type;
     returnJoin_.strongLoc = loc;
-    return;
+    spec().runningReturn = returnJoin_.result(types);
+    return true;
   }
   const types::Type* joined = joinTypes(returnJoin_.strong, type, types);
   if (joined == nullptr) {
     sink.error(diag::ReturnMismatch, loc, {s.source->name, types::toString(type), types::toString(returnJoin_.strong)})
         .notes.push_back({returnJoin_.strongLoc, "returns " + types::toString(returnJoin_.strong) + " here"});
     returnJoin_.sawError = true;
-    return;
+    return false;
   }
   returnJoin_.strong = joined;
+  spec().runningReturn = returnJoin_.result(types);
+  return true;
 }
 
 FunctionFacts FunctionChecker::run(TypedFunction& out) {
@@ -665,14 +690,13 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     LocalFacts& fact = facts.locals.emplace_back();
     fact.type = local.declared ? local.fixed : local.join.result(types);
     fact.nonNegative = local.nonNegative;
+    fact.poisoned = local.join.sawError;
     if (local.assignments == 1 && local.constantSeen) fact.constant = local.constant;
   }
   const types::Type* returnType = s.declaredReturn;
-  if (returnType == nullptr) {
-    returnType = sawValueReturn_ ? returnJoin_.result(types) : types.none();
-    if (returnType == nullptr) returnType = types.error();
-  }
+  if (returnType == nullptr) returnType = sawValueReturn_ ? returnJoin_.result(types) : types.none();
   facts.returnType = returnType;
+  if (returnType == nullptr) returnType = types.error();
 
   if (finalPass) {
     if (sawValueReturn_ && sawBareReturn_ && s.declaredReturn == nullptr) {

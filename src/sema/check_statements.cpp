@@ -67,6 +67,8 @@ void FunctionChecker::stmt(const syntax::Stmt& s) {
   using K = syntax::StmtKind;
   auto unsupported = [&](const char* what, const char* hint) { sink.error(diag::UnsupportedStatement, s.loc, {what, hint}); };
   const char* noExceptions = "; exceptions do not exist in device code";
+  diagnosticsBeforeStatement_ = sink.all().size();
+  poisonedReadsBeforeStatement_ = poisonedReads_;
   switch (s.kind) {
     case K::FunctionDef:
     case K::AsyncFunctionDef: unsupported("a nested function definition", "; define the function at module level"); return;
@@ -247,7 +249,28 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
     case syntax::ExprKind::Attribute:
       sink.error(diag::AssignTarget, target.loc, {"an attribute"});
       return;
-    default:
+    case syntax::ExprKind::BoolOp:
+    case syntax::ExprKind::NamedExpr:
+    case syntax::ExprKind::BinOp:
+    case syntax::ExprKind::UnaryOp:
+    case syntax::ExprKind::Lambda:
+    case syntax::ExprKind::IfExp:
+    case syntax::ExprKind::Dict:
+    case syntax::ExprKind::Set:
+    case syntax::ExprKind::ListComp:
+    case syntax::ExprKind::SetComp:
+    case syntax::ExprKind::DictComp:
+    case syntax::ExprKind::GeneratorExp:
+    case syntax::ExprKind::Await:
+    case syntax::ExprKind::Yield:
+    case syntax::ExprKind::YieldFrom:
+    case syntax::ExprKind::Compare:
+    case syntax::ExprKind::Call:
+    case syntax::ExprKind::FormattedValue:
+    case syntax::ExprKind::JoinedStr:
+    case syntax::ExprKind::Constant:
+    case syntax::ExprKind::Starred:
+    case syntax::ExprKind::Slice:
       sink.error(diag::AssignTarget, target.loc, {"this expression"});
       return;
   }
@@ -256,7 +279,11 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
 void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
   LocalState& state = locals_[static_cast<size_t>(local)];
   if (v.isError()) {
-    state.join.sawError = true;
+    // Only a reported error poisons the variable (silences its later uses); an error value
+    // that stands for a type not known yet in this pass does not.
+    if (sink.all().size() > diagnosticsBeforeStatement_ || poisonedReads_ > poisonedReadsBeforeStatement_) {
+      state.join.sawError = true;
+    }
     return;
   }
   state.nonNegative = state.nonNegative && (v.nonNegative || nonNegativeExpr(*v.expr));
@@ -535,8 +562,7 @@ void FunctionChecker::returnStmt(const syntax::ReturnStmt& s) {
     return;
   }
   Value v = value(*s.value);
-  noteReturn(v, s.loc, false);
-  if (v.isError()) return;
+  if (!noteReturn(v, s.loc, false)) return;
   const types::Type* type = spec().declaredReturn;
   if (type == nullptr) type = assumed_.returnType != nullptr ? assumed_.returnType : returnJoin_.result(types);
   if (type == nullptr || type->isError() || type->kind == types::TypeKind::None) return;

@@ -120,6 +120,7 @@ struct LocalFacts {
   const types::Type* type = nullptr;  // nullptr: unknown yet
   bool nonNegative = true;            // optimistic start: every assigned value is >= 0
   std::optional<ConstValue> constant; // assigned exactly once, from a constant
+  bool poisoned = false;              // some assignment had an erroneous value
   bool operator==(const LocalFacts&) const = default;
 };
 struct FunctionFacts {
@@ -144,6 +145,16 @@ struct Specialization {
   std::unique_ptr<Diagnostics> diagnostics;  // collected here, replayed at a reaching call
   bool replayed = false;
   int completion = -1;  // order in which specializations finished
+  std::vector<std::pair<int, SourceLoc>> calls;  // final pass: each call's callee and location
+  // While Checking: the return type joined so far, for mutually recursive callers, and what
+  // they read (re-checked when this specialization is done).
+  const types::Type* runningReturn = nullptr;
+  struct RecursiveRead {
+    const types::Type* type;
+    SourceLoc loc;
+    int reader;
+  };
+  std::vector<RecursiveRead> recursiveReads;
 };
 
 class ProgramChecker {
@@ -257,7 +268,8 @@ class FunctionChecker {
   Value name(const syntax::NameExpr& e);
   const types::Type* localType(int local) const;
   // Records a value returned by the function.
-  void noteReturn(Value v, SourceLoc loc, bool bare);
+  // Records a value returned by the function; false when it was reported as wrong.
+  bool noteReturn(Value v, SourceLoc loc, bool bare);
 
   ProgramChecker& program;
   int specIndex;
@@ -315,7 +327,11 @@ class FunctionChecker {
   bool sawBareReturn_ = false;
   bool sawValueReturn_ = false;
   SourceLoc valueReturnLoc_;
-  bool sawBarrier_ = false;
+  // An error value stands for a reported error when, since the statement began, a
+  // diagnostic was reported or a poisoned variable was read.
+  size_t diagnosticsBeforeStatement_ = 0;
+  size_t poisonedReads_ = 0;
+  size_t poisonedReadsBeforeStatement_ = 0;
   FunctionFacts assumed_;
 };
 

@@ -139,8 +139,30 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
         }
         return std::nullopt;
       }
-      default: return std::nullopt;
+      case syntax::ExprKind::BoolOp:
+      case syntax::ExprKind::NamedExpr:
+      case syntax::ExprKind::Lambda:
+      case syntax::ExprKind::IfExp:
+      case syntax::ExprKind::Dict:
+      case syntax::ExprKind::Set:
+      case syntax::ExprKind::ListComp:
+      case syntax::ExprKind::SetComp:
+      case syntax::ExprKind::DictComp:
+      case syntax::ExprKind::GeneratorExp:
+      case syntax::ExprKind::Await:
+      case syntax::ExprKind::Yield:
+      case syntax::ExprKind::YieldFrom:
+      case syntax::ExprKind::Compare:
+      case syntax::ExprKind::Call:
+      case syntax::ExprKind::FormattedValue:
+      case syntax::ExprKind::JoinedStr:
+      case syntax::ExprKind::Attribute:
+      case syntax::ExprKind::Subscript:
+      case syntax::ExprKind::Starred:
+      case syntax::ExprKind::List:
+      case syntax::ExprKind::Slice: return std::nullopt;
     }
+    return std::nullopt;
   }
 
   void bindTarget(const syntax::Expr& target, std::optional<ConstValue> value) {
@@ -215,7 +237,26 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
         values_[syntax::as<syntax::ClassDefStmt>(s).name] = binding;
         return;
       }
-      default: return;
+      case syntax::StmtKind::AsyncFunctionDef:
+      case syntax::StmtKind::Return:
+      case syntax::StmtKind::Delete:
+      case syntax::StmtKind::AugAssign:
+      case syntax::StmtKind::For:
+      case syntax::StmtKind::AsyncFor:
+      case syntax::StmtKind::While:
+      case syntax::StmtKind::If:
+      case syntax::StmtKind::With:
+      case syntax::StmtKind::AsyncWith:
+      case syntax::StmtKind::Raise:
+      case syntax::StmtKind::Try:
+      case syntax::StmtKind::TryStar:
+      case syntax::StmtKind::Assert:
+      case syntax::StmtKind::Global:
+      case syntax::StmtKind::Nonlocal:
+      case syntax::StmtKind::Expr:
+      case syntax::StmtKind::Pass:
+      case syntax::StmtKind::Break:
+      case syntax::StmtKind::Continue: return;
     }
   }
 

@@ -53,6 +53,8 @@ bool Parser::expect(TokenKind kind) {
       error(diag::ExpectedIndent, token, {"':'"});
     } else if (token.kind == TokenKind::Indent) {
       error(diag::UnexpectedIndent, token);
+    } else if (inFStringField_ && kind == TokenKind::RightParen) {
+      unexpected();
     } else {
       std::string expected(tokenKindName(kind));
       error(diag::ExpectedToken, token, {expected});
@@ -174,6 +176,7 @@ void Parser::parseFile() {
 }
 
 Expr* Parser::parseFieldExpression() {
+  inFStringField_ = true;
   Token open = peek();
   if (!expect(TokenKind::LeftParen)) return errorExpr();
   Expr* expr = parseParenthesized(open, TokenKind::RightParen);

@@ -145,6 +145,7 @@ class Parser {
   Token last_;       // the last consumed token that is not layout (NEWLINE/INDENT/DEDENT)
   Token endMarker_;  // what peek() returns once failed
   bool failed_ = false;
+  bool inFStringField_ = false;  // the closing ')' is synthetic: never ask the user for it
   int depth_ = 0;
 };
 

@@ -1,0 +1,928 @@
+// Sema: type inference results on small kernels (rendered with dumpTypedProgram) and at
+// least one test per registered diagnostic kind.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sema/sema_diagnostics.h"
+#include "sema_test_support.h"
+
+namespace weft::sema {
+namespace {
+
+using testing::checkKernel;
+
+constexpr const char* kPrelude = "import math\nimport weft\nfrom cuda import device\n";
+
+// Checks `body` (the kernel `k`'s source after the prelude) and returns the result.
+std::unique_ptr<testing::CheckedKernel> run(const std::string& source, const std::vector<std::string>& args, bool debug = false) {
+  return checkKernel(kPrelude + source, "k", args, debug);
+}
+
+// The diagnostic kinds that tests have seen; a final test checks every kind is covered.
+std::set<std::string>& seenKinds() {
+  static std::set<std::string> seen;
+  return seen;
+}
+
+// Expects exactly one error, of `kind`, on 1-based source line `line` of `source`
+// (counting the prelude's lines), whose message contains `fragment`.
+void expectError(const std::string& source, const std::vector<std::string>& args, const std::string& kind, uint32_t line,
+                 const std::string& fragment = "") {
+  auto result = run(source, args);
+  ASSERT_EQ(result->diagnostics.all().size(), 1u) << result->errors;
+  const Diagnostic& d = result->diagnostics.all()[0];
+  EXPECT_EQ(d.kind, kind) << result->errors;
+  EXPECT_EQ(d.loc.line, line + 3) << result->errors;
+  EXPECT_NE(d.message.find(fragment), std::string::npos) << result->errors;
+  seenKinds().insert(std::string(d.kind));
+}
+
+// The type of local `name` of the kernel, as rendered in the dump.
+std::string localType(const testing::CheckedKernel& result, const std::string& name) {
+  const TypedFunction& kernel = result.program.functions.at(static_cast<size_t>(result.program.kernel));
+  for (const Local& local : kernel.locals) {
+    if (local.name == name) return types::toString(local.type);
+  }
+  return "<none>";
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// ---- the examples ----
+
+TEST(SemaExamples, VecAdd) {
+  auto r = checkKernel(readFile(WEFT_SOURCE_DIR "/examples/vec_add.py"), "vec_add", {"float32[:]", "float32[:]", "float32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("c[int64(TidX():int32)]:float32 = (a[int64(TidX():int32)]:float32 + b[int64(TidX():int32)]:float32):float32"),
+            std::string::npos)
+      << r->dump;
+  EXPECT_EQ(r->program.functions.size(), 1u);
+  EXPECT_EQ(r->program.argumentToParam, (std::vector<int>{0, 1, 2}));
+  EXPECT_FALSE(r->program.usesBarrier);
+}
+
+TEST(SemaExamples, Saxpy) {
+  auto r = checkKernel(readFile(WEFT_SOURCE_DIR "/examples/saxpy.py"), "saxpy", {"float32", "float32[:]", "float32[:]", "float32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "i"), "int32");
+  EXPECT_EQ(localType(*r, "stride"), "int32");
+  // i starts at tid and grows by grid_size: provably non-negative, so no wraparound.
+  EXPECT_NE(r->dump.find("out[int64(i)]:float32 = ((alpha * x[int64(i)]:float32):float32 + y[int64(i)]:float32):float32"),
+            std::string::npos)
+      << r->dump;
+}
+
+TEST(SemaExamples, Stencil) {
+  auto r = checkKernel(readFile(WEFT_SOURCE_DIR "/examples/stencil2d.py"), "jacobi_step", {"float32[:,:]", "float32[:,:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "rows"), "int64");
+  EXPECT_EQ(localType(*r, "j"), "int32");
+  EXPECT_NE(r->dump.find("u[int64((i - 1:int32):int32) wrap, int64(j)]"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("(0.25:float32 * "), std::string::npos) << r->dump;
+}
+
+TEST(SemaExamples, TiledMatmul) {
+  auto r = checkKernel(readFile(WEFT_SOURCE_DIR "/examples/matmul_tiled.py"), "matmul", {"float32[:,:]", "float32[:,:]", "float32[:,:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "sA"), "array(float32, 2d, shared)");
+  EXPECT_EQ(localType(*r, "acc"), "float32");
+  EXPECT_EQ(localType(*r, "t"), "int64");
+  EXPECT_EQ(localType(*r, "q"), "int32");
+  EXPECT_NE(r->dump.find("sA = array(16, 16)"), std::string::npos) << r->dump;
+  EXPECT_TRUE(r->program.usesBarrier);
+  EXPECT_EQ(r->program.globals.size(), 1u);
+  EXPECT_EQ(r->program.globals[0].name, "TILE");
+}
+
+TEST(SemaExamples, BlockReduce) {
+  auto r = checkKernel(readFile(WEFT_SOURCE_DIR "/examples/block_reduce.py"), "block_sum", {"float32[:]", "float32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "buf"), "array(float32, 1d, shared)");
+  EXPECT_EQ(localType(*r, "step"), "int32");
+  EXPECT_NE(r->dump.find("buf = array(128)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("partial[int64(BlockIdxX():uint32)]:float32 = buf[0:int64]:float32"), std::string::npos) << r->dump;
+  EXPECT_TRUE(r->program.usesBarrier);
+}
+
+// ---- typing rules ----
+
+TEST(SemaTyping, WeakLiteralsTakeTheOtherOperandsType) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, b, c):\n"
+      "    x = a + 1\n"
+      "    y = b * 2\n"
+      "    z = c + 1.5\n"
+      "    w = b + 1.5\n"
+      "    v = 1 + 2\n"
+      "    u = 3000000000\n"
+      "    f = 0.5\n",
+      {"int8", "int64", "float64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "int8");
+  EXPECT_EQ(localType(*r, "y"), "int64");
+  EXPECT_EQ(localType(*r, "z"), "float64");
+  EXPECT_EQ(localType(*r, "w"), "float64");  // a float literal with a 64-bit integer
+  EXPECT_EQ(localType(*r, "v"), "int32");
+  EXPECT_EQ(localType(*r, "u"), "int64");
+  EXPECT_EQ(localType(*r, "f"), "float32");
+}
+
+TEST(SemaTyping, FloatLiteralWithNarrowIntegerIsFloat32) {
+  auto r = run("@device.kernel\ndef k(a):\n    x = a * 0.5\n", {"int16"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "float32");
+}
+
+TEST(SemaTyping, TypedOperandsPromote) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, b, c, d):\n"
+      "    x = a + b\n"
+      "    y = c + d\n"
+      "    z = a + c\n",
+      {"int32", "uint32", "float32", "float64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "int64");
+  EXPECT_EQ(localType(*r, "y"), "float64");
+  EXPECT_EQ(localType(*r, "z"), "float32");
+}
+
+TEST(SemaTyping, DivisionRules) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, b, c):\n"
+      "    x = a / b\n"
+      "    y = a / c\n"
+      "    z = a // b\n"
+      "    w = a % 3\n"
+      "    v = 7 / 2\n",
+      {"int32", "int32", "int64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "float32");
+  EXPECT_EQ(localType(*r, "y"), "float64");
+  EXPECT_EQ(localType(*r, "z"), "int32");
+  EXPECT_EQ(localType(*r, "w"), "int32");
+  EXPECT_EQ(localType(*r, "v"), "float32");
+  EXPECT_NE(r->dump.find("v = 3.5:float32"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, ConstantFoldingFollowsPython) {
+  auto r = run("@device.kernel\ndef k(a):\n    a[0] = -7 // 2\n    a[1] = -7 % 3\n    a[2] = 7 % -3\n    a[3] = 2 ** 10\n",
+               {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("= -4:int32"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("= 2:int32"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("= -2:int32"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("= 1024:int32"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, PowerWithConstantExponentStaysInTheBaseType) {
+  auto r = run("@device.kernel\ndef k(a, x):\n    p = a ** 3\n    q = x ** a\n    s = a ** -1\n", {"int64", "float32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "p"), "int64");
+  EXPECT_NE(r->dump.find("(a ** 3:int64):int64"), std::string::npos) << r->dump;
+  EXPECT_EQ(localType(*r, "q"), "float32");
+  EXPECT_NE(r->dump.find("Pow(x, float32(a))"), std::string::npos) << r->dump;
+  EXPECT_EQ(localType(*r, "s"), "float64");
+}
+
+TEST(SemaTyping, ShiftsKeepTheLeftType) {
+  auto r = run("@device.kernel\ndef k(a, b):\n    x = a << b\n    y = 1 << b\n", {"uint8", "int64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "uint8");
+  EXPECT_EQ(localType(*r, "y"), "int64");
+}
+
+TEST(SemaTyping, ComparisonsAndChains) {
+  auto r = run("@device.kernel\ndef k(a, b, n):\n    c = 0 <= a < n\n    d = a == b\n", {"int32", "float32", "int64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "c"), "bool");
+  EXPECT_NE(r->dump.find("c = (0:int64 <= int64(a) < n)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("d = (float32(a) == b)"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, AndOrReturnOperands) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, b):\n"
+      "    x = a or b\n"
+      "    y = a and 2\n"
+      "    if a and b > 0:\n"
+      "        x = 0\n",
+      {"int32", "float32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "float32");
+  EXPECT_EQ(localType(*r, "y"), "int32");
+  EXPECT_NE(r->dump.find("if (truth(a) and (b > 0:float32)):bool"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, NotAndUnary) {
+  auto r = run("@device.kernel\ndef k(a, u):\n    x = not a\n    y = -u\n    z = ~a\n    w = -True\n", {"int32", "uint16"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "bool");
+  EXPECT_EQ(localType(*r, "y"), "uint16");
+  EXPECT_EQ(localType(*r, "z"), "int32");
+  EXPECT_EQ(localType(*r, "w"), "int32");
+}
+
+TEST(SemaTyping, VariableTypeIsTheJoinOfItsAssignments) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, n):\n"
+      "    s = 0\n"
+      "    for i in range(n):\n"
+      "        s = s + a[i]\n"
+      "    t = 0\n"
+      "    t = t + 0.5\n"
+      "    a[0] = s + t\n",
+      {"float64[:]", "int32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "s"), "float64");
+  EXPECT_EQ(localType(*r, "t"), "float32");
+  EXPECT_NE(r->dump.find("s = 0:float64"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, RangeLoopVariable) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, n):\n"
+      "    for i in range(n):\n"
+      "        a[i] = 0\n"
+      "    for j in range(10, 0, -1):\n"
+      "        a[j] = 1\n"
+      "    for q in range(1, n, 2):\n"
+      "        pass\n"
+      "    else:\n"
+      "        a[0] = 2\n",
+      {"int32[:]", "int64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "i"), "int64");
+  EXPECT_EQ(localType(*r, "j"), "int32");
+  EXPECT_NE(r->dump.find("for i in range(0:int64, n, 1:int64) step 1:"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("a[i]:int32 = 0:int32"), std::string::npos) << r->dump;  // non-negative: no wrap
+  EXPECT_NE(r->dump.find("step -1:"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("a[int64(j) wrap]"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("else:\n"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, WhileElseBreakContinue) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    i = 0\n"
+      "    while i < 10:\n"
+      "        i += 1\n"
+      "        if i == 3:\n"
+      "            continue\n"
+      "        if i == 7:\n"
+      "            break\n"
+      "    else:\n"
+      "        a[0] = 1\n",
+      {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("continue"), std::string::npos);
+  EXPECT_NE(r->dump.find("break"), std::string::npos);
+}
+
+TEST(SemaTyping, TupleUnpackingSwapsThroughTemporaries) {
+  auto r = run("@device.kernel\ndef k(a):\n    x, y = 1, 2.0\n    x, y = y, x\n    a[0] = x + y\n", {"float32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("$t0 = y"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("x = $t0"), std::string::npos) << r->dump;
+  EXPECT_EQ(localType(*r, "x"), "float32");
+}
+
+TEST(SemaTyping, ChainedAssignment) {
+  auto r = run("@device.kernel\ndef k(a):\n    x = y = a[0]\n    a[1] = x + y\n", {"int16[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "int16");
+  EXPECT_EQ(localType(*r, "y"), "int16");
+  EXPECT_NE(r->dump.find("$t0 = a[0:int64]:int16"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, AnnotatedAssignmentFixesTheType) {
+  auto r = run("@device.kernel\ndef k(a):\n    x: device.float64 = 1\n    x = a[0]\n    y: int = 2\n", {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "float64");
+  EXPECT_EQ(localType(*r, "y"), "int32");
+  EXPECT_NE(r->dump.find("x = float64(a[0:int64]:int32)"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, AugmentedAssignmentToArrayElement) {
+  auto r = run("@device.kernel\ndef k(a, x):\n    a[device.tid(1)] += x\n    a[0] //= 2\n", {"int32[:]", "float32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("a[int64(TidX():int32)]:int32 = int32((float32(a[int64(TidX():int32)]:int32) + x):float32)"),
+            std::string::npos)
+      << r->dump;
+}
+
+TEST(SemaTyping, CastsAndBuiltins) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, x, i):\n"
+      "    p = int(x)\n"
+      "    q = float(i)\n"
+      "    r = bool(i)\n"
+      "    s = device.uint8(300 - 100)\n"
+      "    t = abs(i)\n"
+      "    u = min(i, 3, x)\n"
+      "    v = max(1, 2)\n"
+      "    w = len(a)\n"
+      "    z = weft.float64(x)\n"
+      "    c = complex(x)\n",
+      {"float32[:]", "float32", "int64"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "p"), "int32");
+  EXPECT_EQ(localType(*r, "q"), "float32");
+  EXPECT_EQ(localType(*r, "r"), "bool");
+  EXPECT_EQ(localType(*r, "s"), "uint8");
+  EXPECT_NE(r->dump.find("s = 200:uint8"), std::string::npos) << r->dump;
+  EXPECT_EQ(localType(*r, "t"), "int64");
+  EXPECT_EQ(localType(*r, "u"), "float32");
+  EXPECT_NE(r->dump.find("Min(Min(float32(i), 3:float32):float32, x):float32"), std::string::npos) << r->dump;
+  EXPECT_EQ(localType(*r, "v"), "int32");
+  EXPECT_EQ(localType(*r, "w"), "int64");
+  EXPECT_EQ(localType(*r, "z"), "float64");
+  EXPECT_EQ(localType(*r, "c"), "complex64");
+}
+
+TEST(SemaTyping, MathFunctions) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(x, d, i):\n"
+      "    a = math.sqrt(x)\n"
+      "    b = math.exp(d)\n"
+      "    c = math.atan2(x, d)\n"
+      "    e = math.floor(i)\n"
+      "    f = math.isnan(x)\n"
+      "    g = math.log2(2.0)\n"
+      "    h = math.pi * x\n",
+      {"float32", "float64", "int32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "a"), "float32");
+  EXPECT_EQ(localType(*r, "b"), "float64");
+  EXPECT_EQ(localType(*r, "c"), "float64");
+  EXPECT_EQ(localType(*r, "e"), "float32");
+  EXPECT_EQ(localType(*r, "f"), "bool");
+  EXPECT_EQ(localType(*r, "g"), "float32");
+  EXPECT_EQ(localType(*r, "h"), "float32");
+}
+
+TEST(SemaTyping, ThreadPositions) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    tx = device.thread_idx.x\n"
+      "    bd = device.block_dim.y + device.grid_dim.z + device.block_idx.x\n"
+      "    x, y, z = device.tid(3)\n"
+      "    g = device.grid_size(2)\n"
+      "    w = device.warp_size\n"
+      "    l = device.lane_id\n"
+      "    d = device.thread_idx\n"
+      "    a[tx] = w + l\n",
+      {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "tx"), "uint32");
+  EXPECT_EQ(localType(*r, "bd"), "uint32");
+  EXPECT_EQ(localType(*r, "z"), "int32");
+  EXPECT_EQ(localType(*r, "g"), "tuple(int32, int32)");
+  EXPECT_EQ(localType(*r, "w"), "int32");
+  EXPECT_EQ(localType(*r, "l"), "int32");
+  EXPECT_EQ(localType(*r, "d"), "tuple(uint32, uint32, uint32)");
+  EXPECT_NE(r->dump.find("a[int64(tx)]"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, ImportedIntrinsicsAndNumpyTypes) {
+  auto r = checkKernel(
+      "from weft import tid, float64, syncthreads\nimport numpy as np\nfrom math import sqrt\n"
+      "@weft.kernel\n"
+      "def k(a):\n"
+      "    i = tid(1)\n"
+      "    syncthreads()\n"
+      "    a[i] = float64(sqrt(np.float32(i)))\n",
+      "k", {"float64[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_TRUE(r->program.usesBarrier);
+  EXPECT_NE(r->dump.find("Sqrt(float32(i)):float32"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, ArrayAttributesAndTupleIndexing) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    n = a.shape[1]\n"
+      "    s = a.size\n"
+      "    d = a.ndim\n"
+      "    st = a.strides[0]\n"
+      "    shp = a.shape\n"
+      "    r, c = a.shape\n"
+      "    a[shp[0] - 1, 0] = n + s + d + st + r + c\n"
+      "    t = (1, 2)\n"
+      "    a[t] = 0\n",
+      {"float32[:,:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "n"), "int64");
+  EXPECT_EQ(localType(*r, "s"), "int64");
+  EXPECT_EQ(localType(*r, "d"), "int32");
+  EXPECT_EQ(localType(*r, "st"), "int64");
+  EXPECT_EQ(localType(*r, "shp"), "tuple(int64, int64)");
+  EXPECT_NE(r->dump.find("n = a.shape[1]"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("st = a.strides[0]"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("a[int64(t[0]), int64(t[1])]"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, NegativeIndexWrapsUnlessProvablyNonNegative) {
+  auto r = run("@device.kernel\ndef k(a, i, u):\n    a[i] = a[u] + a[-1] + a[2]\n", {"float32[:]", "int32", "uint32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("a[int64(i) wrap]:float32 = ((a[int64(u)]:float32 + a[-1:int64 wrap]:float32):float32 + a[2:int64]:float32)"),
+            std::string::npos)
+      << r->dump;
+}
+
+TEST(SemaTyping, LocalArray) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    tmp = device.local_array(4, dtype=int)\n"
+      "    for i in range(4):\n"
+      "        tmp[i] = i\n"
+      "    a[0] = tmp[3]\n",
+      {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "tmp"), "array(int32, 1d, local)");
+}
+
+TEST(SemaTyping, ConstExprParameterIsBakedIn) {
+  auto r = run(
+      "@device.kernel\n"
+      "def k(a, n: device.ConstExpr, m: device.ConstExpr[device.int64]):\n"
+      "    s = device.shared_array(n, device.float32)\n"
+      "    a[0] = n + m\n",
+      {"float32[:]", "const 32", "const 5"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("s = array(32)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("(32:int64 + 5:int64)"), std::string::npos) << r->dump;
+  EXPECT_EQ(r->program.argumentToParam, (std::vector<int>{0, -1, -1}));
+  EXPECT_EQ(r->program.functions[0].params.size(), 1u);
+}
+
+TEST(SemaTyping, ConstantLocalGivesAShape) {
+  auto r = run("@device.kernel\ndef k(a):\n    n = 8\n    s = device.shared_array((n, 2), device.int16)\n    a[0] = s[0, 0]\n",
+               {"int16[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("s = array(8, 2)"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, GlobalConstantsAreRecorded) {
+  auto r = run("SCALE = 2.5\nSHAPE = (2, 3)\n@device.kernel\ndef k(a):\n    a[0] = SCALE * SHAPE[1]\n", {"float64[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  ASSERT_EQ(r->program.globals.size(), 2u);
+  EXPECT_EQ(r->program.globals[0].name, "SCALE");
+  EXPECT_EQ(toString(r->program.globals[1].value), "(2, 3)");
+}
+
+TEST(SemaCalls, OneSpecializationPerSignature) {
+  auto r = run(
+      "def add(x, y):\n"
+      "    return x + y\n"
+      "@device.func\n"
+      "def twice(x):\n"
+      "    return add(x, x)\n"
+      "@device.kernel\n"
+      "def k(a, b):\n"
+      "    a[0] = add(a[1], 1)\n"
+      "    a[2] = add(a[1], a[2])\n"
+      "    b[0] = add(b[0], 1)\n"
+      "    b[1] = twice(b[0])\n",
+      {"float32[:]", "int64[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  std::set<std::string> names;
+  for (const TypedFunction& f : r->program.functions) names.insert(f.name);
+  EXPECT_EQ(names, (std::set<std::string>{"add__f32_i32", "add__f32_f32", "add__i64_i32", "add__i64_i64", "twice__i64",
+                                          "k__a1f32_a1i64"}));
+  EXPECT_EQ(r->program.functions.back().name, "k__a1f32_a1i64");  // callees first
+  EXPECT_EQ(r->program.kernel, static_cast<int>(r->program.functions.size()) - 1);
+}
+
+TEST(SemaCalls, RecursionWithAKnownReturnType) {
+  auto r = run(
+      "def fib(n):\n"
+      "    if n < 2:\n"
+      "        return n\n"
+      "    return fib(n - 1) + fib(n - 2)\n"
+      "def down(n) -> device.int32:\n"
+      "    if n > 0:\n"
+      "        return down(n - 1)\n"
+      "    return 0\n"
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    a[0] = fib(a[1]) + down(3)\n",
+      {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("fib__i32(n: int32) -> int32"), std::string::npos) << r->dump;
+}
+
+TEST(SemaCalls, ProcedureReturnsNone) {
+  auto r = run(
+      "def store(a, i, v):\n"
+      "    a[i] = v\n"
+      "    return\n"
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    store(a, 0, 1.5)\n",
+      {"float32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("-> None"), std::string::npos) << r->dump;
+}
+
+TEST(SemaCalls, DiagnosticsInCalleesCarryTheCallChain) {
+  auto r = run(
+      "def inner(x):\n"
+      "    return x + undefined_thing\n"
+      "def outer(x):\n"
+      "    return inner(x)\n"
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    a[0] = outer(a[1])\n",
+      {"int32[:]"});
+  ASSERT_EQ(r->diagnostics.all().size(), 1u) << r->errors;
+  const Diagnostic& d = r->diagnostics.all()[0];
+  EXPECT_EQ(d.kind, "UndefinedName");
+  ASSERT_EQ(d.notes.size(), 2u);
+  EXPECT_EQ(d.notes[0].loc.line, 7u);   // inner called from outer
+  EXPECT_EQ(d.notes[1].loc.line, 10u);  // outer called from k
+  EXPECT_NE(r->errors.find("note: in function 'inner' called from here"), std::string::npos) << r->errors;
+}
+
+TEST(SemaStatements, AssertIsCheckedOnlyInDebug) {
+  std::string source = "@device.kernel\ndef k(a):\n    assert a[0] > 0, 'positive'\n";
+  auto release = run(source, {"int32[:]"});
+  ASSERT_TRUE(release->ok()) << release->errors;
+  EXPECT_EQ(release->dump.find("AssertFail"), std::string::npos) << release->dump;
+  auto debug = run(source, {"int32[:]"}, true);
+  ASSERT_TRUE(debug->ok()) << debug->errors;
+  EXPECT_NE(debug->dump.find("AssertFail"), std::string::npos) << debug->dump;
+}
+
+TEST(SemaStatements, DocstringsAndPassAreIgnored) {
+  auto r = run("@device.kernel\ndef k(a):\n    \"\"\"Docs.\"\"\"\n    pass\n", {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_TRUE(r->program.functions[0].body.empty());
+}
+
+TEST(SemaStatements, KernelDefinedInsideAFunctionIsFound) {
+  auto r = checkKernel("from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n", "test", {});
+  (void)r;
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  auto source = std::make_shared<FunctionSource>();
+  source->fileName = "nested.py";
+  source->fileText = "from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n";
+  source->line = 3;
+  source->name = "k";
+  source->decorator = FunctionSource::Decorator::Kernel;
+  CheckRequest request;
+  request.kernel = source;
+  request.arguments.push_back({types.array(types::ScalarKind::Int8, 1), std::nullopt});
+  TypedProgram program = check(request, types, sources, diagnostics);
+  EXPECT_FALSE(diagnostics.hasErrors()) << diagnostics.render();
+  ASSERT_EQ(program.functions.size(), 1u);
+  EXPECT_EQ(program.functions[0].pythonName, "k");
+}
+
+// ---- diagnostics: one test (at least) per kind ----
+
+TEST(SemaDiagnostics, UndefinedName) { expectError("@device.kernel\ndef k(a):\n    a[0] = nope\n", {"int32[:]"}, "UndefinedName", 3, "'nope'"); }
+
+TEST(SemaDiagnostics, UnsupportedGlobal) {
+  expectError("class C:\n    pass\n@device.kernel\ndef k(a):\n    a[0] = C\n", {"int32[:]"}, "UnsupportedGlobal", 5, "type");
+}
+
+TEST(SemaDiagnostics, UnsupportedEntity) {
+  auto r = run("from weft import launch\n@device.kernel\ndef k(a):\n    a[0] = launch\n", {"int32[:]"});
+  // `launch` is not a device name: the static environment marks it unsupported.
+  ASSERT_TRUE(r->diagnostics.hasErrors());
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  struct Env : Environment {
+    GlobalValue lookup(std::string_view name) override {
+      GlobalValue v;
+      if (name == "launch") {
+        v.kind = GlobalValue::Kind::Entity;
+        v.qualifiedName = "weft.launch";
+      }
+      return v;
+    }
+  };
+  auto source = std::make_shared<FunctionSource>();
+  source->fileName = "e.py";
+  source->fileText = "def k(a):\n    a[0] = launch\n";
+  source->line = 1;
+  source->name = "k";
+  source->decorator = FunctionSource::Decorator::Kernel;
+  source->globals = std::make_shared<Env>();
+  CheckRequest request;
+  request.kernel = source;
+  request.arguments.push_back({types.array(types::ScalarKind::Int8, 1), std::nullopt});
+  check(request, types, sources, diagnostics);
+  ASSERT_EQ(diagnostics.all().size(), 1u) << diagnostics.render();
+  EXPECT_EQ(diagnostics.all()[0].kind, "UnsupportedEntity");
+  EXPECT_NE(diagnostics.all()[0].message.find("weft.launch"), std::string::npos);
+  seenKinds().insert("UnsupportedEntity");
+}
+
+TEST(SemaDiagnostics, UnsupportedStatements) {
+  expectError("@device.kernel\ndef k(a):\n    raise ValueError()\n", {"int32[:]"}, "UnsupportedStatement", 3, "raise");
+  expectError("@device.kernel\ndef k(a):\n    try:\n        pass\n    except Exception:\n        pass\n", {"int32[:]"},
+              "UnsupportedStatement", 3, "try");
+  expectError("@device.kernel\ndef k(a):\n    with a:\n        pass\n", {"int32[:]"}, "UnsupportedStatement", 3, "with");
+  expectError("@device.kernel\ndef k(a):\n    global G\n", {"int32[:]"}, "UnsupportedStatement", 3, "global");
+  expectError("@device.kernel\ndef k(a):\n    del a\n", {"int32[:]"}, "UnsupportedStatement", 3, "del");
+  expectError("@device.kernel\ndef k(a):\n    import os\n", {"int32[:]"}, "UnsupportedStatement", 3, "import");
+  expectError("@device.kernel\ndef k(a):\n    def inner():\n        pass\n", {"int32[:]"}, "UnsupportedStatement", 3, "nested");
+  expectError("@device.kernel\ndef k(a):\n    class C:\n        pass\n", {"int32[:]"}, "UnsupportedStatement", 3, "class");
+}
+
+TEST(SemaDiagnostics, UnsupportedExpressions) {
+  expectError("@device.kernel\ndef k(a):\n    f = lambda x: x\n", {"int32[:]"}, "UnsupportedExpression", 3, "lambda");
+  expectError("@device.kernel\ndef k(a):\n    b = [1, 2]\n", {"int32[:]"}, "UnsupportedExpression", 3, "list");
+  expectError("@device.kernel\ndef k(a):\n    b = [i for i in range(3)]\n", {"int32[:]"}, "UnsupportedExpression", 3,
+              "comprehension");
+  expectError("@device.kernel\ndef k(a):\n    b = {1: 2}\n", {"int32[:]"}, "UnsupportedExpression", 3, "dict");
+  expectError("@device.kernel\ndef k(a):\n    b = 'text'\n", {"int32[:]"}, "UnsupportedExpression", 3, "string");
+  expectError("@device.kernel\ndef k(a):\n    b = a[0] is 1\n", {"int32[:]"}, "UnsupportedExpression", 3, "'is'");
+  expectError("@device.kernel\ndef k(a):\n    b = a[1:2]\n", {"int32[:]"}, "UnsupportedExpression", 3, "slicing");
+  expectError("@device.kernel\ndef k(a):\n    print(a[0])\n", {"int32[:]"}, "UnsupportedExpression", 3, "print");
+  expectError("@device.kernel\ndef k(a):\n    yield a\n", {"int32[:]"}, "UnsupportedExpression", 3, "yield");
+}
+
+TEST(SemaDiagnostics, UnknownAttribute) {
+  expectError("@device.kernel\ndef k(a):\n    a[0] = device.nothing\n", {"int32[:]"}, "UnknownAttribute", 3, "'nothing'");
+  expectError("@device.kernel\ndef k(a):\n    a[0] = a.foo\n", {"int32[:]"}, "UnknownAttribute", 3, "'foo'");
+}
+
+TEST(SemaDiagnostics, InvalidOperands) {
+  expectError("@device.kernel\ndef k(a, x):\n    y = x // 2\n", {"int32[:]", "complex64"}, "InvalidOperands", 3, "//");
+  expectError("@device.kernel\ndef k(a, x):\n    y = x & 2\n", {"int32[:]", "float32"}, "InvalidOperands", 3, "&");
+  expectError("@device.kernel\ndef k(a):\n    y = a + 1\n", {"int32[:]"}, "InvalidOperands", 3, "array(int32, 1d)");
+}
+
+TEST(SemaDiagnostics, InvalidOperand) {
+  expectError("@device.kernel\ndef k(a, x):\n    y = ~x\n", {"int32[:]", "float32"}, "InvalidOperand", 3, "~");
+}
+
+TEST(SemaDiagnostics, NoCommonType) {
+  expectError("@device.kernel\ndef k(a, x, y):\n    z = x + y\n", {"int32[:]", "int64", "uint64"}, "NoCommonType", 3,
+              "device.int64(x)");
+}
+
+TEST(SemaDiagnostics, LiteralOutOfRange) {
+  expectError("@device.kernel\ndef k(a, x):\n    y = x + 300\n", {"int32[:]", "int8"}, "LiteralOutOfRange", 3, "300");
+  expectError("@device.kernel\ndef k(a):\n    a[0] = device.uint8(-1)\n", {"int32[:]"}, "LiteralOutOfRange", 3, "uint8");
+}
+
+TEST(SemaDiagnostics, ConflictingAssignment) {
+  auto r = run("@device.kernel\ndef k(a, x):\n    y = x\n    y = a\n", {"int32[:]", "int32"});
+  ASSERT_EQ(r->diagnostics.all().size(), 1u) << r->errors;
+  const Diagnostic& d = r->diagnostics.all()[0];
+  EXPECT_EQ(d.kind, "ConflictingAssignment");
+  EXPECT_EQ(d.loc.line, 7u);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0].loc.line, 6u);
+  seenKinds().insert("ConflictingAssignment");
+}
+
+TEST(SemaDiagnostics, ConflictingAssignmentOfInt64AndUInt64) {
+  expectError("@device.kernel\ndef k(a, x, y):\n    z = x\n    z = y\n", {"int32[:]", "int64", "uint64"},
+              "ConflictingAssignment", 4, "'z'");
+}
+
+TEST(SemaDiagnostics, ParameterRetyped) {
+  expectError("@device.kernel\ndef k(a, x):\n    x = x * 2.5\n", {"int32[:]", "int32"}, "ParameterRetyped", 3, "'x'");
+}
+
+TEST(SemaDiagnostics, UnboundLocal) {
+  expectError("@device.kernel\ndef k(a):\n    y += 1\n", {"int32[:]"}, "UnboundLocal", 3, "'y'");
+}
+
+TEST(SemaDiagnostics, AssignmentOfAnErrorIsNotUnbound) {
+  expectError("@device.kernel\ndef k(a):\n    for i in range(3):\n        a[i] = y\n        y = undefined_thing\n",
+              {"int32[:]"}, "UndefinedName", 5, "undefined_thing");
+}
+
+TEST(SemaDiagnostics, NotCallable) { expectError("@device.kernel\ndef k(a):\n    a(1)\n", {"int32[:]"}, "NotCallable", 3, "array"); }
+
+TEST(SemaDiagnostics, ArgumentCount) {
+  expectError("def f(x):\n    return x\n@device.kernel\ndef k(a):\n    a[0] = f(1, 2)\n", {"int32[:]"}, "ArgumentCount", 5,
+              "function 'f'");
+  expectError("@device.kernel\ndef k(a):\n    a[0] = abs(1, 2)\n", {"int32[:]"}, "ArgumentCount", 3, "abs()");
+}
+
+TEST(SemaDiagnostics, KeywordArgument) {
+  expectError("def f(x):\n    return x\n@device.kernel\ndef k(a):\n    a[0] = f(x=1)\n", {"int32[:]"}, "KeywordArgument", 5, "'x'");
+}
+
+TEST(SemaDiagnostics, ArgumentType) {
+  expectError("@device.kernel\ndef k(a):\n    i = device.tid(4)\n", {"int32[:]"}, "ArgumentType", 3, "1, 2 or 3");
+  expectError("@device.kernel\ndef k(a, c):\n    a[0] = math.sqrt(c)\n", {"int32[:]", "complex64"}, "ArgumentType", 3, "real");
+}
+
+TEST(SemaDiagnostics, NotConstant) {
+  expectError("@device.kernel\ndef k(a, n):\n    i = device.tid(n)\n", {"int32[:]", "int32"}, "NotConstant", 3, "device.tid");
+}
+
+TEST(SemaDiagnostics, IndexCount) {
+  expectError("@device.kernel\ndef k(a):\n    a[0] = 1\n", {"int32[:,:]"}, "IndexCount", 3, "2 dimensions");
+}
+
+TEST(SemaDiagnostics, IndexType) {
+  expectError("@device.kernel\ndef k(a, x):\n    a[x] = 1\n", {"int32[:]", "float32"}, "IndexType", 3, "float32");
+}
+
+TEST(SemaDiagnostics, NotSubscriptable) {
+  expectError("@device.kernel\ndef k(a, x):\n    a[0] = x[0]\n", {"int32[:]", "float32"}, "NotSubscriptable", 3, "float32");
+}
+
+TEST(SemaDiagnostics, TupleIndex) {
+  expectError("@device.kernel\ndef k(a):\n    a[0] = a.shape[1]\n", {"int32[:]"}, "TupleIndex", 3, "1");
+}
+
+TEST(SemaDiagnostics, StoreType) {
+  expectError("@device.kernel\ndef k(a, c):\n    a[0] = c\n", {"float32[:]", "complex64"}, "StoreType", 3, "complex64");
+}
+
+TEST(SemaDiagnostics, AssignTarget) {
+  expectError("@device.kernel\ndef k(a):\n    a.shape = 1\n", {"int32[:]"}, "AssignTarget", 3, "attribute");
+  expectError("@device.kernel\ndef k(a, n: device.ConstExpr):\n    n = 2\n", {"int32[:]", "const 3"}, "AssignTarget", 3, "ConstExpr");
+}
+
+TEST(SemaDiagnostics, UnpackCount) {
+  expectError("@device.kernel\ndef k(a):\n    x, y = device.tid(3)\n", {"int32[:]"}, "UnpackCount", 3, "3 values");
+}
+
+TEST(SemaDiagnostics, NotUnpackable) {
+  expectError("@device.kernel\ndef k(a):\n    x, y = a[0]\n", {"int32[:]"}, "NotUnpackable", 3, "int32");
+}
+
+TEST(SemaDiagnostics, KernelReturnsValue) {
+  expectError("@device.kernel\ndef k(a):\n    return a[0]\n", {"int32[:]"}, "KernelReturnsValue", 3, "'k'");
+}
+
+TEST(SemaDiagnostics, ReturnMismatch) {
+  expectError("def f(x, a):\n    if x > 0:\n        return x\n    return a\n@device.kernel\ndef k(a):\n    a[0] = f(1, a)\n",
+              {"int32[:]"}, "ReturnMismatch", 4, "'f'");
+}
+
+TEST(SemaDiagnostics, MissingReturn) {
+  expectError("def f(x):\n    if x > 0:\n        return x\n@device.kernel\ndef k(a):\n    a[0] = f(1)\n", {"int32[:]"},
+              "MissingReturn", 1, "'f'");
+}
+
+TEST(SemaDiagnostics, RecursiveReturnType) {
+  expectError("def f(x):\n    return f(x - 1)\n@device.kernel\ndef k(a):\n    a[0] = f(1)\n", {"int32[:]"},
+              "RecursiveReturnType", 2, "-> device.int32");
+}
+
+TEST(SemaDiagnostics, KernelCall) {
+  expectError("@device.kernel\ndef other(a):\n    pass\n@device.kernel\ndef k(a):\n    other(a)\n", {"int32[:]"}, "KernelCall", 6,
+              "'other'");
+}
+
+TEST(SemaDiagnostics, KernelArgumentCount) {
+  expectError("@device.kernel\ndef k(a, b):\n    pass\n", {"int32[:]"}, "KernelArgumentCount", 2, "2 arguments but 1");
+}
+
+TEST(SemaDiagnostics, ConstExprArgument) {
+  expectError("@device.kernel\ndef k(a, n: device.ConstExpr):\n    pass\n", {"int32[:]", "int32"}, "ConstExprArgument", 2, "'n'");
+  expectError("@device.kernel\ndef k(a, n: device.ConstExpr[int]):\n    pass\n", {"int32[:]", "const 1.5"}, "ConstExprArgument", 2,
+              "int32");
+}
+
+TEST(SemaDiagnostics, OutsideLoop) { expectError("@device.kernel\ndef k(a):\n    break\n", {"int32[:]"}, "OutsideLoop", 3, "break"); }
+
+TEST(SemaDiagnostics, RangeArgument) {
+  expectError("@device.kernel\ndef k(a):\n    for i in range(2.5):\n        pass\n", {"int32[:]"}, "RangeArgument", 3, "float32");
+}
+
+TEST(SemaDiagnostics, RangeZeroStep) {
+  expectError("@device.kernel\ndef k(a):\n    for i in range(0, 4, 0):\n        pass\n", {"int32[:]"}, "RangeZeroStep", 3);
+}
+
+TEST(SemaDiagnostics, ForIterable) {
+  expectError("@device.kernel\ndef k(a):\n    for x in a:\n        pass\n", {"int32[:]"}, "ForIterable", 3, "range(len(a))");
+  expectError("@device.kernel\ndef k(a):\n    r = range(3)\n", {"int32[:]"}, "ForIterable", 3, "");
+}
+
+TEST(SemaDiagnostics, ArrayShape) {
+  expectError("@device.kernel\ndef k(a, n):\n    s = device.shared_array(n, device.float32)\n", {"int32[:]", "int32"}, "ArrayShape", 3,
+              "run-time");
+  expectError("@device.kernel\ndef k(a):\n    s = device.shared_array((4, 0), device.float32)\n", {"int32[:]"}, "ArrayShape", 3, "(4, 0)");
+}
+
+TEST(SemaDiagnostics, ArrayDtype) {
+  expectError("@device.kernel\ndef k(a):\n    s = device.local_array(4, 3)\n", {"int32[:]"}, "ArrayDtype", 3, "local_array");
+}
+
+TEST(SemaDiagnostics, ArrayDeclaration) {
+  expectError("@device.kernel\ndef k(a):\n    a[0] = device.shared_array(4, device.int32)[0]\n", {"int32[:]"}, "ArrayDeclaration", 3,
+              "shared_array");
+}
+
+TEST(SemaDiagnostics, ConditionType) {
+  expectError("@device.kernel\ndef k(a):\n    if a:\n        pass\n", {"int32[:]"}, "ConditionType", 3, "array");
+}
+
+TEST(SemaDiagnostics, DivisionByZero) {
+  expectError("@device.kernel\ndef k(a):\n    a[0] = 1 // 0\n", {"int32[:]"}, "DivisionByZero", 3);
+  expectError("@device.kernel\ndef k(a):\n    a[0] = a[1] % 0\n", {"int32[:]"}, "DivisionByZero", 3);
+}
+
+TEST(SemaDiagnostics, ConstantOverflow) {
+  expectError("@device.kernel\ndef k(a):\n    a[0] = 2 ** 70\n", {"int32[:]"}, "ConstantOverflow", 3);
+}
+
+TEST(SemaDiagnostics, FunctionNotFound) {
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  auto source = std::make_shared<FunctionSource>();
+  source->fileName = "missing.py";
+  source->fileText = "def other(a):\n    pass\n";
+  source->line = 1;
+  source->name = "k";
+  CheckRequest request;
+  request.kernel = source;
+  check(request, types, sources, diagnostics);
+  ASSERT_EQ(diagnostics.all().size(), 1u);
+  EXPECT_EQ(diagnostics.all()[0].kind, "FunctionNotFound");
+  seenKinds().insert("FunctionNotFound");
+}
+
+TEST(SemaDiagnostics, MissingAnnotationAndBadAnnotation) {
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  std::string text = "from cuda import device\n@device.kernel\ndef k(a: device.float32[:, :], n: device.int32, x: float, b, c: 3):\n    pass\n";
+  uint32_t file = sources.add("annotated.py", text);
+  auto module = syntax::parse(file, diagnostics);
+  ASSERT_TRUE(module);
+  auto environment = makeStaticEnvironment(*module, sources.file(file));
+  auto kernels = listKernels(*module);
+  ASSERT_EQ(kernels.size(), 1u);
+  std::vector<ArgumentInfo> arguments = argumentsFromAnnotations(*kernels[0], *environment, types, diagnostics);
+  ASSERT_EQ(arguments.size(), 5u);
+  EXPECT_EQ(arguments[0].type, types.array(types::ScalarKind::Float32, 2));
+  EXPECT_EQ(arguments[1].type, types.scalar(types::ScalarKind::Int32));
+  EXPECT_EQ(arguments[2].type, types.scalar(types::ScalarKind::Float32));
+  ASSERT_EQ(diagnostics.all().size(), 2u) << diagnostics.render();
+  EXPECT_EQ(diagnostics.all()[0].kind, "MissingAnnotation");
+  EXPECT_EQ(diagnostics.all()[1].kind, "BadAnnotation");
+  seenKinds().insert("MissingAnnotation");
+  seenKinds().insert("BadAnnotation");
+}
+
+TEST(SemaDiagnostics, AnnotationConflict) {
+  expectError("@device.kernel\ndef k(a):\n    x: int = 1\n    x: float = 2\n", {"int32[:]"}, "AnnotationConflict", 4, "'x'");
+}
+
+TEST(SemaDiagnostics, UnsupportedParameter) {
+  expectError("def f(*xs):\n    return 0\n@device.kernel\ndef k(a):\n    a[0] = f(1)\n", {"int32[:]"}, "UnsupportedParameter", 1,
+              "*args");
+}
+
+TEST(SemaDiagnostics, OneMistakeOneMessage) {
+  auto r = run("@device.kernel\ndef k(a):\n    x = nope + 1\n    y = x * 2\n    a[0] = y + x\n", {"int32[:]"});
+  EXPECT_EQ(r->diagnostics.all().size(), 1u) << r->errors;
+}
+
+TEST(SemaDiagnostics, CheckingContinuesAfterAnError) {
+  auto r = run("@device.kernel\ndef k(a):\n    x = nope\n    raise ValueError()\n", {"int32[:]"});
+  EXPECT_EQ(r->kinds(), (std::vector<std::string>{"UndefinedName", "UnsupportedStatement"})) << r->errors;
+}
+
+TEST(SemaDiagnostics, RenderedWithFileLineAndCaret) {
+  auto r = run("@device.kernel\ndef k(a):\n    a[0] = nope\n", {"int32[:]"});
+  EXPECT_NE(r->errors.find("test.py:6:12: error: name 'nope' is not defined [UndefinedName]"), std::string::npos) << r->errors;
+  EXPECT_NE(r->errors.find("    a[0] = nope\n               ^~~~"), std::string::npos) << r->errors;
+}
+
+// Runs last (gtest runs tests of a file in order): every registered kind was exercised.
+TEST(SemaDiagnosticsZ, EveryKindIsTested) {
+  for (const DiagnosticKind& kind : diag::kAll) {
+    EXPECT_TRUE(seenKinds().count(std::string(kind.name)) != 0) << "no test reports " << kind.name;
+  }
+}
+
+}  // namespace
+}  // namespace weft::sema
