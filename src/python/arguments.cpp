@@ -363,13 +363,15 @@ ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& 
                                             uintptr_t stream, ConsumedTensors& consumed) {
   const TypeInfo& info = classify(Py_TYPE(value));
   nb::object capsule;
-  if (target == Target::Gpu) {
-    // DLPack's stream argument: 1 is the legacy default stream (0 is ambiguous and not allowed).
-    nb::object streamArgument = nb::int_(stream == 0 ? uintptr_t{1} : stream);
+  if (target == Target::Gpu && stream != 0) {
+    // The producer makes the data ready on the consumer's stream. For the default stream no
+    // argument is passed: None means the legacy default stream and spares producers (torch) an
+    // event synchronization per call.
+    nb::object streamArgument = nb::int_(stream);
     PyObject* args[] = {value, streamArgument.ptr()};
     capsule = nb::steal(PyObject_VectorcallMethod(dlpackName_.ptr(), args, 1, streamKeyword_.ptr()));
   } else {
-    capsule = nb::steal(PyObject_CallMethod(value, "__dlpack__", nullptr));
+    capsule = nb::steal(PyObject_CallMethodNoArgs(value, dlpackName_.ptr()));
   }
   if (!capsule.is_valid()) {
     nb::python_error error;

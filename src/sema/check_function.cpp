@@ -324,11 +324,11 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
       spec.diagnostics->error(diag::BadAnnotation, def->returns->loc, {"this return annotation"});
     }
   }
-  checkSpecialization(index, sink);
+  checkSpecialization(index);
   return index;
 }
 
-void ProgramChecker::checkSpecialization(int index, Diagnostics&) {
+void ProgramChecker::checkSpecialization(int index) {
   // Passes run with throwaway diagnostics and nodes until the facts (local types, return
   // type) stop changing; a last pass with the real ones builds the typed function.
   FunctionFacts facts;

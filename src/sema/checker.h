@@ -181,7 +181,7 @@ class ProgramChecker {
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
                                                 uint32_t& file);
-  void checkSpecialization(int index, Diagnostics& sink);
+  void checkSpecialization(int index);
   TypedProgram program_;
   struct ParsedFile {
     std::string text;
@@ -206,7 +206,14 @@ struct TypeJoin {
   const types::Type* result(types::TypeContext& types) const;
 };
 
-// The type a weak literal of builtin kind `weak` takes next to a typed `strong` operand.
+// The type a weak literal of builtin kind `weak` takes next to a typed `strong` operand
+// (DESIGN.md section 3, made precise): a bool literal takes the other type; an int literal
+// takes the other type (int32 next to bool), and must fit it; a float literal keeps a
+// floating or complex type and gives an integer or bool operand the type `/` would
+// (float64 for 64-bit integers, else float32); a complex literal gives the complex type
+// of at least the other's precision. Alone, literals have builtin types: int32 (int64 when
+// too large), float32, complex64, bool. A variable joins its typed assignments by
+// promotion and its literal assignments by these rules.
 types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak);
 // The join of two typed types; nullptr when they do not unify.
 const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types);
@@ -279,7 +286,6 @@ class FunctionChecker {
   const bool finalPass;
 
  private:
-  friend class FunctionBodyScanner;
   struct LocalState {
     std::string name;
     SourceLoc loc;

@@ -2,6 +2,7 @@
 // least one test per registered diagnostic kind.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -531,6 +532,98 @@ TEST(SemaCalls, RecursionWithAKnownReturnType) {
   EXPECT_NE(r->dump.find("fib__i32(n: int32) -> int32"), std::string::npos) << r->dump;
 }
 
+TEST(SemaCalls, MutualRecursion) {
+  auto r = run(
+      "def even(n):\n"
+      "    if n == 0:\n"
+      "        return True\n"
+      "    return odd(n - 1)\n"
+      "def odd(n):\n"
+      "    if n == 0:\n"
+      "        return False\n"
+      "    return even(n - 1)\n"
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    a[0] = even(a[1])\n",
+      {"int32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("even__i32(n: int32) -> bool"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("odd__i32(n: int32) -> bool"), std::string::npos) << r->dump;
+}
+
+TEST(SemaCalls, TuplesAndArraysCrossCalls) {
+  auto r = run(
+      "def pair(x):\n"
+      "    return x, x * 2\n"
+      "def fill(buf, v):\n"
+      "    buf[device.thread_idx.x] = v\n"
+      "@device.kernel\n"
+      "def k(a):\n"
+      "    (p, q), r = pair(a[0]), 3\n"
+      "    s = device.shared_array(shape=32, dtype=device.float32)\n"
+      "    fill(s, 1.0)\n"
+      "    a[1] = p + q + r + s[0]\n",
+      {"float32[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_NE(r->dump.find("pair__f32(x: float32) -> tuple(float32, float32)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("fill__a1sf32_f32(buf: array(float32, 1d, shared), v: float32) -> None"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("p = $t0[0]"), std::string::npos) << r->dump;
+}
+
+TEST(SemaStaticEnvironment, ImportsConstantsAndKernels) {
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  std::string text =
+      "import math\nimport numpy as np\nimport weft\nfrom cuda import device\nfrom weft import tid as t, float16\n"
+      "import os\nN = 4 * 8\nPAIR = (1, -2.5)\nOBJ = object()\n"
+      "@device.kernel\ndef a(x):\n    pass\n@weft.func\ndef b(x):\n    return x\n@weft.kernel(debug=True)\ndef c(x):\n    pass\n"
+      "def plain(x):\n    return x\n";
+  uint32_t file = sources.add("static.py", text);
+  auto module = syntax::parse(file, diagnostics);
+  ASSERT_TRUE(module);
+  auto environment = makeStaticEnvironment(*module, sources.file(file));
+  EXPECT_EQ(environment->lookup("math").kind, GlobalValue::Kind::Module);
+  EXPECT_EQ(environment->lookup("np").qualifiedName, "numpy");
+  EXPECT_EQ(environment->lookup("device").qualifiedName, "cuda.device");
+  EXPECT_EQ(environment->lookup("t").qualifiedName, "weft.tid");
+  EXPECT_EQ(environment->lookup("float16").kind, GlobalValue::Kind::Entity);
+  EXPECT_EQ(environment->lookup("os").kind, GlobalValue::Kind::Unsupported);
+  EXPECT_EQ(toString(environment->lookup("N").constant), "32");
+  EXPECT_EQ(toString(environment->lookup("PAIR").constant), "(1, -2.5)");
+  EXPECT_EQ(environment->lookup("OBJ").kind, GlobalValue::Kind::Unsupported);
+  EXPECT_EQ(environment->lookup("missing").kind, GlobalValue::Kind::Undefined);
+  GlobalValue b = environment->lookup("b");
+  ASSERT_EQ(b.kind, GlobalValue::Kind::Function);
+  EXPECT_EQ(b.function->decorator, FunctionSource::Decorator::Func);
+  EXPECT_EQ(b.function->line, 13u);
+  EXPECT_EQ(environment->lookup("plain").function->decorator, FunctionSource::Decorator::None);
+  auto kernels = listKernels(*module);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0]->name, "a");
+  EXPECT_EQ(kernels[1]->name, "c");
+}
+
+TEST(SemaStaticEnvironment, ConstExprDefaultsForWeftc) {
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  std::string text = "import weft\n@weft.kernel\ndef k(a: weft.int64[:], n: weft.ConstExpr = 16):\n    s = weft.shared_array(n, weft.int64)\n";
+  uint32_t file = sources.add("cx.py", text);
+  auto module = syntax::parse(file, diagnostics);
+  auto environment = makeStaticEnvironment(*module, sources.file(file));
+  auto kernels = listKernels(*module);
+  ASSERT_EQ(kernels.size(), 1u);
+  CheckRequest request;
+  request.kernel = staticFunction(*environment, "k");
+  request.arguments = argumentsFromAnnotations(*kernels[0], *environment, types, diagnostics);
+  ASSERT_EQ(request.arguments.size(), 2u);
+  ASSERT_TRUE(request.arguments[1].constant.has_value());
+  TypedProgram program = check(request, types, sources, diagnostics);
+  EXPECT_FALSE(diagnostics.hasErrors()) << diagnostics.render();
+  EXPECT_NE(dumpTypedProgram(program).find("s = array(16)"), std::string::npos) << dumpTypedProgram(program);
+}
+
 TEST(SemaCalls, ProcedureReturnsNone) {
   auto r = run(
       "def store(a, i, v):\n"
@@ -580,8 +673,6 @@ TEST(SemaStatements, DocstringsAndPassAreIgnored) {
 }
 
 TEST(SemaStatements, KernelDefinedInsideAFunctionIsFound) {
-  auto r = checkKernel("from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n", "test", {});
-  (void)r;
   types::TypeContext types;
   SourceManager sources;
   Diagnostics diagnostics(sources);
@@ -609,9 +700,7 @@ TEST(SemaDiagnostics, UnsupportedGlobal) {
 }
 
 TEST(SemaDiagnostics, UnsupportedEntity) {
-  auto r = run("from weft import launch\n@device.kernel\ndef k(a):\n    a[0] = launch\n", {"int32[:]"});
-  // `launch` is not a device name: the static environment marks it unsupported.
-  ASSERT_TRUE(r->diagnostics.hasErrors());
+  // A host Environment may name any weft entity; the ones device code cannot use are errors.
   types::TypeContext types;
   SourceManager sources;
   Diagnostics diagnostics(sources);
@@ -915,6 +1004,53 @@ TEST(SemaDiagnostics, RenderedWithFileLineAndCaret) {
   auto r = run("@device.kernel\ndef k(a):\n    a[0] = nope\n", {"int32[:]"});
   EXPECT_NE(r->errors.find("test.py:6:12: error: name 'nope' is not defined [UndefinedName]"), std::string::npos) << r->errors;
   EXPECT_NE(r->errors.find("    a[0] = nope\n               ^~~~"), std::string::npos) << r->errors;
+}
+
+// ---- golden files: tests/golden/sema/[fail_]name.py with inline `# CHECK:` / `# ERROR:` ----
+
+TEST(SemaGolden, Files) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(WEFT_SOURCE_DIR "/tests/golden/sema")) {
+    if (entry.path().extension() != ".py") continue;
+    ++files;
+    std::string name = entry.path().filename().string();
+    bool mustFail = name.starts_with("fail_");
+    std::string text = readFile(entry.path().string());
+    std::set<std::pair<uint32_t, std::string>> expected;
+    std::vector<std::string> checks;
+    std::istringstream lines(text);
+    std::string line;
+    for (uint32_t number = 1; std::getline(lines, line); ++number) {
+      size_t error = line.find("# ERROR: ");
+      if (error != std::string::npos) expected.emplace(number, line.substr(error + 9));
+      size_t check = line.find("# CHECK: ");
+      if (check != std::string::npos) checks.push_back(line.substr(check + 9));
+    }
+    types::TypeContext types;
+    SourceManager sources;
+    Diagnostics diagnostics(sources);
+    uint32_t file = sources.add(name, text);
+    auto module = syntax::parse(file, diagnostics);
+    ASSERT_TRUE(module && !diagnostics.hasErrors()) << name << diagnostics.render();
+    auto environment = makeStaticEnvironment(*module, sources.file(file));
+    std::string dump;
+    for (const syntax::FunctionDefStmt* def : listKernels(*module)) {
+      CheckRequest request;
+      request.kernel = staticFunction(*environment, def->name);
+      request.arguments = argumentsFromAnnotations(*def, *environment, types, diagnostics);
+      TypedProgram program = check(request, types, sources, diagnostics);
+      if (!diagnostics.hasErrors()) dump += dumpTypedProgram(program);
+    }
+    std::set<std::pair<uint32_t, std::string>> actual;
+    for (const Diagnostic& d : diagnostics.all()) {
+      actual.emplace(d.loc.line, std::string(d.kind));
+      seenKinds().insert(std::string(d.kind));
+    }
+    EXPECT_EQ(actual, expected) << name << "\n" << diagnostics.render();
+    EXPECT_EQ(mustFail, !expected.empty()) << name << ": a fail_ prefix exactly when the file must fail";
+    for (const std::string& check : checks) EXPECT_NE(dump.find(check), std::string::npos) << name << ": " << check << "\n" << dump;
+  }
+  EXPECT_GE(files, 5);
 }
 
 // Runs last (gtest runs tests of a file in order): every registered kind was exercised.
