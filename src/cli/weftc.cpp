@@ -77,18 +77,24 @@ std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
       exitCode = 0;
       return std::nullopt;
     }
-    if (arg == "--dump-ast") options.stage = Stage::DumpAst;
-    else if (arg == "--emit-cuda") options.stage = Stage::EmitCuda;
-    else if (arg == "--ptx") options.stage = Stage::Ptx;
-    else if (arg == "--cubin") options.stage = Stage::Cubin;
-    else if (arg == "--print-include-dir") options.printIncludeDir = true;
+    if (arg == "--dump-ast")
+      options.stage = Stage::DumpAst;
+    else if (arg == "--emit-cuda")
+      options.stage = Stage::EmitCuda;
+    else if (arg == "--ptx")
+      options.stage = Stage::Ptx;
+    else if (arg == "--cubin")
+      options.stage = Stage::Cubin;
+    else if (arg == "--print-include-dir")
+      options.printIncludeDir = true;
     else if (arg == "-o" || arg == "-arch" || arg == "--arch") {
       if (i + 1 >= argc) return fail(arg + " needs a value");
       std::string value = argv[++i];
       if (arg == "-o") {
         options.output = value;
       } else {
-        if (value.rfind("sm_", 0) != 0 || value.size() < 5 || value.find_first_not_of("0123456789", 3) != std::string::npos)
+        if (value.rfind("sm_", 0) != 0 || value.size() < 5 ||
+            value.find_first_not_of("0123456789", 3) != std::string::npos)
           return fail("-arch takes sm_XY (e.g. sm_90), not '" + value + "'");
         options.arch = std::stoi(value.substr(3));
       }
@@ -164,7 +170,8 @@ std::string cubinPath(const Options& options, const std::string& kernel, size_t 
   if (options.output.empty()) return fs::path(options.input).stem().string() + "." + kernel + ".cubin";
   if (count == 1) return options.output;
   fs::path output(options.output);
-  return (output.parent_path() / (output.stem().string() + "." + kernel + output.extension().string())).string();
+  return (output.parent_path() / (output.stem().string() + "." + kernel + output.extension().string()))
+      .string();
 }
 
 // The whole pipeline for one file; returns the exit code.
@@ -185,7 +192,8 @@ int compileFile(const Options& options) {
   }
   if (options.stage == Stage::DumpAst) {
     std::string dump = syntax::dumpAst(*module) + "\n";
-    if (options.output.empty()) std::cout << dump;
+    if (options.output.empty())
+      std::cout << dump;
     else if (!writeFile(options.output, dump)) {
       std::cerr << "weftc: error: cannot write '" << options.output << "'\n";
       return kExitError;
@@ -195,8 +203,9 @@ int compileFile(const Options& options) {
 
   std::string includeDir = findIncludeDir();
   if (includeDir.empty() && options.stage != Stage::EmitCuda) {
-    std::cerr << "weftc: error: weft's device headers (weft/device/*.h) were not found; set WEFT_INCLUDE_DIR to "
-                 "the folder that holds weft/device\n";
+    std::cerr
+        << "weftc: error: weft's device headers (weft/device/*.h) were not found; set WEFT_INCLUDE_DIR to "
+           "the folder that holds weft/device\n";
     return kExitError;
   }
   backend::Toolchain toolchain = backend::discoverToolchain(includeDir);
@@ -209,8 +218,8 @@ int compileFile(const Options& options) {
   std::vector<const syntax::FunctionDefStmt*> kernels;
   for (const syntax::FunctionDefStmt* def : sema::listKernels(*module)) {
     if (const syntax::Arg* missing = firstUnannotated(*def)) {
-      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1 << ": warning: kernel '"
-                << def->name << "' is not compiled: parameter '" << missing->arg
+      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
+                << ": warning: kernel '" << def->name << "' is not compiled: parameter '" << missing->arg
                 << "' has no type annotation (e.g. `" << missing->arg << ": device.float32[:]`)\n";
       continue;
     }
@@ -242,18 +251,20 @@ int compileFile(const Options& options) {
       textOutput += unit.source;
       continue;
     }
-    backend::Artifact artifact = backend::compileWithNvrtc(toolchain, unit.source, def->name + ".cu", compileOptions);
+    backend::Artifact artifact =
+        backend::compileWithNvrtc(toolchain, unit.source, def->name + ".cu", compileOptions);
     if (!artifact.ok) {
       std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
-                << ": error: NVRTC failed to compile kernel '" << def->name << "' for sm_" << compileOptions.arch
-                << ":\n"
+                << ": error: NVRTC failed to compile kernel '" << def->name << "' for sm_"
+                << compileOptions.arch << ":\n"
                 << artifact.log;
       failed = true;
       continue;
     }
     if (options.stage == Stage::Ptx) {
       textOutput += artifact.bytes;
-    } else if (std::string path = cubinPath(options, def->name, kernels.size()); !writeFile(path, artifact.bytes)) {
+    } else if (std::string path = cubinPath(options, def->name, kernels.size());
+               !writeFile(path, artifact.bytes)) {
       std::cerr << "weftc: error: cannot write '" << path << "'\n";
       failed = true;
     }
@@ -265,7 +276,8 @@ int compileFile(const Options& options) {
   if (kernels.empty() && !failed)
     std::cerr << options.input << ": warning: no @kernel with annotated parameters; nothing to compile\n";
   if (!textOutput.empty()) {
-    if (options.output.empty()) std::cout << textOutput;
+    if (options.output.empty())
+      std::cout << textOutput;
     else if (!writeFile(options.output, textOutput)) {
       std::cerr << "weftc: error: cannot write '" << options.output << "'\n";
       return kExitError;

@@ -16,8 +16,7 @@ using types::ScalarKind;
 // NumPy's array and dtype objects begin with these fields in every NumPy version since 1.7 (the
 // C ABI its headers compile into extensions); reading them avoids creating Python objects.
 struct NumpyArrayFields {
-  PyObject_HEAD
-  char* data;
+  PyObject_HEAD char* data;
   int nd;
   Py_ssize_t* dimensions;
   Py_ssize_t* strides;
@@ -25,8 +24,7 @@ struct NumpyArrayFields {
   PyObject* descr;
 };
 struct NumpyDescrFields {
-  PyObject_HEAD
-  PyTypeObject* typeobj;
+  PyObject_HEAD PyTypeObject* typeobj;
   char kind;
   char type;
   char byteorder;
@@ -35,8 +33,7 @@ struct NumpyDescrFields {
 };
 // NumPy scalars (numpy.float32(1.0), ...) store their value right after the object header.
 struct NumpyScalarFields {
-  PyObject_HEAD
-  unsigned char value[16];
+  PyObject_HEAD unsigned char value[16];
 };
 
 [[noreturn]] void typeError(const std::string& name, const std::string& message) {
@@ -47,7 +44,9 @@ struct NumpyScalarFields {
   throw LaunchError(LaunchError::Kind::Value, "parameter '" + name + "': " + message);
 }
 
-std::string typeName(PyObject* value) { return Py_TYPE(value)->tp_name; }
+std::string typeName(PyObject* value) {
+  return Py_TYPE(value)->tp_name;
+}
 
 const char* kHostArrayOnGpu =
     "a host (CPU) array cannot be used by a GPU kernel; pass device memory (weft.to_device(a), a CuPy "
@@ -92,9 +91,12 @@ double halfToDouble(uint16_t bits) {
   int exponent = (bits >> 10) & 0x1f;
   double mantissa = bits & 0x3ff;
   double magnitude;
-  if (exponent == 0) magnitude = mantissa * 0x1p-24;
-  else if (exponent == 31) magnitude = mantissa == 0 ? HUGE_VAL : NAN;
-  else magnitude = (1.0 + mantissa / 1024.0) * std::ldexp(1.0, exponent - 15);
+  if (exponent == 0)
+    magnitude = mantissa * 0x1p-24;
+  else if (exponent == 31)
+    magnitude = mantissa == 0 ? HUGE_VAL : NAN;
+  else
+    magnitude = (1.0 + mantissa / 1024.0) * std::ldexp(1.0, exponent - 15);
   return (bits & 0x8000) ? -magnitude : magnitude;
 }
 
@@ -193,8 +195,8 @@ ScalarKind dlpackScalar(const DLDataType& dtype, const std::string& name) {
       default: break;
     }
   }
-  typeError(name, "arrays of DLPack dtype (code " + std::to_string(dtype.code) + ", " + std::to_string(dtype.bits) +
-                      " bits, " + std::to_string(dtype.lanes) +
+  typeError(name, "arrays of DLPack dtype (code " + std::to_string(dtype.code) + ", " +
+                      std::to_string(dtype.bits) + " bits, " + std::to_string(dtype.lanes) +
                       " lanes) are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128");
 }
 
@@ -249,8 +251,7 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
   } else if (isSubtype(numpyGenericType_)) {
     nb::object dtype = nb::steal(PyObject_CallMethod(numpyModule_, "dtype", "O", typeObject));
     if (!dtype.is_valid()) throw nb::python_error();
-    std::optional<ScalarKind> kind =
-        types::scalarFromName(nb::cast<std::string>(dtype.attr("name")));
+    std::optional<ScalarKind> kind = types::scalarFromName(nb::cast<std::string>(dtype.attr("name")));
     if (kind) {
       info.cls = ArgumentClass::NumpyScalar;
       info.scalar = *kind;
@@ -272,8 +273,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
   return types_.emplace(type, info).first->second;
 }
 
-ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& name, Target target, uintptr_t stream,
-                                         ConsumedTensors& consumed) {
+ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& name, Target target,
+                                         uintptr_t stream, ConsumedTensors& consumed) {
   const TypeInfo& info = classify(Py_TYPE(value));
   ArgumentValue result;
   switch (info.cls) {
@@ -285,7 +286,8 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       if (!readInt64(value, result.intValue))
         valueError(name, "the int " + nb::cast<std::string>(nb::str(value)) +
                              " does not fit in int64; pass a numpy.uint64 or a smaller value");
-      result.scalar = result.intValue >= INT32_MIN && result.intValue <= INT32_MAX ? ScalarKind::Int32 : ScalarKind::Int64;
+      result.scalar = result.intValue >= INT32_MIN && result.intValue <= INT32_MAX ? ScalarKind::Int32
+                                                                                   : ScalarKind::Int64;
       return result;
     case ArgumentClass::Float:
       result.scalar = ScalarKind::Float32;
@@ -296,23 +298,22 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       result.floatValue = PyComplex_RealAsDouble(value);
       result.imagValue = PyComplex_ImagAsDouble(value);
       return result;
-    case ArgumentClass::NumpyScalar:
-      return numpyScalar(value, info.scalar);
+    case ArgumentClass::NumpyScalar: return numpyScalar(value, info.scalar);
     case ArgumentClass::NumpyArray:
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromNumpyArray(value, name);
     case ArgumentClass::DeviceArray: {
       const DeviceArrayBase* array = nb::inst_ptr<DeviceArrayBase>(value);
       if (array->onHost && target == Target::Gpu)
-        typeError(name, "this weft.DeviceArray lives in host memory (it was made for the CPU target); make it "
-                        "with target='gpu' or launch with target='cpu'");
+        typeError(name,
+                  "this weft.DeviceArray lives in host memory (it was made for the CPU target); make it "
+                  "with target='gpu' or launch with target='cpu'");
       if (!array->onHost && target == Target::Cpu) typeError(name, kDeviceArrayOnCpu);
       result.kind = ArgumentValue::Kind::Array;
       result.array = array->array;
       return result;
     }
-    case ArgumentClass::DLPack:
-      return fromDLPack(value, name, target, stream, consumed);
+    case ArgumentClass::DLPack: return fromDLPack(value, name, target, stream, consumed);
     case ArgumentClass::CudaArrayInterface:
       if (target == Target::Cpu) typeError(name, kDeviceArrayOnCpu);
       return fromInterface(value, name, true);
@@ -321,26 +322,30 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       return fromInterface(value, name, false);
     case ArgumentClass::Unsupported:
       // The protocols may be instance attributes (a wrapper object), invisible on the type.
-      if (PyObject_HasAttrString(value, "__dlpack__")) return fromDLPack(value, name, target, stream, consumed);
+      if (PyObject_HasAttrString(value, "__dlpack__"))
+        return fromDLPack(value, name, target, stream, consumed);
       if (target == Target::Gpu && PyObject_HasAttrString(value, "__cuda_array_interface__"))
         return fromInterface(value, name, true);
       if (target == Target::Cpu && PyObject_HasAttrString(value, "__array_interface__"))
         return fromInterface(value, name, false);
       break;
   }
-  typeError(name, std::string("cannot pass a ") + typeName(value) +
-                      " to a kernel; pass a number (int, float, bool, complex, a NumPy scalar) or an array (" +
-                      (target == Target::Gpu ? "with __dlpack__ or __cuda_array_interface__, e.g. weft.to_device(a)"
-                                             : "a NumPy array or a CPU weft.DeviceArray") +
-                      ")");
+  typeError(name,
+            std::string("cannot pass a ") + typeName(value) +
+                " to a kernel; pass a number (int, float, bool, complex, a NumPy scalar) or an array (" +
+                (target == Target::Gpu ? "with __dlpack__ or __cuda_array_interface__, e.g. weft.to_device(a)"
+                                       : "a NumPy array or a CPU weft.DeviceArray") +
+                ")");
 }
 
 ArgumentValue ArgumentConverter::fromNumpyArray(PyObject* value, const std::string& name) {
   auto* fields = reinterpret_cast<NumpyArrayFields*>(value);
   auto* descr = reinterpret_cast<NumpyDescrFields*>(fields->descr);
   std::optional<ScalarKind> kind = scalarFromNumpyTypeNum(descr->typeNum);
-  if (!kind) typeError(name, "NumPy arrays of this dtype are not supported; use bool, (u)int8..64, float16/32/64 or "
-                             "complex64/128");
+  if (!kind)
+    typeError(name,
+              "NumPy arrays of this dtype are not supported; use bool, (u)int8..64, float16/32/64 or "
+              "complex64/128");
   if (descr->byteorder == '>') typeError(name, "byte-swapped (big-endian) arrays are not supported");
   if (fields->nd > 8) valueError(name, "arrays have at most 8 dimensions");
   ArgumentValue result;
@@ -353,7 +358,8 @@ ArgumentValue ArgumentConverter::fromNumpyArray(PyObject* value, const std::stri
   for (int d = 0; d < fields->nd; ++d) {
     array.shape[d] = fields->dimensions[d];
     if (fields->strides[d] % itemSize != 0)
-      valueError(name, "its strides are not multiples of its element size; pass a copy (numpy.ascontiguousarray)");
+      valueError(name,
+                 "its strides are not multiples of its element size; pass a copy (numpy.ascontiguousarray)");
     array.strides[d] = fields->strides[d] / itemSize;
   }
   return result;
@@ -425,7 +431,8 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2)
     typeError(name, std::string(attribute) + "['data'] must be a (pointer, read_only) tuple");
   PyObject* typestr = PyDict_GetItemString(dict, "typestr");
-  if (!typestr || !PyUnicode_Check(typestr)) typeError(name, std::string(attribute) + "['typestr'] is missing");
+  if (!typestr || !PyUnicode_Check(typestr))
+    typeError(name, std::string(attribute) + "['typestr'] is missing");
   PyObject* shape = PyDict_GetItemString(dict, "shape");
   if (!shape || !PyTuple_Check(shape)) typeError(name, std::string(attribute) + "['shape'] must be a tuple");
   Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
@@ -435,9 +442,11 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   result.kind = ArgumentValue::Kind::Array;
   runtime::ArrayValue& array = result.array;
   array.dtype = scalarFromTypestr(PyUnicode_AsUTF8(typestr), name);
-  array.data = reinterpret_cast<void*>(static_cast<uintptr_t>(requireInt(PyTuple_GET_ITEM(data, 0), name, "data pointer")));
+  array.data = reinterpret_cast<void*>(
+      static_cast<uintptr_t>(requireInt(PyTuple_GET_ITEM(data, 0), name, "data pointer")));
   array.ndim = static_cast<int>(ndim);
-  for (Py_ssize_t d = 0; d < ndim; ++d) array.shape[d] = requireInt(PyTuple_GET_ITEM(shape, d), name, "shape");
+  for (Py_ssize_t d = 0; d < ndim; ++d)
+    array.shape[d] = requireInt(PyTuple_GET_ITEM(shape, d), name, "shape");
   PyObject* strides = PyDict_GetItemString(dict, "strides");
   if (!strides || strides == Py_None) {
     contiguousStrides(array);
@@ -551,8 +560,10 @@ types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::strin
       default: break;
     }
   }
-  typeError(name, "arrays of typestr '" + typestr +
-                      "' are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128 (native byte order)");
+  typeError(
+      name,
+      "arrays of typestr '" + typestr +
+          "' are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128 (native byte order)");
 }
 
 std::array<uint32_t, 3> parseShape(nb::handle value, const char* what) {
@@ -574,10 +585,11 @@ std::array<uint32_t, 3> parseShape(nb::handle value, const char* what) {
   if (PyTuple_Check(value.ptr())) {
     Py_ssize_t size = PyTuple_GET_SIZE(value.ptr());
     if (size < 1 || size > 3)
-      throw nb::value_error((std::string(what) + " must have 1 to 3 dimensions, got " +
-                             nb::cast<std::string>(nb::repr(value)))
-                                .c_str());
-    for (Py_ssize_t i = 0; i < size; ++i) readDimension(PyTuple_GET_ITEM(value.ptr(), i), static_cast<size_t>(i));
+      throw nb::value_error(
+          (std::string(what) + " must have 1 to 3 dimensions, got " + nb::cast<std::string>(nb::repr(value)))
+              .c_str());
+    for (Py_ssize_t i = 0; i < size; ++i)
+      readDimension(PyTuple_GET_ITEM(value.ptr(), i), static_cast<size_t>(i));
   } else {
     readDimension(value.ptr(), 0);
   }
@@ -600,9 +612,11 @@ uintptr_t parseStream(nb::handle value) {
   } else if (PyObject_HasAttrString(object, "ptr")) {
     handle = value.attr("ptr");
   } else {
-    throw nb::type_error(("stream must be None, a CUDA stream handle (int) or a stream object (cuda.core, torch, "
-                          "CuPy), not " + std::string(Py_TYPE(object)->tp_name))
-                             .c_str());
+    throw nb::type_error(
+        ("stream must be None, a CUDA stream handle (int) or a stream object (cuda.core, torch, "
+         "CuPy), not " +
+         std::string(Py_TYPE(object)->tp_name))
+            .c_str());
   }
   unsigned long long result = PyLong_AsUnsignedLongLong(handle.ptr());
   if (result == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {

@@ -69,13 +69,16 @@ class ConsumedTensors {
 
 // How arguments of one Python type are converted; decided once per type.
 enum class ArgumentClass : uint8_t {
-  Bool, Int, Float, Complex,   // the builtin types
-  NumpyScalar,                 // a NumPy scalar type (`scalar` holds its kind)
-  NumpyArray,                  // numpy.ndarray or a subclass: read through NumPy's C struct
-  DeviceArray,                 // weft.DeviceArray (DeviceArrayBase)
-  DLPack,                      // has __dlpack__
-  CudaArrayInterface,          // has __cuda_array_interface__
-  ArrayInterface,              // has __array_interface__
+  Bool,
+  Int,
+  Float,
+  Complex,             // the builtin types
+  NumpyScalar,         // a NumPy scalar type (`scalar` holds its kind)
+  NumpyArray,          // numpy.ndarray or a subclass: read through NumPy's C struct
+  DeviceArray,         // weft.DeviceArray (DeviceArrayBase)
+  DLPack,              // has __dlpack__
+  CudaArrayInterface,  // has __cuda_array_interface__
+  ArrayInterface,      // has __array_interface__
   Unsupported,
 };
 
@@ -90,26 +93,28 @@ struct TypeInfo {
 class ArgumentConverter {
  public:
   explicit ArgumentConverter(nb::handle deviceArrayType)
-      : deviceArrayType_(deviceArrayType), dlpackName_(nb::str("__dlpack__")), streamKeyword_(nb::make_tuple("stream")) {}
+      : deviceArrayType_(deviceArrayType),
+        dlpackName_(nb::str("__dlpack__")),
+        streamKeyword_(nb::make_tuple("stream")) {}
   ~ArgumentConverter();
   // Converts `value` for `target`; `name` (the parameter) is used in errors. DLPack tensors are
   // recorded in `consumed`. Throws LaunchError for a value the target cannot use.
-  runtime::ArgumentValue convert(PyObject* value, const std::string& name, runtime::Target target, uintptr_t stream,
-                                 ConsumedTensors& consumed);
+  runtime::ArgumentValue convert(PyObject* value, const std::string& name, runtime::Target target,
+                                 uintptr_t stream, ConsumedTensors& consumed);
   // Converts the value of a ConstExpr parameter; false when it is not a constant.
   static bool toConstant(PyObject* value, sema::ConstValue& out);
 
  private:
   const TypeInfo& classify(PyTypeObject* type);
   runtime::ArgumentValue fromNumpyArray(PyObject* value, const std::string& name);
-  runtime::ArgumentValue fromDLPack(PyObject* value, const std::string& name, runtime::Target target, uintptr_t stream,
-                                    ConsumedTensors& consumed);
+  runtime::ArgumentValue fromDLPack(PyObject* value, const std::string& name, runtime::Target target,
+                                    uintptr_t stream, ConsumedTensors& consumed);
   runtime::ArgumentValue fromInterface(PyObject* value, const std::string& name, bool cuda);
   void findNumpy();
 
   nb::handle deviceArrayType_;
-  nb::object dlpackName_;     // "__dlpack__", made once for the vectorcall
-  nb::object streamKeyword_;  // ("stream",)
+  nb::object dlpackName_;                              // "__dlpack__", made once for the vectorcall
+  nb::object streamKeyword_;                           // ("stream",)
   std::unordered_map<PyTypeObject*, TypeInfo> types_;  // holds a reference to each key
   bool numpySearched_ = false;
   PyObject* numpyArrayType_ = nullptr;

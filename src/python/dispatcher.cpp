@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-
 namespace weft::python {
 namespace {
 
@@ -43,8 +42,9 @@ const types::Type* constantType(const ConstValue& value, types::TypeContext& typ
     case ConstValue::Kind::None: return types.none();
     case ConstValue::Kind::Bool: return types.scalar(types::ScalarKind::Bool);
     case ConstValue::Kind::Int:
-      return types.scalar(value.intValue >= INT32_MIN && value.intValue <= INT32_MAX ? types::ScalarKind::Int32
-                                                                                    : types::ScalarKind::Int64);
+      return types.scalar(value.intValue >= INT32_MIN && value.intValue <= INT32_MAX
+                              ? types::ScalarKind::Int32
+                              : types::ScalarKind::Int64);
     case ConstValue::Kind::Float: return types.scalar(types::ScalarKind::Float32);
     case ConstValue::Kind::Complex: return types.scalar(types::ScalarKind::Complex64);
     case ConstValue::Kind::Str: return nullptr;
@@ -66,7 +66,9 @@ const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& 
   return types.scalar(value.scalar);
 }
 
-PyObject* const* tupleItems(nb::handle tuple) { return PySequence_Fast_ITEMS(tuple.ptr()); }
+PyObject* const* tupleItems(nb::handle tuple) {
+  return PySequence_Fast_ITEMS(tuple.ptr());
+}
 
 // The first line of a front end's failure that marks an internal compiler error.
 bool isInternalError(const std::string& diagnostics) {
@@ -90,9 +92,10 @@ void Kernel::prepare() {
   std::shared_ptr<sema::FunctionSource> source =
       functionSource(function, sema::FunctionSource::Decorator::Kernel, interop);
   if (!source)
-    raiseWeftError("CompileError", "cannot compile kernel '" + name_ +
-                                       "': its source code is not available (kernels must be defined in a file, "
-                                       "not typed at the interactive prompt or made by exec)");
+    raiseWeftError("CompileError",
+                   "cannot compile kernel '" + name_ +
+                       "': its source code is not available (kernels must be defined in a file, "
+                       "not typed at the interactive prompt or made by exec)");
   std::vector<std::string> names;
   for (nb::handle name : parameters[0]) names.push_back(nb::cast<std::string>(name));
   std::vector<bool> constExpr;
@@ -111,11 +114,13 @@ bool Kernel::globalsUnchanged(Specialization& specialization) {
       PyObject* now = python->current(global.name.ptr());
       if (now == global.value.ptr()) continue;
       ConstValue constant;
-      if (!now || !ArgumentConverter::toConstant(now, constant) || !(constant == global.constant)) return false;
+      if (!now || !ArgumentConverter::toConstant(now, constant) || !(constant == global.constant))
+        return false;
       global.value = nb::borrow(now);  // rebound to an equal value: compare pointers next time
     } else {
       sema::GlobalValue value = global.environment->lookup(nb::cast<std::string>(global.name));
-      if (value.kind != sema::GlobalValue::Kind::Constant || !(value.constant == global.constant)) return false;
+      if (value.kind != sema::GlobalValue::Kind::Constant || !(value.constant == global.constant))
+        return false;
     }
   }
   return true;
@@ -161,13 +166,15 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
   return specialization;
 }
 
-std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t count, runtime::Target target,
-                                                   uintptr_t stream, std::vector<ArgumentValue>& values,
+std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t count,
+                                                   runtime::Target target, uintptr_t stream,
+                                                   std::vector<ArgumentValue>& values,
                                                    ConsumedTensors& consumed) {
   if (!runtime_) prepare();
   if (count != parameterNames_.size())
-    throw nb::type_error(("kernel '" + name_ + "' takes " + std::to_string(parameterNames_.size()) + " argument" +
-                          (parameterNames_.size() == 1 ? "" : "s") + " (" + std::to_string(count) + " given)")
+    throw nb::type_error(("kernel '" + name_ + "' takes " + std::to_string(parameterNames_.size()) +
+                          " argument" + (parameterNames_.size() == 1 ? "" : "s") + " (" +
+                          std::to_string(count) + " given)")
                              .c_str());
   // The key: per argument its kind, scalar kind and rank, or for a ConstExpr its value.
   std::string key;
@@ -179,7 +186,8 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
       if (!ArgumentConverter::toConstant(args[i], constant))
         throw nb::type_error(("kernel '" + name_ + "', parameter '" + parameterNames_[i] +
                               "' is a ConstExpr: pass an int, float, bool, complex, str, None or a tuple of "
-                              "those, not " + Py_TYPE(args[i])->tp_name)
+                              "those, not " +
+                              Py_TYPE(args[i])->tp_name)
                                  .c_str());
       appendConstant(key, constant);
       continue;
@@ -187,7 +195,7 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
     values[i] = converter.convert(args[i], parameterNames_[i], target, stream, consumed);
     key.push_back(static_cast<char>(values[i].kind));
     key.push_back(static_cast<char>(values[i].kind == ArgumentValue::Kind::Array ? values[i].array.dtype
-                                                                                : values[i].scalar));
+                                                                                 : values[i].scalar));
     key.push_back(static_cast<char>(values[i].array.ndim));
   }
   for (auto it = specializations_.begin(); it != specializations_.end(); ++it) {
@@ -202,12 +210,14 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
   return specialization;
 }
 
-void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle targetArgument) {
+void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config,
+                    nb::handle targetArgument) {
   if (!runtime_) prepare();
   runtime::Target target = runtime_->target(targetArgument);
   std::vector<ArgumentValue> values;
   ConsumedTensors consumed;
-  std::shared_ptr<Specialization> specialization = specialize(args, count, target, config.stream, values, consumed);
+  std::shared_ptr<Specialization> specialization =
+      specialize(args, count, target, config.stream, values, consumed);
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
   std::shared_ptr<runtime::LoadedKernel> loaded = specialization->loaded[static_cast<int>(target)];
   if (!loaded) {
@@ -238,7 +248,8 @@ ConfiguredKernel configure(nb::object kernel, nb::handle index) {
   ConfiguredKernel result;
   result.kernel = std::move(kernel);
   if (!PyTuple_Check(index.ptr()) || PyTuple_GET_SIZE(index.ptr()) < 2 || PyTuple_GET_SIZE(index.ptr()) > 4)
-    throw nb::type_error("launch a kernel with kernel[grid, block](*args) or kernel[grid, block, stream, shared](*args)");
+    throw nb::type_error(
+        "launch a kernel with kernel[grid, block](*args) or kernel[grid, block, stream, shared](*args)");
   PyObject* const* items = tupleItems(index);
   Py_ssize_t size = PyTuple_GET_SIZE(index.ptr());
   result.config.grid = parseShape(items[0], "grid");
@@ -249,8 +260,9 @@ ConfiguredKernel configure(nb::object kernel, nb::handle index) {
 }
 
 void bindKernels(nb::module_& module) {
-  nb::class_<Kernel>(module, "Kernel",
-                     "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)")
+  nb::class_<Kernel>(
+      module, "Kernel",
+      "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)")
       .def(nb::init<nb::object, bool, bool, bool>(), nb::arg("function"), nb::arg("debug") = false,
            nb::arg("fastmath") = false, nb::arg("interop") = false)
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
@@ -263,8 +275,9 @@ void bindKernels(nb::module_& module) {
       .def("__call__",
            [](Kernel& kernel, nb::args, nb::kwargs) {
              std::string name = nb::cast<std::string>(kernel.function.attr("__name__"));
-             throw nb::type_error(("kernel '" + name + "' cannot be called like a function; launch it with weft.launch(" +
-                                   name + ", *args, grid=..., block=...) or " + name + "[grid, block](*args)")
+             throw nb::type_error(("kernel '" + name +
+                                   "' cannot be called like a function; launch it with weft.launch(" + name +
+                                   ", *args, grid=..., block=...) or " + name + "[grid, block](*args)")
                                       .c_str());
            })
       .def("__getattr__",
@@ -285,15 +298,18 @@ void bindKernels(nb::module_& module) {
         return "<weft.kernel " + nb::cast<std::string>(kernel.function.attr("__qualname__")) + ">";
       });
 
-  nb::class_<ConfiguredKernel>(module, "ConfiguredKernel", "kernel[grid, block, stream, shared]: call it to launch")
+  nb::class_<ConfiguredKernel>(module, "ConfiguredKernel",
+                               "kernel[grid, block, stream, shared]: call it to launch")
       .def("__call__", [](ConfiguredKernel& configured, nb::args args) {
-        nb::inst_ptr<Kernel>(configured.kernel)->launch(tupleItems(args), args.size(), configured.config, nb::none());
+        nb::inst_ptr<Kernel>(configured.kernel)
+            ->launch(tupleItems(args), args.size(), configured.config, nb::none());
       });
 
   module.def(
       "launch",
       [](nb::args args, nb::kwargs kwargs) {
-        if (args.size() == 0) throw nb::type_error("launch(kernel, *args, grid=, block=, stream=None, shared=0)");
+        if (args.size() == 0)
+          throw nb::type_error("launch(kernel, *args, grid=, block=, stream=None, shared=0)");
         nb::handle kernel = args[0];
         if (!nb::isinstance<Kernel>(kernel)) {
           std::string what = PyObject_HasAttrString(kernel.ptr(), "__weft_func__")
@@ -305,12 +321,18 @@ void bindKernels(nb::module_& module) {
         nb::handle grid, block, target = nb::none();
         for (auto [keyObject, value] : kwargs) {
           std::string key = nb::cast<std::string>(keyObject);
-          if (key == "grid") grid = value;
-          else if (key == "block") block = value;
-          else if (key == "stream") config.stream = parseStream(value);
-          else if (key == "shared") config.sharedBytes = parseShared(value);
-          else if (key == "target") target = value;
-          else throw nb::type_error(("launch() got an unexpected keyword argument '" + key + "'").c_str());
+          if (key == "grid")
+            grid = value;
+          else if (key == "block")
+            block = value;
+          else if (key == "stream")
+            config.stream = parseStream(value);
+          else if (key == "shared")
+            config.sharedBytes = parseShared(value);
+          else if (key == "target")
+            target = value;
+          else
+            throw nb::type_error(("launch() got an unexpected keyword argument '" + key + "'").c_str());
         }
         if (!grid.is_valid() || !block.is_valid())
           throw nb::type_error("launch() needs grid= and block= (an int or a tuple of 1 to 3 ints each)");
@@ -318,7 +340,8 @@ void bindKernels(nb::module_& module) {
         config.block = parseShape(block, "block");
         nb::inst_ptr<Kernel>(kernel)->launch(tupleItems(args) + 1, args.size() - 1, config, target);
       },
-      "launch(kernel, *args, grid, block, stream=None, shared=0, target=None): runs `kernel` on a grid of `grid` "
+      "launch(kernel, *args, grid, block, stream=None, shared=0, target=None): runs `kernel` on a grid of "
+      "`grid` "
       "blocks of `block` threads (asynchronously on the GPU).");
 }
 

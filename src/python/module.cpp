@@ -83,7 +83,8 @@ void destroyCapsule(PyObject* capsule) {
 
 nb::object dlpackCapsule(nb::handle arrayObject) {
   const DeviceArrayBase& array = nb::cast<const DeviceArrayBase&>(arrayObject);
-  if (array.onHost) throw nb::type_error("dlpack_capsule() exports GPU arrays; a CPU array exports its NumPy array");
+  if (array.onHost)
+    throw nb::type_error("dlpack_capsule() exports GPU arrays; a CPU array exports its NumPy array");
   auto* exported = new ExportedTensor;
   DLTensor& tensor = exported->managed.tensor;
   tensor.data = array.array.data;
@@ -91,11 +92,16 @@ nb::object dlpackCapsule(nb::handle arrayObject) {
   tensor.ndim = array.array.ndim;
   int bits = types::byteSize(array.array.dtype) * 8;
   uint8_t code = 0;
-  if (types::isBool(array.array.dtype)) code = 6;
-  else if (types::isUnsigned(array.array.dtype)) code = 1;
-  else if (types::isSigned(array.array.dtype)) code = 0;
-  else if (types::isFloating(array.array.dtype)) code = 2;
-  else code = 5;
+  if (types::isBool(array.array.dtype))
+    code = 6;
+  else if (types::isUnsigned(array.array.dtype))
+    code = 1;
+  else if (types::isSigned(array.array.dtype))
+    code = 0;
+  else if (types::isFloating(array.array.dtype))
+    code = 2;
+  else
+    code = 5;
   tensor.dtype = DLDataType{code, static_cast<uint8_t>(bits), 1};
   exported->shape = array.array.shape;
   exported->strides = array.array.strides;
@@ -130,7 +136,8 @@ nb::tuple toTuple(const std::array<int64_t, 8>& values, int count) {
 }
 
 void bindRuntime(nb::module_& module) {
-  nb::class_<PythonRuntime>(module, "Runtime", "The process's compiler, caches and device (see weft._runtime.runtime())")
+  nb::class_<PythonRuntime>(module, "Runtime",
+                            "The process's compiler, caches and device (see weft._runtime.runtime())")
       .def("__init__",
            [](PythonRuntime* self, std::string includeDir) {
              new (self) PythonRuntime(std::move(includeDir), nb::type<DeviceArrayBase>());
@@ -138,7 +145,9 @@ void bindRuntime(nb::module_& module) {
       .def("gpu_available", &PythonRuntime::gpuAvailable)
       .def("gpu_architecture", [](PythonRuntime& runtime) { return runtime.compiler().gpuArchitecture(); })
       .def("default_target",
-           [](PythonRuntime& runtime) { return runtime.defaultTarget() == runtime::Target::Gpu ? "gpu" : "cpu"; })
+           [](PythonRuntime& runtime) {
+             return runtime.defaultTarget() == runtime::Target::Gpu ? "gpu" : "cpu";
+           })
       .def(
           "synchronize",
           [](PythonRuntime& runtime, uintptr_t stream) {
@@ -150,11 +159,13 @@ void bindRuntime(nb::module_& module) {
       .def("copy_to_device",
            [](PythonRuntime& runtime, uintptr_t address, nb::handle array) {
              BufferView view(array, false);
+             nb::gil_scoped_release release;
              runtime.compiler().copyToDevice(address, view.data(), view.bytes());
            })
       .def("copy_to_host",
            [](PythonRuntime& runtime, nb::handle out, uintptr_t address) {
              BufferView view(out, true);
+             nb::gil_scoped_release release;
              runtime.compiler().copyToHost(view.data(), address, view.bytes());
            })
       .def("memset", [](PythonRuntime& runtime, uintptr_t address, uint8_t value, size_t bytes) {
@@ -162,15 +173,15 @@ void bindRuntime(nb::module_& module) {
       });
 
   nb::class_<DeviceBuffer>(module, "DeviceBuffer", "Device memory, freed when this object dies")
-      .def("__init__",
-           [](DeviceBuffer* self, PythonRuntime& runtime, size_t bytes) { new (self) DeviceBuffer(runtime, bytes); })
+      .def("__init__", [](DeviceBuffer* self, PythonRuntime& runtime,
+                          size_t bytes) { new (self) DeviceBuffer(runtime, bytes); })
       .def_prop_ro("address", &DeviceBuffer::address)
       .def_prop_ro("nbytes", &DeviceBuffer::bytes);
 
   nb::class_<DeviceArrayBase>(module, "DeviceArrayBase", "The fields of weft.DeviceArray that launches read")
       .def("__init__",
-           [](DeviceArrayBase* self, uintptr_t data, nb::tuple shape, nb::tuple strides, const std::string& dtype,
-              bool onHost, nb::object owner) {
+           [](DeviceArrayBase* self, uintptr_t data, nb::tuple shape, nb::tuple strides,
+              const std::string& dtype, bool onHost, nb::object owner) {
              std::optional<types::ScalarKind> kind = types::scalarFromName(dtype);
              if (!kind) throw nb::type_error(("weft arrays cannot hold dtype " + dtype).c_str());
              if (shape.size() > 8 || strides.size() != shape.size())
@@ -188,7 +199,8 @@ void bindRuntime(nb::module_& module) {
            })
       .def_prop_ro("data", [](const DeviceArrayBase& a) { return reinterpret_cast<uintptr_t>(a.array.data); })
       .def_prop_ro("shape", [](const DeviceArrayBase& a) { return toTuple(a.array.shape, a.array.ndim); })
-      .def_prop_ro("element_strides", [](const DeviceArrayBase& a) { return toTuple(a.array.strides, a.array.ndim); })
+      .def_prop_ro("element_strides",
+                   [](const DeviceArrayBase& a) { return toTuple(a.array.strides, a.array.ndim); })
       .def_prop_ro("ndim", [](const DeviceArrayBase& a) { return a.array.ndim; })
       .def_prop_ro("on_host", [](const DeviceArrayBase& a) { return a.onHost; })
       .def_prop_ro("owner", [](const DeviceArrayBase& a) { return a.owner; });
@@ -207,8 +219,9 @@ NB_MODULE(_weft, module) {
   bindRuntime(module);
   bindKernels(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a GPU weft.DeviceArray");
-  module.def("dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",
-             "The AST of `source` exactly as CPython's ast.dump(ast.parse(source)); CompileError on syntax errors.");
+  module.def(
+      "dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",
+      "The AST of `source` exactly as CPython's ast.dump(ast.parse(source)); CompileError on syntax errors.");
   module.def(
       "cache_dir", [] { return weft::backend::DiskCache::fromEnvironment().directory(); },
       "The disk cache directory ($WEFT_CACHE_DIR, else ~/.cache/weft).");

@@ -1,6 +1,5 @@
 #include "python/python_environment.h"
 
-
 #include "python/arguments.h"
 
 namespace weft::python {
@@ -28,7 +27,9 @@ GlobalValue functionValue(nb::handle function, sema::FunctionSource::Decorator d
 }
 
 // The NumPy module when something imported it (weft never imports it for sema).
-PyObject* numpyIfImported() { return PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); }
+PyObject* numpyIfImported() {
+  return PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+}
 
 bool truthy(nb::handle value) {
   int result = PyObject_IsTrue(value.ptr());
@@ -47,7 +48,9 @@ PythonEnvironment::~PythonEnvironment() {
   globals_.reset();
 }
 
-PyObject* PythonEnvironment::current(PyObject* name) const { return PyDict_GetItem(globals_.ptr(), name); }
+PyObject* PythonEnvironment::current(PyObject* name) const {
+  return PyDict_GetItem(globals_.ptr(), name);
+}
 
 GlobalValue PythonEnvironment::lookup(std::string_view name) {
   nb::str key(name.data(), name.size());
@@ -109,7 +112,8 @@ GlobalValue classifyGlobal(nb::handle value) {
   return unsupported(value);
 }
 
-std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function, sema::FunctionSource::Decorator decorator,
+std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
+                                                     sema::FunctionSource::Decorator decorator,
                                                      bool interop) {
   nb::object info = nb::module_::import_("weft._runtime").attr("function_source")(function);
   auto source = std::make_shared<sema::FunctionSource>();

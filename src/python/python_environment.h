@@ -38,7 +38,7 @@ sema::GlobalValue classifyGlobal(nb::handle value);
 
 // The FunctionSource of Python function `function` (its file, whole text, first line, name,
 // identity and globals); nullptr when its source text is not available.
-std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function, sema::FunctionSource::Decorator decorator,
-                                                     bool interop);
+std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
+                                                     sema::FunctionSource::Decorator decorator, bool interop);
 
 }  // namespace weft::python

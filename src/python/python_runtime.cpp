@@ -30,7 +30,8 @@ runtime::Target PythonRuntime::target(nb::handle value) {
     if (name && std::strcmp(name, "gpu") == 0) return runtime::Target::Gpu;
     if (name && std::strcmp(name, "cpu") == 0) return runtime::Target::Cpu;
   }
-  throw nb::value_error(("target must be 'gpu', 'cpu' or None, not " + nb::cast<std::string>(nb::repr(value))).c_str());
+  throw nb::value_error(
+      ("target must be 'gpu', 'cpu' or None, not " + nb::cast<std::string>(nb::repr(value))).c_str());
 }
 
 std::unique_lock<std::mutex> PythonRuntime::lockFrontEnd() {
@@ -59,8 +60,9 @@ void registerExceptionTranslators() {
     } catch (const runtime::CudaError& cudaError) {
       raise("CudaError", cudaError.what());
     } catch (const runtime::LaunchError& launchError) {
-      PyErr_SetString(launchError.kind() == runtime::LaunchError::Kind::Type ? PyExc_TypeError : PyExc_ValueError,
-                      launchError.what());
+      PyErr_SetString(
+          launchError.kind() == runtime::LaunchError::Kind::Type ? PyExc_TypeError : PyExc_ValueError,
+          launchError.what());
     } catch (const InternalCompilerError& internalError) {
       raise("InternalCompilerError",
             std::string(internalError.what()) +
