@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -39,7 +40,7 @@ class CompilerState {
   std::shared_ptr<BlockRunner> runner;
   std::optional<std::string> nvrtcVersion;
   std::optional<std::string> headersHash;
-  std::string temporaryDirectory;  // for shared objects when the disk cache is off
+  std::string temporaryDirectory;  // where the host compiler writes shared objects
   std::unordered_map<std::string, std::shared_ptr<LoadedKernel>> kernels;  // by cache key
 };
 
@@ -161,36 +162,34 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
                                                        const backend::CompileOptions& options) {
   std::shared_ptr<BlockRunner> runner;
   std::string path;
-  bool cached = cache_.createDirectory();
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (!state_->runner) state_->runner = std::make_shared<BlockRunner>();
     runner = state_->runner;
-    if (!cached && state_->temporaryDirectory.empty()) {
+    if (state_->temporaryDirectory.empty()) {
       const char* base = std::getenv("TMPDIR");
       std::string pattern = std::string(base && *base ? base : "/tmp") + "/weft-XXXXXX";
       if (::mkdtemp(pattern.data())) state_->temporaryDirectory = pattern;
     }
-    path = cached ? cache_.pathFor(key, ".so") : state_->temporaryDirectory + "/" + key + ".so";
+    path = state_->temporaryDirectory + "/" + key + ".so";
   }
   std::string error;
-  std::shared_ptr<LoadedKernel> kernel;
-  if (cached && ::access(path.c_str(), R_OK) == 0) {
-    kernel = loadCpuKernel(runner, path, frontEnd, error);
-    // A damaged entry (truncated by a crash, say) is rebuilt like a missing one.
-    if (!kernel) ::unlink(path.c_str());
+  // The cache verifies an entry's checksum before handing it out, so a damaged shared object is
+  // rebuilt instead of crashing dlopen.
+  if (std::optional<std::string> image = cache_.load(key)) {
+    if (std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, *image, frontEnd, error)) return kernel;
   }
-  if (!kernel) {
-    backend::Artifact artifact = backend::compileForHost(toolchain_, frontEnd.unit.source, path, options);
-    if (!artifact.ok)
-      throw CudaError("kernel '" + kernelName(frontEnd) + "': the host C++ compiler failed on the code weft generated "
-                          "for the CPU target:\n" + artifact.log,
-                      0);
-    kernel = loadCpuKernel(runner, path, frontEnd, error);
-    // Without a cache the file is only needed until it is loaded.
-    if (!cached) ::unlink(path.c_str());
-    if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
-  }
+  backend::Artifact artifact = backend::compileForHost(toolchain_, frontEnd.unit.source, path, options);
+  if (!artifact.ok)
+    throw CudaError("kernel '" + kernelName(frontEnd) + "': the host C++ compiler failed on the code weft generated "
+                        "for the CPU target:\n" + artifact.log,
+                    0);
+  std::ifstream file(path, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  ::unlink(path.c_str());
+  cache_.store(key, image);
+  std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, image, frontEnd, error);
+  if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
   return kernel;
 }
 

@@ -1,6 +1,11 @@
 // Kernels on the CPU target: the TU compiled by the host compiler, loaded with dlopen, run by
 // the block runner.
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "runtime/argument_packing.h"
 #include "runtime/loaded_kernels.h"
@@ -59,10 +64,29 @@ class CpuKernel final : public LoadedKernel {
 
 }  // namespace
 
-std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& path,
+std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
                                             const FrontEndResult& frontEnd, std::string& error) {
+  // dlopen needs a file: an anonymous in-memory one holds exactly the verified bytes, so no
+  // other process can truncate or replace it between the check and the mapping.
+  int fd = ::memfd_create("weft-kernel", MFD_CLOEXEC);
+  if (fd < 0) {
+    error = std::string("memfd_create failed: ") + std::strerror(errno);
+    return nullptr;
+  }
+  size_t written = 0;
+  while (written < image.size()) {
+    ssize_t n = ::write(fd, image.data() + written, image.size() - written);
+    if (n <= 0) {
+      error = std::string("writing the shared object failed: ") + std::strerror(errno);
+      ::close(fd);
+      return nullptr;
+    }
+    written += static_cast<size_t>(n);
+  }
   auto library = std::make_shared<HostLibrary>();
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
   library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ::close(fd);
   if (!library->handle) {
     const char* reason = ::dlerror();
     error = reason ? reason : "dlopen failed";
@@ -70,7 +94,7 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
   }
   void* entry = ::dlsym(library->handle, frontEnd.unit.hostEntrySymbol.c_str());
   if (!entry) {
-    error = path + " has no symbol " + frontEnd.unit.hostEntrySymbol;
+    error = "the shared object has no symbol " + frontEnd.unit.hostEntrySymbol;
     return nullptr;
   }
   return std::make_shared<CpuKernel>(std::move(runner), std::move(library),

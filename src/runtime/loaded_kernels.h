@@ -21,9 +21,9 @@ void validateLaunch(const std::string& kernelName, const LaunchConfig& config, c
 std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, const std::string& cubin,
                                             const FrontEndResult& frontEnd);
 
-// Loads the shared object at `path` and finds the unit's host entry; nullptr with `error`
-// set when the file cannot be loaded (e.g. a damaged cache entry) or lacks the entry.
-std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& path,
+// Loads the shared object whose bytes are `image` and finds the unit's host entry; nullptr
+// with `error` set when it cannot be loaded or lacks the entry.
+std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
                                             const FrontEndResult& frontEnd, std::string& error);
 
 }  // namespace weft::runtime

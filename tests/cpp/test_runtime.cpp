@@ -541,10 +541,10 @@ TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
   config.sharedBytes = 4;
   std::vector<ArgumentValue> arguments = {arrayArgument(input.data(), ScalarKind::Float32, {256}, {1}),
                                           arrayArgument(output.data(), ScalarKind::Float32, {1}, {1})};
-  auto sharedObjects = [&] {
+  auto cacheEntries = [&] {
     std::vector<fs::path> found;
     for (const auto& entry : fs::directory_iterator(cacheDirectory.path()))
-      if (entry.path().extension() == ".so") found.push_back(entry.path());
+      if (entry.path().extension() == ".bin") found.push_back(entry.path());
     return found;
   };
   {
@@ -552,7 +552,7 @@ TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
     compiler.load(frontEnd, Target::Cpu, CompilerOptions{})->launch(config, arguments);
     EXPECT_NEAR(output[0], expected, 1e-2);
   }
-  std::vector<fs::path> entries = sharedObjects();
+  std::vector<fs::path> entries = cacheEntries();
   ASSERT_EQ(entries.size(), 1u);
   fs::file_time_type built = fs::last_write_time(entries[0]);
   {
@@ -576,7 +576,7 @@ TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
     debug.debug = true;
     Compiler compiler(includeDir());
     compiler.load(frontEnd, Target::Cpu, debug);
-    EXPECT_EQ(sharedObjects().size(), 2u);
+    EXPECT_EQ(cacheEntries().size(), 2u);
   }
 }
 
