@@ -70,12 +70,6 @@ PyObject* const* tupleItems(nb::handle tuple) {
   return PySequence_Fast_ITEMS(tuple.ptr());
 }
 
-// The first line of a front end's failure that marks an internal compiler error.
-bool isInternalError(const std::string& diagnostics) {
-  return diagnostics.find("internal compiler error") != std::string::npos &&
-         diagnostics.find("This is a bug in weft") != std::string::npos;
-}
-
 }  // namespace
 
 Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_)
@@ -151,7 +145,7 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
   ++compileCount_;
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
   if (!frontEnd.ok) {
-    raiseWeftError(isInternalError(frontEnd.diagnostics) ? "InternalCompilerError" : "CompileError",
+    raiseWeftError(frontEnd.internalError ? "InternalCompilerError" : "CompileError",
                    frontEnd.diagnostics);
   }
   for (const sema::GlobalDependency& dependency : frontEnd.globals) {

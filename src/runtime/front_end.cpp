@@ -32,6 +32,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     result.ok = true;
   } catch (const InternalCompilerError& error) {
     result.ok = false;
+    result.internalError = true;
     std::string what = error.what();
     if (what.rfind("internal compiler error", 0) != 0) what = "internal compiler error: " + what;
     result.diagnostics = diagnostics.render() + what +

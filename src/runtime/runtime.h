@@ -87,6 +87,7 @@ struct CompilerOptions {
 struct FrontEndResult {
   bool ok = false;
   std::string diagnostics;  // rendered diagnostics (errors make ok false)
+  bool internalError = false;  // the failure is a weft bug (a failed WEFT_CHECK), not the program's
   codegen::EmittedUnit unit;
   std::string kernelName;                          // the kernel's Python name, for messages
   std::vector<const types::Type*> parameterTypes;  // the kernel's C++ parameters, in order
