@@ -68,4 +68,9 @@ Artifact compileForHost(const Toolchain& toolchain, const std::string& source, c
 // The NVRTC version as "major.minor", or empty when NVRTC cannot be loaded.
 std::string nvrtcVersion(const Toolchain& toolchain);
 
+// Identifies the NVRTC library compileWithNvrtc would load (path, size, modification time)
+// without loading it, for cache keys: loading NVRTC costs milliseconds, too much for a
+// warm-cache first call. Falls back to nvrtcVersion() when NVRTC is only on the loader path.
+std::string nvrtcIdentity(const Toolchain& toolchain);
+
 }  // namespace weft::backend

@@ -1,5 +1,6 @@
 // NVRTC, loaded at run time: `import weft` and the CPU target work without a CUDA toolkit.
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cstddef>
 #include <optional>
@@ -22,7 +23,7 @@ struct NvrtcTable {
 // Loads NVRTC from the toolkit found by discovery, then from the loader's search path. The
 // library is never unloaded: NVRTC keeps process-wide state and dlopen reference-counts the
 // handle, so loading on every compile costs one lookup after the first.
-std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& error) {
+std::vector<std::string> nvrtcCandidates(const Toolchain& toolchain) {
   std::vector<std::string> candidates;
   const char* names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   // CUDA 13 installs keep the libraries in lib/, older ones in lib64/.
@@ -30,6 +31,11 @@ std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& err
     for (const char* folder : {"/lib64/", "/lib/"})
       for (const char* name : names) candidates.push_back(toolchain.cudaHome + folder + name);
   for (const char* name : names) candidates.push_back(name);
+  return candidates;
+}
+
+std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& error) {
+  std::vector<std::string> candidates = nvrtcCandidates(toolchain);
   void* library = nullptr;
   for (const std::string& candidate : candidates) {
     library = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -122,6 +128,16 @@ std::string nvrtcVersion(const Toolchain& toolchain) {
   int major = 0, minor = 0;
   if (!nvrtc || nvrtc->nvrtcVersion(&major, &minor) != 0) return {};
   return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string nvrtcIdentity(const Toolchain& toolchain) {
+  for (const std::string& candidate : nvrtcCandidates(toolchain)) {
+    struct stat status {};
+    if (candidate.find('/') != std::string::npos && ::stat(candidate.c_str(), &status) == 0)
+      return candidate + ":" + std::to_string(status.st_size) + ":" + std::to_string(status.st_mtim.tv_sec) + "." +
+             std::to_string(status.st_mtim.tv_nsec);
+  }
+  return nvrtcVersion(toolchain);
 }
 
 }  // namespace weft::backend

@@ -38,7 +38,7 @@ class CompilerState {
   std::shared_ptr<Driver> driver;
   std::string driverProblem;
   std::shared_ptr<BlockRunner> runner;
-  std::optional<std::string> nvrtcVersion;
+  std::optional<std::string> nvrtcIdentity;  // identifies the toolkit in cache keys
   std::optional<std::string> headersHash;
   std::string temporaryDirectory;  // where the host compiler writes shared objects
   std::unordered_map<std::string, std::shared_ptr<LoadedKernel>> kernels;  // by cache key
@@ -107,7 +107,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
                                              const CompilerOptions& options) {
   WEFT_CHECK(frontEnd.ok, "load() of a front-end result with errors");
   std::shared_ptr<Driver> driver = target == Target::Gpu ? requireDriver(*state_) : nullptr;
-  std::string toolkitVersion;
+  std::string toolkitIdentity;
   ContentHash hash;
   hash.add("weft " WEFT_VERSION).add(target == Target::Gpu ? "gpu" : "cpu");
   {
@@ -115,9 +115,9 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
     if (!state_->headersHash) state_->headersHash = hashHeaders(toolchain_.weftIncludeDir);
     hash.add(*state_->headersHash);
     if (target == Target::Gpu) {
-      if (!state_->nvrtcVersion) state_->nvrtcVersion = backend::nvrtcVersion(toolchain_);
-      toolkitVersion = *state_->nvrtcVersion;
-      hash.add(toolkitVersion).add(static_cast<uint64_t>(driver->architecture()));
+      if (!state_->nvrtcIdentity) state_->nvrtcIdentity = backend::nvrtcIdentity(toolchain_);
+      toolkitIdentity = *state_->nvrtcIdentity;
+      hash.add(toolkitIdentity).add(static_cast<uint64_t>(driver->architecture()));
     } else {
       hash.add(toolchain_.hostCompiler);
     }
@@ -139,7 +139,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
     if (!cubin) {
       backend::Artifact artifact =
           backend::compileWithNvrtc(toolchain_, frontEnd.unit.source, kernelName(frontEnd) + ".cu", compileOptions);
-      if (!artifact.ok && toolkitVersion.empty())
+      if (!artifact.ok && toolkitIdentity.empty())
         throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot compile for the GPU: " + artifact.log, 0);
       if (!artifact.ok)
         throw CudaError("kernel '" + kernelName(frontEnd) +
