@@ -15,7 +15,7 @@ PY=${PY:-/opt/torch/.venv/bin/python}
 export PATH="$(dirname "$PY"):/usr/local/cuda/bin:$PATH"
 export PYTHONUNBUFFERED=1
 export WEFT_CACHE_DIR=${WEFT_CACHE_DIR:-/tmp/weft-gpu-check-cache}
-STEPS=${STEPS:-build gpu cpu examples bench}
+STEPS=${STEPS:-build gpu examples bench cpu}
 
 declare -a summary=()
 record() { summary+=("$(printf '%-9s %s' "$1" "$2")"); }
@@ -42,13 +42,6 @@ if has_step gpu; then
   record gpu-tests "rc=$? $(tail -n 1 "$OUT/pytest-gpu.log")"
 fi
 
-if has_step cpu; then
-  xdist=()
-  "$PY" -c 'import xdist' 2>/dev/null && xdist=(-n 8)
-  "$PY" -m pytest -q -m 'not gpu' "${xdist[@]}" tests/python 2>&1 | tee "$OUT/pytest-cpu.log"
-  record cpu-tests "rc=$? $(tail -n 1 "$OUT/pytest-cpu.log")"
-fi
-
 if has_step examples; then
   for target in gpu cpu; do
     for ex in examples/*.py; do
@@ -63,6 +56,15 @@ fi
 if has_step bench; then
   OUT=$OUT "$PY" bench/bench.py 2>&1 | tee "$OUT/bench.log"
   record bench "rc=$? (table in bench.log, data in bench.json)"
+  OUT=$OUT "$PY" bench/bench_simt.py 2>&1 | tee "$OUT/bench_simt.log"
+  record bench-simt "rc=$? (table in bench_simt.log, data in bench_simt.json)"
+fi
+
+if has_step cpu; then
+  xdist=()
+  "$PY" -c 'import xdist' 2>/dev/null && xdist=(-n 8)
+  "$PY" -m pytest -q -m 'not gpu' "${xdist[@]}" tests/python 2>&1 | tee "$OUT/pytest-cpu.log"
+  record cpu-tests "rc=$? $(tail -n 1 "$OUT/pytest-cpu.log")"
 fi
 
 echo

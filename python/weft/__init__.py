@@ -17,19 +17,32 @@ is imported only by the array helpers (DeviceArray, to_device, empty, zeros).
 from ._decorators import Function, func, kernel
 from ._errors import CompileError, CudaError, InternalCompilerError
 from ._intrinsics import ConstExpr, DeviceFunction, DeviceValue
-from ._intrinsics import FUNCTIONS as _FUNCTIONS, VALUES as _VALUES
+from ._intrinsics import FUNCTIONS as _FUNCTIONS, FUNCTION_CLASSES as _FUNCTION_CLASSES, VALUES as _VALUES
 from ._types import ArrayType, NumberType, NUMBER_TYPES as _NUMBER_TYPES
+from ._types import Vector, VectorType, VECTOR_TYPES as _VECTOR_TYPES
+from ._structs import align, machine_representation, struct
 from ._weft import launch
 from . import _runtime
 
 __version__ = "0.1.0"
 
 globals().update(_NUMBER_TYPES)
-globals().update({name: DeviceFunction(name) for name in _FUNCTIONS})
+globals().update(_VECTOR_TYPES)
+globals().update({name: _FUNCTION_CLASSES.get(name, DeviceFunction)(name) for name in _FUNCTIONS})
 globals().update({name: DeviceValue(name) for name in _VALUES})
 
+from ._target import NAMES as _TARGET_NAMES, SELECTORS as _SELECTORS  # noqa: E402
+from ._target import SMSelector, TargetDescription, any_target, is_device, is_exactly  # noqa: E402
+from ._target import is_host, no_target, provides, target  # noqa: E402
+
+globals().update(_SELECTORS)
+
 # The specification's entities, re-exported by cuda.device (weft's extras are not among them).
-SPEC_NAMES = ("kernel", "func", "launch", "ConstExpr", *_NUMBER_TYPES, *_FUNCTIONS, *_VALUES)
+SPEC_NAMES = ("kernel", "func", "launch", "ConstExpr", "struct", "align", "machine_representation", *_NUMBER_TYPES, *_FUNCTIONS, *_VALUES)
+
+SPEC_NAMES = (*SPEC_NAMES, *_TARGET_NAMES)
+
+SPEC_NAMES = (*SPEC_NAMES, *_VECTOR_TYPES)
 
 _ARRAY_NAMES = ("DeviceArray", "to_device", "empty", "zeros")
 

@@ -80,8 +80,14 @@ class DeviceArray(DeviceArrayBase):
     def __repr__(self) -> str:
         return f"weft.DeviceArray(shape={self.shape}, dtype={self._dtype.name}, target={self.target!r})"
 
-    def copy_to_host(self) -> np.ndarray:
-        """A new NumPy array with the contents (waits for earlier work on the default stream)."""
+    def copy_to_host(self, ary=None, stream=0) -> np.ndarray:
+        """A new NumPy array with the contents (waits for earlier work on the default stream);
+        with `ary` (numba-cuda's form), the contents are copied into `ary`, which is returned."""
+        if ary is not None:
+            if tuple(ary.shape) != self.shape or np.dtype(ary.dtype) != self._dtype:
+                raise ValueError(f"copy_to_host(ary): ary must have shape {self.shape} and dtype {self._dtype}")
+            ary[...] = self.copy_to_host()
+            return ary
         if self._host is not None:
             return self._host.copy()
         out = np.empty(self.shape, self._dtype)

@@ -58,6 +58,12 @@ class Function:
     def __call__(self, *args, **kwargs):
         return self.underlying(*args, **kwargs)
 
+    def __get__(self, instance, owner=None):
+        # A @func method of a @struct class: `s.method()` on the host binds `s` as self.
+        if instance is None:
+            return self
+        return types.MethodType(self.underlying, instance)
+
     def __repr__(self) -> str:
         return f"<weft.func {self.underlying.__qualname__}>"
 

@@ -80,5 +80,36 @@ class _ConstExprType:
 
 ConstExpr = _ConstExprType()
 
+class AtomicType:
+    """What `Atomic(dtype, align=0)` gives on the host: the description of an atomically accessed
+    scalar, so that a @struct field can be annotated with it (device code reads the annotation's
+    source, where `device.Atomic(...)` is a dtype for shared_array and local_array)."""
+
+    __weft_name__ = "weft.Atomic"
+
+    def __init__(self, dtype, align=0):
+        self.dtype = dtype
+        self.align = align
+
+    def __repr__(self) -> str:
+        return f"Atomic({self.dtype!r}, align={self.align})" if self.align else f"Atomic({self.dtype!r})"
+
+
+class _AtomicFunction(DeviceFunction):
+    """`device.Atomic`: callable on the host (for annotations), a type in device code."""
+
+    def __call__(self, dtype, align=0):
+        return AtomicType(dtype, align)
+
+
 FUNCTIONS = ["tid", "grid_size", "syncthreads", "shared_array", "local_array"]
+# SIMT programming (docs/simt.md). WarpMask is a device type (a uint32 in device code).
+FUNCTIONS += [
+    "dynamic_shared_array", "syncthreads_count", "syncthreads_and", "syncthreads_or", "WarpMask", "activemask",
+    "lanemask_lt", "syncwarp", "all_sync", "any_sync", "eq_sync", "ballot_sync", "shfl_sync", "shfl_up_sync",
+    "shfl_down_sync", "shfl_xor_sync", "match_any_sync", "match_all_sync", "threadfence", "Atomic", "AtomicRef",
+    "popc", "brev", "clz", "ffs", "cbrt", "fma",
+]
+# The FUNCTIONS whose host object is not a plain DeviceFunction.
+FUNCTION_CLASSES = {"Atomic": _AtomicFunction}
 VALUES = ["thread_idx", "block_idx", "block_dim", "grid_dim", "warp_size", "lane_id"]

@@ -31,14 +31,27 @@ class NumberType:
 
     @property
     def dtype(self):
-        """The NumPy dtype of this type (NumPy is imported on first use)."""
+        """The NumPy dtype of this type (NumPy is imported on first use; bfloat16 and the fp8
+        types are ml_dtypes' dtypes)."""
         import numpy
 
+        if self._numpy_name in _ML_DTYPES:
+            import ml_dtypes
+
+            return numpy.dtype(getattr(ml_dtypes, self._numpy_name))
         return numpy.dtype(self._numpy_name)
 
     def __call__(self, value=0):
-        """On the host: `value` converted to this type, as a NumPy scalar."""
-        return self.dtype.type(value)
+        """On the host: `value` converted to this type, as a NumPy scalar. Fixed-width integers
+        wrap (two's complement) and floats convert to integers by truncation, as on the device."""
+        dtype = self.dtype
+        if dtype.kind in "iu" and not isinstance(value, complex):
+            bits = 8 * dtype.itemsize
+            wrapped = int(value) & ((1 << bits) - 1)
+            if dtype.kind == "i" and wrapped >= 1 << (bits - 1):
+                wrapped -= 1 << bits
+            return dtype.type(wrapped)
+        return dtype.type(value)
 
     def __getitem__(self, dims) -> ArrayType:
         if not isinstance(dims, tuple):
@@ -58,5 +71,95 @@ _NAMES = [
     ("float64", "float64"), ("complex64", "complex64"), ("complex128", "complex128"),
 ]
 
+# The types whose dtypes come from ml_dtypes rather than NumPy.
+_ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+_NAMES += [("bfloat16", "bfloat16"), ("float8e4m3", "float8_e4m3fn"), ("float8e5m2", "float8_e5m2")]
+
 # name -> NumberType, in the order above.
 NUMBER_TYPES = {python_name: NumberType(python_name.rstrip("_"), numpy_name) for python_name, numpy_name in _NAMES}
+
+
+class Vector:
+    """A host vector (docs/types.md): an immutable value of `type.size` numbers of `type.dtype`,
+    with the device API: `size`, `len()`, `dtype`, indexing, iteration, `.x .y .z .w`."""
+
+    __slots__ = ("_type", "_elements")
+
+    def __init__(self, vector_type: "VectorType", elements: tuple):
+        object.__setattr__(self, "_type", vector_type)
+        object.__setattr__(self, "_elements", elements)
+
+    @property
+    def size(self) -> int:
+        return self._type.size
+
+    @property
+    def dtype(self) -> NumberType:
+        return self._type.element
+
+    def __len__(self) -> int:
+        return self._type.size
+
+    def __getitem__(self, index):
+        return self._elements[index]
+
+    def __iter__(self):
+        return iter(self._elements)
+
+    def __getattr__(self, name):
+        components = "xyzw"
+        if len(name) == 1 and name in components:
+            position = components.index(name)
+            if position < self._type.size:
+                return self._elements[position]
+        raise AttributeError(f"{self._type.name} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(
+            f"vectors are immutable: build a new one instead, e.g. {self._type.__weft_name__}(...)")
+
+    def __setitem__(self, index, value):
+        raise TypeError(f"vectors are immutable: build a new {self._type.name} instead")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Vector) and self._type is other._type and all(
+            bool(a == b) for a, b in zip(self._elements, other._elements))
+
+    def __hash__(self) -> int:
+        return hash((self._type.name, tuple(float(e) for e in self._elements)))
+
+    def __repr__(self) -> str:
+        return f"{self._type.name}({', '.join(str(e) for e in self._elements)})"
+
+
+class VectorType:
+    """A vector type such as `float32x4`: calling it builds a host vector from `size` values,
+    each converted as `element(value)` would."""
+
+    def __init__(self, element: NumberType, size: int):
+        self.element = element
+        self.size = size
+        self.name = f"{element.name}x{size}"
+        self.__weft_name__ = f"weft.{self.name}"
+
+    @property
+    def dtype(self) -> NumberType:
+        return self.element
+
+    def __call__(self, *args) -> Vector:
+        if len(args) != self.size:
+            raise TypeError(f"{self.name}() takes {self.size} values (one per component), not {len(args)}")
+        return Vector(self, tuple(self.element(a) for a in args))
+
+    def __repr__(self) -> str:
+        return self.__weft_name__
+
+
+# name -> VectorType: every real fixed-format number type, N = 1..4 (CUDA's vector types).
+VECTOR_TYPES = {
+    f"{number.name}x{size}": VectorType(number, size)
+    for name, number in NUMBER_TYPES.items()
+    if name not in ("bool_", "complex64", "complex128")
+    for size in (1, 2, 3, 4)
+}

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace weft::backend {
@@ -67,6 +68,13 @@ Artifact compileForHost(const Toolchain& toolchain, const std::string& source, c
 
 // The NVRTC version as "major.minor", or empty when NVRTC cannot be loaded.
 std::string nvrtcVersion(const Toolchain& toolchain);
+
+// The architectures (XY of sm_XY) the loaded NVRTC compiles for; empty when NVRTC cannot be loaded.
+std::vector<int> nvrtcSupportedArchitectures(const Toolchain& toolchain);
+
+// A fatbin holding one cubin per architecture (`cubins`: (XY of sm_XY, cubin bytes)), made by
+// the toolkit's fatbinary tool; `bytes` is the fatbin.
+Artifact createFatbin(const Toolchain& toolchain, const std::vector<std::pair<int, std::string>>& cubins);
 
 // Identifies the NVRTC library compileWithNvrtc would load (path, size, modification time)
 // without loading it, for cache keys: loading NVRTC costs milliseconds, too much for a

@@ -130,6 +130,16 @@ std::string nvrtcVersion(const Toolchain& toolchain) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+std::vector<int> nvrtcSupportedArchitectures(const Toolchain& toolchain) {
+  std::string error;
+  std::optional<NvrtcTable> nvrtc = loadNvrtc(toolchain, error);
+  int count = 0;
+  if (!nvrtc || nvrtc->nvrtcGetNumSupportedArchs(&count) != 0 || count <= 0) return {};
+  std::vector<int> archs(static_cast<size_t>(count));
+  if (nvrtc->nvrtcGetSupportedArchs(archs.data()) != 0) return {};
+  return archs;
+}
+
 std::string nvrtcIdentity(const Toolchain& toolchain) {
   for (const std::string& candidate : nvrtcCandidates(toolchain)) {
     struct stat status {};

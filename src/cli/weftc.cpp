@@ -4,6 +4,7 @@
 // and each --dump-*/--emit-* option stops after its stage and prints that stage's result.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,18 +32,18 @@ namespace fs = std::filesystem;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 
-enum class Stage { DumpAst, EmitCuda, Ptx, Cubin };
+enum class Stage { DumpAst, EmitCuda, Ptx, Cubin, Fatbin };
 
 struct Options {
   std::string input;
   std::string output;  // empty: stdout for text, <stem>.<kernel>.cubin for cubins
   Stage stage = Stage::Cubin;
-  std::optional<int> arch;  // sm_XY as XY; default: sm_90
+  std::vector<int> archs;  // each -arch sm_XY as XY, in order, without repeats; default: sm_90
   bool printIncludeDir = false;
 };
 
 const char* kUsage =
-    "usage: weftc FILE.py [--emit-cuda | --ptx | --cubin | --dump-ast] [-arch sm_XY] [-o OUT]\n"
+    "usage: weftc FILE.py [--emit-cuda | --ptx | --cubin | --fatbin | --dump-ast] [-arch sm_XY]... [-o OUT]\n"
     "\n"
     "Compiles every @kernel of FILE.py whose parameters are all annotated\n"
     "(e.g. `def k(a: device.float32[:], n: device.int32)`).\n"
@@ -52,7 +53,12 @@ const char* kUsage =
     "  --ptx                 compile with NVRTC and print the PTX of each kernel\n"
     "  --cubin               compile with NVRTC to a cubin per kernel (the default), written to\n"
     "                        OUT, or to FILE.KERNEL.cubin in the current directory\n"
-    "  -arch sm_XY           the GPU architecture (default sm_90)\n"
+    "  --fatbin              compile with NVRTC once per -arch and combine the cubins into one\n"
+    "                        fatbin per kernel (OUT, or FILE.KERNEL.fatbin); --cubin with several\n"
+    "                        -arch does the same\n"
+    "  -arch sm_XY           a GPU architecture (default sm_90); repeat it for several: the front\n"
+    "                        end runs once and each architecture keeps its own `if target(...)`\n"
+    "                        branches\n"
     "  -o OUT                write the output to OUT (several cubins: OUT with .KERNEL before\n"
     "                        its extension)\n"
     "  --print-include-dir   print the directory of weft's device headers and exit\n"
@@ -85,6 +91,8 @@ std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
       options.stage = Stage::Ptx;
     else if (arg == "--cubin")
       options.stage = Stage::Cubin;
+    else if (arg == "--fatbin")
+      options.stage = Stage::Fatbin;
     else if (arg == "--print-include-dir")
       options.printIncludeDir = true;
     else if (arg == "-o" || arg == "-arch" || arg == "--arch") {
@@ -96,7 +104,9 @@ std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
         if (value.rfind("sm_", 0) != 0 || value.size() < 5 ||
             value.find_first_not_of("0123456789", 3) != std::string::npos)
           return fail("-arch takes sm_XY (e.g. sm_90), not '" + value + "'");
-        options.arch = std::stoi(value.substr(3));
+        int arch = std::stoi(value.substr(3));
+        if (std::find(options.archs.begin(), options.archs.end(), arch) == options.archs.end())
+          options.archs.push_back(arch);
       }
     } else if (!arg.empty() && arg[0] == '-') {
       return fail("unknown option '" + arg + "'");
@@ -107,6 +117,8 @@ std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
     }
   }
   if (options.input.empty() && !options.printIncludeDir) return fail("no input file");
+  if (options.archs.empty()) options.archs.push_back(90);
+  if (options.stage == Stage::Cubin && options.archs.size() > 1) options.stage = Stage::Fatbin;
   return options;
 }
 
@@ -165,9 +177,11 @@ const syntax::Arg* firstUnannotated(const syntax::FunctionDefStmt& def) {
   return nullptr;
 }
 
-// Where the cubin of `kernel` goes when a file holds `count` kernels.
+// Where the cubin (or fatbin) of `kernel` goes when a file holds `count` kernels.
 std::string cubinPath(const Options& options, const std::string& kernel, size_t count) {
-  if (options.output.empty()) return fs::path(options.input).stem().string() + "." + kernel + ".cubin";
+  if (options.output.empty())
+    return fs::path(options.input).stem().string() + "." + kernel +
+           (options.stage == Stage::Fatbin ? ".fatbin" : ".cubin");
   if (count == 1) return options.output;
   fs::path output(options.output);
   return (output.parent_path() / (output.stem().string() + "." + kernel + output.extension().string()))
@@ -210,8 +224,7 @@ int compileFile(const Options& options) {
   }
   backend::Toolchain toolchain = backend::discoverToolchain(includeDir);
   backend::CompileOptions compileOptions;
-  compileOptions.arch = options.arch.value_or(90);
-  compileOptions.cubin = options.stage == Stage::Cubin;
+  compileOptions.cubin = options.stage != Stage::Ptx;
 
   types::TypeContext types;
   std::shared_ptr<sema::Environment> environment = sema::makeStaticEnvironment(*module, sources.file(file));
@@ -251,18 +264,36 @@ int compileFile(const Options& options) {
       textOutput += unit.source;
       continue;
     }
-    backend::Artifact artifact =
-        backend::compileWithNvrtc(toolchain, unit.source, def->name + ".cu", compileOptions);
-    if (!artifact.ok) {
-      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
-                << ": error: NVRTC failed to compile kernel '" << def->name << "' for sm_"
-                << compileOptions.arch << ":\n"
-                << artifact.log;
-      failed = true;
-      continue;
+    // One front-end pass above; one lowering per architecture here.
+    std::vector<std::pair<int, std::string>> images;
+    for (int arch : options.archs) {
+      compileOptions.arch = arch;
+      backend::Artifact image = backend::compileWithNvrtc(toolchain, unit.source, def->name + ".cu", compileOptions);
+      if (!image.ok) {
+        std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
+                  << ": error: NVRTC failed to compile kernel '" << def->name << "' for sm_" << arch << ":\n"
+                  << image.log;
+        failed = true;
+        images.clear();
+        break;
+      }
+      images.emplace_back(arch, std::move(image.bytes));
+    }
+    if (images.empty()) continue;
+    backend::Artifact artifact;
+    artifact.ok = true;
+    if (options.stage == Stage::Fatbin) {
+      artifact = backend::createFatbin(toolchain, images);
+      if (!artifact.ok) {
+        std::cerr << "weftc: error: cannot make a fatbin of kernel '" << def->name << "': " << artifact.log << "\n";
+        failed = true;
+        continue;
+      }
+    } else if (options.stage == Stage::Cubin) {
+      artifact.bytes = std::move(images.front().second);
     }
     if (options.stage == Stage::Ptx) {
-      textOutput += artifact.bytes;
+      for (auto& [arch, ptx] : images) textOutput += options.archs.size() > 1 ? "// sm_" + std::to_string(arch) + "\n" + ptx : ptx;
     } else if (std::string path = cubinPath(options, def->name, kernels.size());
                !writeFile(path, artifact.bytes)) {
       std::cerr << "weftc: error: cannot write '" << path << "'\n";

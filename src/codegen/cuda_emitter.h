@@ -38,6 +38,13 @@ class CudaEmitter {
   // emit_types.cpp: names, types, literals and conversions.
   std::string typeName(const types::Type* type);
   std::string tupleStructName(const types::Type* type);
+
+  // emit_structs.cpp: @struct classes as standard-layout C++ structs, and the static_asserts
+  // that prove each emitted struct's layout is the ABI types::layoutOf computes.
+  std::string structName(const types::Type* type);
+  // The C++ member name of element `index` of a tuple (f0, f1, ...) or field of a struct.
+  std::string memberName(const types::Type* type, int index) const;
+  std::string layoutAsserts(const std::string& cxxName, const types::Type* type);
   std::string localName(int local) const;
   std::string functionName(int function) const;
   std::string literal(const sema::TypedExpr& expr);
@@ -53,7 +60,21 @@ class CudaEmitter {
   std::string andOr(const sema::TypedExpr& expr);
   std::string arrayElement(const sema::TypedExpr& expr);
   std::string tupleMake(const sema::TypedExpr& expr);
+  // emit_vectors.cpp: vectors, and the headers narrow floats and vectors need.
+  std::string vectorMake(const sema::TypedExpr& expr);
+  std::string vectorElement(const sema::TypedExpr& expr);
+  // x.real, x.imag, x.conjugate() of a number.
+  std::string complexPart(const sema::TypedExpr& expr);
+  // Records that the unit spells a value of `kind` (narrow floats need their header).
+  void noteScalar(types::ScalarKind kind);
+  // The #defines and #includes for the narrow floats and vectors the unit used.
+  std::string typeHeaders() const;
   std::string builtinCall(const sema::TypedExpr& expr);
+  // emit_simt.cpp: warp and block collectives, atomics, print, dynamic shared memory.
+  std::string simtCall(const sema::TypedExpr& expr);
+  std::string printCall(const sema::TypedExpr& expr);
+  // The #includes (and the static shared size) the unit's SIMT builtins need.
+  std::string simtHeaders() const;
   std::string mathCall(const sema::TypedExpr& expr, const char* function);
   // Evaluates `operands` in Python's left-to-right order and combines their codes with
   // `combine`; when C++ would leave the order unspecified and it matters (two operands read
@@ -67,6 +88,8 @@ class CudaEmitter {
   void statement(const sema::TypedStmt& stmt, int depth);
   void forRange(const sema::TypedStmt& stmt, int depth);
   void whileLoop(const sema::TypedStmt& stmt, int depth);
+  // emit_target.cpp: `if target(...)` as #if/#else/#endif, decided by each lowering.
+  void targetIf(const sema::TypedStmt& stmt, int depth);
   void lineDirective(SourceLoc loc);
   void line(int depth, const std::string& text);
 
@@ -80,6 +103,8 @@ class CudaEmitter {
   const SourceManager& sources_;
   std::string typeDecls_;                             // tuple structs, in dependency order
   std::map<const types::Type*, std::string> tuples_;  // tuple type -> struct name
+  std::map<const types::Type*, std::string> structs_;  // struct type -> qualified C++ name
+  std::map<std::string, int> structNameUses_;          // Python struct name -> times declared
   std::string body_;                                  // the functions being emitted
   const sema::TypedFunction* function_ = nullptr;     // the function being emitted
   std::map<const sema::TypedStmt*, ArrayStorage> storage_;
@@ -88,6 +113,8 @@ class CudaEmitter {
   std::vector<Loop> loops_;
   uint64_t sharedBytes_ = 0;
   int temps_ = 0;
+  bool usesFloat16_ = false, usesBFloat16_ = false, usesFloat8_ = false, usesVectors_ = false;
+  bool usesSimt_ = false, usesAtomics_ = false, usesPrint_ = false, usesDynamicShared_ = false;
 };
 
 // True when the subtree reads array memory or calls a function, so that evaluating it

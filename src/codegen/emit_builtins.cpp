@@ -20,9 +20,10 @@ ScalarKind mathPrecision(const TypedExpr& e) {
         operand->type->scalar != ScalarKind::Float16) {
       bool allSame = true;
       for (const TypedExpr* other : e.operands) allSame = allSame && other->type == operand->type;
-      if (allSame) return operand->type->scalar;
+      if (allSame) return types::isNarrowFloat(operand->type->scalar) ? ScalarKind::Float32 : operand->type->scalar;
     }
   }
+  if (e.type->isScalar() && types::isNarrowFloat(e.type->scalar)) return ScalarKind::Float32;
   if (e.type->isScalar() &&
       (e.type->scalar == ScalarKind::Float32 || e.type->scalar == ScalarKind::Float64)) {
     return e.type->scalar;
@@ -35,7 +36,7 @@ ScalarKind mathPrecision(const TypedExpr& e) {
 // math.f(x...): operands converted to the computing precision, the result to the expression's
 // type (e.g. math.floor returning an integer).
 std::string CudaEmitter::mathCall(const TypedExpr& e, const char* function) {
-  WEFT_CHECK(!e.operands.empty() && e.operands.size() <= 2, "a math function with a bad arity");
+  WEFT_CHECK(!e.operands.empty() && e.operands.size() <= 3, "a math function with a bad arity");
   ScalarKind precision = mathPrecision(e);
   const char* precisionName = precision == ScalarKind::Float32 ? "float" : "double";
   std::string type = precision == ScalarKind::Float32 ? "float" : "double";
@@ -62,7 +63,7 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
   auto predicate = [&](const char* name) {
     WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isScalar(),
                std::string(name) + " takes one number");
-    return convertScalar(std::string("weft::math::") + name + "(" + expr(*e.operands[0]) + ")",
+    return convertScalar(std::string("weft::math::") + name + "(weft::widen(" + expr(*e.operands[0]) + "))",
                          ScalarKind::Bool, e.type);
   };
   switch (e.builtin) {
@@ -139,6 +140,58 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::Fmod: return mathCall(e, "fmod");
     case Builtin::IsNan: return predicate("isnan");
     case Builtin::IsInf: return predicate("isinf");
+    case Builtin::RealPart:
+    case Builtin::ImagPart:
+    case Builtin::Conjugate: return complexPart(e);
+    case Builtin::Erf: return mathCall(e, "erf");
+    case Builtin::Erfc: return mathCall(e, "erfc");
+    case Builtin::Gamma: return mathCall(e, "gamma");
+    case Builtin::Lgamma: return mathCall(e, "lgamma");
+    case Builtin::Trunc: return mathCall(e, "trunc");
+    case Builtin::Cbrt: return mathCall(e, "cbrt");
+    case Builtin::Hypot: return mathCall(e, "hypot");
+    case Builtin::Remainder: return mathCall(e, "remainder");
+    case Builtin::Fma: return mathCall(e, "fma");
+    case Builtin::IsFinite: return predicate("isfinite");
+    case Builtin::DynamicSharedArray:
+    case Builtin::SyncthreadsCount:
+    case Builtin::SyncthreadsAnd:
+    case Builtin::SyncthreadsOr:
+    case Builtin::ActiveMask:
+    case Builtin::LanemaskLt:
+    case Builtin::Syncwarp:
+    case Builtin::AllSync:
+    case Builtin::AnySync:
+    case Builtin::EqSync:
+    case Builtin::BallotSync:
+    case Builtin::ShflSync:
+    case Builtin::ShflUpSync:
+    case Builtin::ShflDownSync:
+    case Builtin::ShflXorSync:
+    case Builtin::MatchAnySync:
+    case Builtin::MatchAllSync:
+    case Builtin::Popc:
+    case Builtin::Brev:
+    case Builtin::Clz:
+    case Builtin::Ffs:
+    case Builtin::Print:
+    case Builtin::Threadfence:
+    case Builtin::AtomicRefOf:
+    case Builtin::AtomicLoad:
+    case Builtin::AtomicStore:
+    case Builtin::AtomicExch:
+    case Builtin::AtomicCas:
+    case Builtin::AtomicAdd:
+    case Builtin::AtomicSub:
+    case Builtin::AtomicAnd:
+    case Builtin::AtomicOr:
+    case Builtin::AtomicXor:
+    case Builtin::AtomicMax:
+    case Builtin::AtomicNanmax:
+    case Builtin::AtomicMin:
+    case Builtin::AtomicNanmin:
+    case Builtin::AtomicWait:
+    case Builtin::AtomicNotify: return simtCall(e);
     case Builtin::AssertFail: {
       WEFT_CHECK(e.operands.empty(), "AssertFail takes no operand");
       std::string file = e.loc.file < sources_.size() ? sources_.file(e.loc.file).name() : "<unknown>";

@@ -74,7 +74,7 @@ bool hasCall(const TypedExpr& expr) {
 bool hasMemoryEffects(const TypedExpr& expr) {
   return anyInTree(expr, [](const TypedExpr& e) {
     return e.kind == TypedExprKind::Call || e.kind == TypedExprKind::ArrayElement ||
-           (e.kind == TypedExprKind::BuiltinCall && e.builtin == sema::Builtin::Syncthreads);
+           (e.kind == TypedExprKind::BuiltinCall && sema::builtinHasEffects(e.builtin));
   });
 }
 
@@ -159,13 +159,16 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
       WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isArray(), "size of a non-array");
       return convertScalar("weft::size(" + expr(*e.operands[0]) + ")", ScalarKind::Int64, e.type);
     case TypedExprKind::TupleMake: return tupleMake(e);
+    case TypedExprKind::VectorMake: return vectorMake(e);
+    case TypedExprKind::VectorElement: return vectorElement(e);
     case TypedExprKind::TupleGet: {
-      WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->kind == types::TypeKind::Tuple,
+      WEFT_CHECK(e.operands.size() == 1 && (e.operands[0]->type->kind == types::TypeKind::Tuple ||
+                                            e.operands[0]->type->kind == types::TypeKind::Struct),
                  "TupleGet of a non-tuple");
       const Type* tuple = e.operands[0]->type;
       WEFT_CHECK(e.index >= 0 && static_cast<size_t>(e.index) < tuple->elements.size(),
                  "a tuple index out of range");
-      return convert("(" + expr(*e.operands[0]) + ").f" + std::to_string(e.index), tuple->elements[e.index],
+      return convert("(" + expr(*e.operands[0]) + ")." + memberName(tuple, e.index), tuple->elements[e.index],
                      e.type);
     }
   }
@@ -219,6 +222,7 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
     case sema::BinaryOp::Mul: return call("weft::mul<" + type + ">");
     case sema::BinaryOp::TrueDiv:
       WEFT_CHECK(types::isFloating(kind) || types::isComplex(kind), "/ with a non-floating result type");
+      if (types::isNarrowFloat(kind)) return call("weft::truediv<" + type + ">");
       return sequenced(e.operands, type, [&](const std::vector<std::string>& codes) {
         return "(" + convert(codes[0], e.operands[0]->type, resultType) + " / " +
                convert(codes[1], e.operands[1]->type, resultType) + ")";
@@ -238,6 +242,7 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
       }
       if (integral) return call("weft::pow_int<" + type + ">");
       WEFT_CHECK(types::isFloating(kind), "** on complex numbers with a non-constant exponent");
+      if (types::isNarrowFloat(kind)) return mathCall(e, "pow");
       return call("weft::math::pow");
     }
     case sema::BinaryOp::LShift:
@@ -320,7 +325,9 @@ std::string CudaEmitter::arrayElement(const TypedExpr& e) {
     bool wrap = i < e.wrapNegative.size() ? static_cast<bool>(e.wrapNegative[i]) : true;
     wraps += (i ? ", " : "") + std::string(wrap ? "true" : "false");
   }
-  WEFT_CHECK(e.type->isScalar() && e.type->scalar == array->scalar, "an element of the wrong type");
+  WEFT_CHECK(array->element != nullptr ? e.type == array->element
+                                       : e.type->isScalar() && e.type->scalar == array->scalar,
+             "an element of the wrong type");
   std::string element = typeName(e.type) + "&";
   if (tupleIndex) {
     // The tuple is read once per index: hold it (and the array) in temporaries.
@@ -344,7 +351,8 @@ std::string CudaEmitter::arrayElement(const TypedExpr& e) {
 }
 
 std::string CudaEmitter::tupleMake(const TypedExpr& e) {
-  WEFT_CHECK(e.type->kind == types::TypeKind::Tuple && e.type->elements.size() == e.operands.size(),
+  WEFT_CHECK((e.type->kind == types::TypeKind::Tuple || e.type->kind == types::TypeKind::Struct) &&
+                 e.type->elements.size() == e.operands.size(),
              "a tuple of the wrong length");
   // Braced initializers evaluate left to right, as Python does.
   std::string out = typeName(e.type) + "{";

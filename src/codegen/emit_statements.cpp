@@ -65,6 +65,10 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
       line(depth, "static_cast<void>(" + expr(*stmt.operands[0]) + ");");
       return;
     case TypedStmtKind::If:
+      if (!stmt.targetCondition.empty()) {
+        targetIf(stmt, depth);
+        return;
+      }
       WEFT_CHECK(stmt.operands.size() == 1, "If takes one condition");
       line(depth, "if (" + condition(*stmt.operands[0]) + ") {");
       block(stmt.body, depth + 1);
@@ -104,10 +108,11 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
       WEFT_CHECK(type->isArray() && stmt.shape.size() == static_cast<size_t>(type->ndim),
                  "DeclareArray of a local that is not an array of its rank");
       const ArrayStorage& storage = storage_.at(&stmt);
-      // C order: the last dimension is contiguous.
+      // C order: the last dimension is contiguous; Fortran order (order='F'): the first.
       std::vector<uint64_t> strides(stmt.shape.size());
       uint64_t stride = 1;
-      for (size_t d = stmt.shape.size(); d-- > 0;) {
+      for (size_t k = 0; k < stmt.shape.size(); ++k) {
+        size_t d = stmt.fortranOrder ? k : stmt.shape.size() - 1 - k;
         strides[d] = stride;
         stride *= static_cast<uint64_t>(stmt.shape[d]);
       }

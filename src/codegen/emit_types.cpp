@@ -66,14 +66,24 @@ std::string CudaEmitter::typeName(const Type* type) {
     case TypeKind::Error: WEFT_CHECK(false, "an Error type reached codegen"); return {};
     case TypeKind::None: return "void";
     case TypeKind::Scalar:
-      WEFT_CHECK(type->scalar != ScalarKind::Float16, "float16 is not supported by codegen yet");
+      noteScalar(type->scalar);
       return types::cxxName(type->scalar);
     case TypeKind::Array:
       WEFT_CHECK(type->ndim >= 1, "an array type with no dimensions reached codegen");
-      WEFT_CHECK(type->scalar != ScalarKind::Float16, "float16 is not supported by codegen yet");
+      if (type->element != nullptr)
+        return "weft::Array<" + typeName(type->element) + ", " + std::to_string(type->ndim) + ">";
+      noteScalar(type->scalar);
       return "weft::Array<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->ndim) +
              ">";
     case TypeKind::Tuple: return tupleStructName(type);
+    case TypeKind::Struct: return structName(type);
+    case TypeKind::Atomic:
+      return "weft::Atomic<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->align) + ">";
+    case TypeKind::AtomicRef: return "weft::AtomicRef<" + std::string(types::cxxName(type->scalar)) + ">";
+    case TypeKind::Vector:
+      noteScalar(type->scalar);
+      usesVectors_ = true;
+      return "weft::Vector<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->size) + ">";
   }
   WEFT_CHECK(false, "unknown type kind");
   return {};
@@ -91,6 +101,7 @@ std::string CudaEmitter::tupleStructName(const Type* type) {
   typeDecls_ += "// " + types::toString(type) + "\nstruct " + name + " {";
   for (size_t i = 0; i < fields.size(); ++i) typeDecls_ += " " + fields[i] + " f" + std::to_string(i) + ";";
   typeDecls_ += " };\n";
+  typeDecls_ += layoutAsserts(name, type);
   return name;
 }
 
@@ -138,7 +149,12 @@ std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
     case ScalarKind::UInt16:
     case ScalarKind::UInt64:
       return "static_cast<" + cxx + ">(" + std::to_string(static_cast<uint64_t>(value.intValue)) + "ULL)";
-    case ScalarKind::Float16: WEFT_CHECK(false, "float16 is not supported by codegen yet"); return {};
+    case ScalarKind::Float16:
+    case ScalarKind::BFloat16:
+    case ScalarKind::Float8E4M3:
+    case ScalarKind::Float8E5M2:
+      // Converted from the double literal with one correct rounding on both targets.
+      return "weft::cast<" + cxx + ">(" + floatingLiteral(value.floatValue, "") + ")";
     case ScalarKind::Float32: return floatingLiteral(static_cast<float>(value.floatValue), "f");
     case ScalarKind::Float64: return floatingLiteral(value.floatValue, "");
     case ScalarKind::Complex64:

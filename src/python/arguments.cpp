@@ -1,5 +1,7 @@
 #include "python/arguments.h"
 
+#include "python/python_environment.h"
+
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -192,6 +194,15 @@ ScalarKind dlpackScalar(const DLDataType& dtype, const std::string& name) {
       case 6:  // kDLBool
         if (dtype.bits == 8) return ScalarKind::Bool;
         break;
+      case 4:  // kDLBfloat
+        if (dtype.bits == 16) return ScalarKind::BFloat16;
+        break;
+      case 10:  // kDLFloat8_e4m3fn
+        if (dtype.bits == 8) return ScalarKind::Float8E4M3;
+        break;
+      case 12:  // kDLFloat8_e5m2
+        if (dtype.bits == 8) return ScalarKind::Float8E5M2;
+        break;
       default: break;
     }
   }
@@ -236,7 +247,14 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
     return base && PyType_Check(base) && PyType_IsSubtype(type, reinterpret_cast<PyTypeObject*>(base));
   };
   PyObject* typeObject = reinterpret_cast<PyObject*>(type);
-  if (type == &PyBool_Type) {
+  if (PyObject_HasAttrString(typeObject, "__weft_struct__")) {
+    info.cls = ArgumentClass::Struct;
+    info.structSource = structSource(typeObject);
+    nb::object fields = nb::borrow(typeObject).attr("__weft_struct__").attr("fields");
+    for (nb::handle field : fields) info.fieldNames.push_back(nb::borrow(field));
+  } else if (type == &PyTuple_Type) {
+    info.cls = ArgumentClass::Tuple;
+  } else if (type == &PyBool_Type) {
     info.cls = ArgumentClass::Bool;
   } else if (type == &PyLong_Type) {
     info.cls = ArgumentClass::Int;
@@ -299,6 +317,8 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       result.imagValue = PyComplex_ImagAsDouble(value);
       return result;
     case ArgumentClass::NumpyScalar: return numpyScalar(value, info.scalar);
+    case ArgumentClass::Struct:
+    case ArgumentClass::Tuple: return fromStruct(value, info, name, target, stream, consumed);
     case ArgumentClass::NumpyArray:
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromNumpyArray(value, name);
@@ -311,6 +331,12 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       if (!array->onHost && target == Target::Cpu) typeError(name, kDeviceArrayOnCpu);
       result.kind = ArgumentValue::Kind::Array;
       result.array = array->array;
+      if (array->array.itemSize < 0) {
+        // A structured dtype: its elements' struct comes from the array's NumPy dtype.
+        nb::object dtype = nb::handle(value).attr("dtype");
+        result.array.elementStruct = structElement(dtype, name);
+        result.array.itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
+      }
       return result;
     }
     case ArgumentClass::DLPack: return fromDLPack(value, name, target, stream, consumed);
@@ -341,7 +367,16 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
 ArgumentValue ArgumentConverter::fromNumpyArray(PyObject* value, const std::string& name) {
   auto* fields = reinterpret_cast<NumpyArrayFields*>(value);
   auto* descr = reinterpret_cast<NumpyDescrFields*>(fields->descr);
+  constexpr int kNumpyVoid = 20;  // NPY_VOID: structured dtypes
+  if (descr->typeNum == kNumpyVoid) return fromStructuredArray(value, name);
   std::optional<ScalarKind> kind = scalarFromNumpyTypeNum(descr->typeNum);
+  if (!kind) {
+    // ml_dtypes' narrow floats are user dtypes, known by their scalar type's name.
+    std::string_view scalarName = descr->typeobj->tp_name;
+    if (scalarName.ends_with("bfloat16")) kind = ScalarKind::BFloat16;
+    if (scalarName.ends_with("float8_e4m3fn")) kind = ScalarKind::Float8E4M3;
+    if (scalarName.ends_with("float8_e5m2")) kind = ScalarKind::Float8E5M2;
+  }
   if (!kind)
     typeError(name,
               "NumPy arrays of this dtype are not supported; use bool, (u)int8..64, float16/32/64 or "
@@ -363,6 +398,105 @@ ArgumentValue ArgumentConverter::fromNumpyArray(PyObject* value, const std::stri
     array.strides[d] = fields->strides[d] / itemSize;
   }
   return result;
+}
+
+ArgumentValue ArgumentConverter::fromStruct(PyObject* value, const TypeInfo& info, const std::string& name,
+                                            Target target, uintptr_t stream, ConsumedTensors& consumed) {
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Aggregate;
+  if (info.cls == ArgumentClass::Tuple) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i)
+      result.members.push_back(
+          convert(PyTuple_GET_ITEM(value, i), name + "[" + std::to_string(i) + "]", target, stream, consumed));
+    return result;
+  }
+  result.structSource = info.structSource;
+  for (const nb::object& field : info.fieldNames) {
+    nb::object member = nb::steal(PyObject_GetAttr(value, field.ptr()));
+    if (!member.is_valid()) throw nb::python_error();
+    result.members.push_back(convert(member.ptr(), name + "." + nb::cast<std::string>(field), target, stream, consumed));
+  }
+  return result;
+}
+
+ArgumentValue ArgumentConverter::fromStructuredArray(PyObject* value, const std::string& name) {
+  auto* fields = reinterpret_cast<NumpyArrayFields*>(value);
+  nb::handle dtype(fields->descr);
+  if (fields->nd > 8) valueError(name, "arrays have at most 8 dimensions");
+  if (dtype.attr("names").is_none())
+    typeError(name, "NumPy arrays of this dtype are not supported; use a number dtype or a structured dtype");
+  int64_t itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
+  std::shared_ptr<sema::StructSource> element = structElement(dtype, name);
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Array;
+  runtime::ArrayValue& array = result.array;
+  array.data = fields->data;
+  array.ndim = fields->nd;
+  array.elementStruct = std::move(element);
+  array.itemSize = itemSize;
+  for (int d = 0; d < fields->nd; ++d) {
+    array.shape[d] = fields->dimensions[d];
+    if (fields->strides[d] % itemSize != 0)
+      valueError(name, "its strides are not multiples of its element size; pass a copy (numpy.ascontiguousarray)");
+    array.strides[d] = fields->strides[d] / itemSize;
+  }
+  return result;
+}
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::structElement(nb::handle dtype, const std::string& name) {
+  if (dtype.attr("names").is_none())
+    typeError(name, "arrays of this dtype are not supported; use a number dtype or a structured dtype");
+  int64_t itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
+  std::shared_ptr<sema::StructSource> element;
+  nb::object metadata = dtype.attr("metadata");  // a mappingproxy, or None
+  nb::object structClass;
+  if (!metadata.is_none() && PyMapping_HasKeyString(metadata.ptr(), "weft_struct"))
+    structClass = nb::steal(PyMapping_GetItemString(metadata.ptr(), "weft_struct"));
+  if (structClass.is_valid() && PyType_Check(structClass.ptr())) {
+    // S.dtype: laid out as the struct by construction.
+    const TypeInfo& info = classify(reinterpret_cast<PyTypeObject*>(structClass.ptr()));
+    if (info.cls != ArgumentClass::Struct) typeError(name, "its dtype's 'weft_struct' metadata is not a @struct class");
+    element = info.structSource;
+  } else {
+    std::string description = nb::cast<std::string>(nb::repr(dtype));
+    auto found = records_.find(description);
+    if (found != records_.end()) {
+      element = found->second;
+    } else {
+      // A record: scalar fields that must sit where a C struct puts them (numpy's align=True).
+      auto record = std::make_shared<sema::StructSource>();
+      record->name = "record";
+      int64_t offset = 0;
+      int64_t align = 1;
+      nb::object dtypeFields = dtype.attr("fields");
+      for (nb::handle fieldName : dtype.attr("names")) {
+        nb::object entry = dtypeFields[fieldName];
+        nb::object fieldType = entry[0];
+        int64_t fieldOffset = nb::cast<int64_t>(entry[1]);
+        std::string dtypeName = nb::cast<std::string>(fieldType.attr("name"));
+        std::optional<ScalarKind> kind = types::scalarFromName(dtypeName);
+        if (!kind || !fieldType.attr("names").is_none() || nb::cast<int64_t>(fieldType.attr("ndim")) != 0)
+          typeError(name, "field '" + nb::cast<std::string>(fieldName) + "' of its structured dtype has dtype '" +
+                              dtypeName + "'; record fields must be numbers (or use a @struct class's S.dtype)");
+        int64_t size = types::byteSize(*kind);
+        offset = (offset + size - 1) / size * size;
+        if (fieldOffset != offset)
+          typeError(name, "its structured dtype is not laid out as a C struct (field '" +
+                              nb::cast<std::string>(fieldName) + "' is at byte " + std::to_string(fieldOffset) +
+                              ", not " + std::to_string(offset) + "); make it with numpy.dtype(..., align=True)");
+        offset += size;
+        align = std::max(align, size);
+        record->fields.emplace_back(nb::cast<std::string>(fieldName), types::pythonName(*kind));
+      }
+      if ((offset + align - 1) / align * align != itemSize)
+        typeError(name, "its structured dtype's itemsize " + std::to_string(itemSize) +
+                            " is not that of a C struct of its fields; make it with numpy.dtype(..., align=True)");
+      record->identity = std::hash<std::string>{}(description);
+      records_.emplace(description, record);
+      element = record;
+    }
+  }
+  return element;
 }
 
 ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& name, Target target,

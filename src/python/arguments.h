@@ -79,6 +79,8 @@ enum class ArgumentClass : uint8_t {
   DLPack,              // has __dlpack__
   CudaArrayInterface,  // has __cuda_array_interface__
   ArrayInterface,      // has __array_interface__
+  Struct,              // an instance of a @struct class (`structSource`, `fieldNames`)
+  Tuple,               // a Python tuple (a heterogeneous tuple argument)
   Unsupported,
 };
 
@@ -87,6 +89,8 @@ struct TypeInfo {
   types::ScalarKind scalar = types::ScalarKind::Int32;  // NumpyScalar
   bool alsoCudaArrayInterface = false;                  // DLPack: fallback for the GPU
   bool alsoArrayInterface = false;                      // DLPack: fallback for the CPU
+  std::shared_ptr<sema::StructSource> structSource;     // Struct
+  std::vector<nb::object> fieldNames;                   // Struct: str objects, in order
 };
 
 // Converts Python objects to runtime arguments. Caches per-type decisions; used with the GIL.
@@ -107,6 +111,13 @@ class ArgumentConverter {
  private:
   const TypeInfo& classify(PyTypeObject* type);
   runtime::ArgumentValue fromNumpyArray(PyObject* value, const std::string& name);
+  // An array of a NumPy structured dtype: its elements are the dtype's @struct class (from the
+  // dtype's metadata, as S.dtype makes it) or an anonymous record of its fields.
+  runtime::ArgumentValue fromStructuredArray(PyObject* value, const std::string& name);
+  // The struct of a structured dtype's elements (checked to be laid out as a C struct).
+  std::shared_ptr<sema::StructSource> structElement(nb::handle dtype, const std::string& name);
+  runtime::ArgumentValue fromStruct(PyObject* value, const TypeInfo& info, const std::string& name,
+                                    runtime::Target target, uintptr_t stream, ConsumedTensors& consumed);
   runtime::ArgumentValue fromDLPack(PyObject* value, const std::string& name, runtime::Target target,
                                     uintptr_t stream, ConsumedTensors& consumed);
   runtime::ArgumentValue fromInterface(PyObject* value, const std::string& name, bool cuda);
@@ -116,6 +127,8 @@ class ArgumentConverter {
   nb::object dlpackName_;                              // "__dlpack__", made once for the vectorcall
   nb::object streamKeyword_;                           // ("stream",)
   std::unordered_map<PyTypeObject*, TypeInfo> types_;  // holds a reference to each key
+  // Anonymous records by their dtype's repr (names, formats, offsets, itemsize).
+  std::unordered_map<std::string, std::shared_ptr<sema::StructSource>> records_;
   bool numpySearched_ = false;
   PyObject* numpyArrayType_ = nullptr;
   PyObject* numpyGenericType_ = nullptr;

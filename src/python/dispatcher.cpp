@@ -61,9 +61,42 @@ const types::Type* constantType(const ConstValue& value, types::TypeContext& typ
   return nullptr;
 }
 
+// The struct type of `source` for an argument; raises CompileError when its definition is
+// malformed.
+const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& source, types::TypeContext& types) {
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  const types::Type* type = sema::resolveStruct(source, types, sources, diagnostics);
+  if (type == nullptr) raiseWeftError("CompileError", diagnostics.render());
+  return type;
+}
+
 const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types) {
+  if (value.kind == ArgumentValue::Kind::Array && value.array.elementStruct)
+    return types.array(argumentStruct(value.array.elementStruct, types), value.array.ndim);
   if (value.kind == ArgumentValue::Kind::Array) return types.array(value.array.dtype, value.array.ndim);
+  if (value.kind == ArgumentValue::Kind::Aggregate) {
+    if (value.structSource) return argumentStruct(value.structSource, types);
+    std::vector<const types::Type*> members;
+    for (const ArgumentValue& member : value.members) members.push_back(argumentType(member, types));
+    return types.tuple(members);
+  }
   return types.scalar(value.scalar);
+}
+
+// Appends what decides an argument's type to a specialization key: kind, scalar kind and
+// rank; a struct's class; a tuple's members.
+void appendArgumentKey(std::string& key, const ArgumentValue& value) {
+  key.push_back(static_cast<char>(value.kind));
+  key.push_back(static_cast<char>(value.kind == ArgumentValue::Kind::Array ? value.array.dtype : value.scalar));
+  key.push_back(static_cast<char>(value.array.ndim));
+  const sema::StructSource* source =
+      value.kind == ArgumentValue::Kind::Array ? value.array.elementStruct.get() : value.structSource.get();
+  if (source != nullptr) key.append(reinterpret_cast<const char*>(&source->identity), sizeof source->identity);
+  if (value.kind == ArgumentValue::Kind::Aggregate) {
+    key.push_back(static_cast<char>(value.members.size()));
+    for (const ArgumentValue& member : value.members) appendArgumentKey(key, member);
+  }
 }
 
 PyObject* const* tupleItems(nb::handle tuple) {
@@ -187,10 +220,7 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
       continue;
     }
     values[i] = converter.convert(args[i], parameterNames_[i], target, stream, consumed);
-    key.push_back(static_cast<char>(values[i].kind));
-    key.push_back(static_cast<char>(values[i].kind == ArgumentValue::Kind::Array ? values[i].array.dtype
-                                                                                 : values[i].scalar));
-    key.push_back(static_cast<char>(values[i].array.ndim));
+    appendArgumentKey(key, values[i]);
   }
   for (auto it = specializations_.begin(); it != specializations_.end(); ++it) {
     if ((*it)->key != key) continue;

@@ -183,12 +183,16 @@ void bindRuntime(nb::module_& module) {
            [](DeviceArrayBase* self, uintptr_t data, nb::tuple shape, nb::tuple strides,
               const std::string& dtype, bool onHost, nb::object owner) {
              std::optional<types::ScalarKind> kind = types::scalarFromName(dtype);
-             if (!kind) throw nb::type_error(("weft arrays cannot hold dtype " + dtype).c_str());
+             // NumPy names structured dtypes "void<bits>": their elements are structs, which
+             // the launch reads from the array's dtype (itemSize -1 marks them).
+             bool structured = !kind && dtype.rfind("void", 0) == 0;
+             if (!kind && !structured) throw nb::type_error(("weft arrays cannot hold dtype " + dtype).c_str());
              if (shape.size() > 8 || strides.size() != shape.size())
                throw nb::value_error("an array has at most 8 dimensions and one stride per dimension");
              new (self) DeviceArrayBase();
              self->array.data = reinterpret_cast<void*>(data);
-             self->array.dtype = *kind;
+             self->array.dtype = kind.value_or(types::ScalarKind::UInt8);
+             if (structured) self->array.itemSize = -1;
              self->array.ndim = static_cast<int>(shape.size());
              for (size_t d = 0; d < shape.size(); ++d) {
                self->array.shape[d] = nb::cast<int64_t>(shape[d]);

@@ -64,6 +64,11 @@ GlobalValue PythonEnvironment::lookup(std::string_view name) {
 GlobalValue classifyGlobal(nb::handle value) {
   GlobalValue result;
   PyObject* object = value.ptr();
+  if (PyType_Check(object) && PyObject_HasAttrString(object, "__weft_struct__")) {
+    result.kind = GlobalValue::Kind::Struct;
+    result.structClass = structSource(value);
+    return result;
+  }
   if (PyObject_HasAttrString(object, "__weft_kernel__") && !PyType_Check(object))
     return functionValue(value.attr("underlying"), sema::FunctionSource::Decorator::Kernel,
                          truthy(value.attr("interop")));
@@ -126,6 +131,19 @@ std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
   source->decorator = decorator;
   source->interop = interop;
   source->globals = std::make_shared<PythonEnvironment>(nb::borrow(function.attr("__globals__")));
+  return source;
+}
+
+std::shared_ptr<sema::StructSource> structSource(nb::handle cls) {
+  nb::object info = nb::module_::import_("weft._structs").attr("struct_source")(cls);
+  auto source = std::make_shared<sema::StructSource>();
+  source->fileName = nb::cast<std::string>(info[0]);
+  source->fileText = nb::cast<std::string>(info[1]);
+  source->line = nb::cast<uint32_t>(info[2]);
+  source->name = nb::cast<std::string>(info[3]);
+  source->align = nb::cast<int>(info[4]);
+  source->identity = reinterpret_cast<uintptr_t>(cls.ptr());
+  source->globals = std::make_shared<PythonEnvironment>(nb::borrow(info[5]));
   return source;
 }
 

@@ -41,4 +41,8 @@ sema::GlobalValue classifyGlobal(nb::handle value);
 std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
                                                      sema::FunctionSource::Decorator decorator, bool interop);
 
+// The StructSource of @struct class `cls` (its source, align and module globals); its
+// identity is the class object's address, so aligned copies (device.align) are distinct.
+std::shared_ptr<sema::StructSource> structSource(nb::handle cls);
+
 }  // namespace weft::python

@@ -4,26 +4,31 @@
 #include <limits>
 
 #include "support/check.h"
+#include "types/layout.h"
+#include "weft/device/fp16.h"
 
 namespace weft::runtime {
 namespace {
 
 using types::ScalarKind;
+using weft::detail::BFloat16Format;
+using weft::detail::Float16Format;
+using weft::detail::Float8E4M3Format;
+using weft::detail::Float8E5M2Format;
 
-size_t alignmentOf(const types::Type* type) {
-  if (type->isArray()) return alignof(uint64_t);
-  return static_cast<size_t>(types::byteSize(type->scalar));  // complex: the size of the pair
-}
+size_t alignmentOf(const types::Type* type) { return static_cast<size_t>(types::layoutOf(type).align); }
 
-size_t sizeOf(const types::Type* type) {
-  if (type->isArray()) return sizeof(void*) + 2 * sizeof(uint64_t) * static_cast<size_t>(type->ndim);
-  return static_cast<size_t>(types::byteSize(type->scalar));
-}
+size_t sizeOf(const types::Type* type) { return static_cast<size_t>(types::layoutOf(type).size); }
 
 std::string describeArgument(const ArgumentValue& argument) {
+  if (argument.kind == ArgumentValue::Kind::Array && argument.array.elementStruct)
+    return "array(" + argument.array.elementStruct->name + ", " + std::to_string(argument.array.ndim) + "d)";
   if (argument.kind == ArgumentValue::Kind::Array)
     return std::string("array(") + types::pythonName(argument.array.dtype) + ", " +
            std::to_string(argument.array.ndim) + "d)";
+  if (argument.kind == ArgumentValue::Kind::Aggregate)
+    return argument.structSource ? "struct " + argument.structSource->name
+                                 : "a tuple of " + std::to_string(argument.members.size());
   return types::pythonName(argument.scalar);
 }
 
@@ -92,12 +97,12 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
   const std::vector<const types::Type*>& parameterTypes = frontEnd.parameterTypes;
   for (size_t i = 0; i < parameterTypes.size(); ++i) {
     const types::Type* type = parameterTypes[i];
-    WEFT_CHECK(type && (type->isScalar() || type->isArray()),
-               "kernel '" + kernelName_ + "' has a parameter that is neither a scalar nor an array");
+    WEFT_CHECK(type && (type->isScalar() || type->isArray() || type->isStruct() || type->kind == types::TypeKind::Tuple),
+               "kernel '" + kernelName_ + "' has a parameter that is not a scalar, array, tuple or struct");
     size_t alignment = alignmentOf(type);
     bytes_ = (bytes_ + alignment - 1) / alignment * alignment;
     std::string name = i < frontEnd.parameterNames.size() ? frontEnd.parameterNames[i] : "#" + std::to_string(i + 1);
-    slots_.push_back(Slot{type->isArray(), type->scalar, type->ndim, types::toString(type), std::move(name), bytes_});
+    slots_.push_back(makeSlot(type, std::move(name), bytes_));
     bytes_ += sizeOf(type);
   }
   bytes_ = (bytes_ + 15) / 16 * 16;
@@ -110,6 +115,46 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
     if (param >= 0) ++mapped;
   }
   WEFT_CHECK(mapped == slots_.size(), "argumentToParam does not cover every parameter of '" + kernelName_ + "'");
+}
+
+ParameterLayout::Slot ParameterLayout::makeSlot(const types::Type* type, std::string name, size_t offset) {
+  Slot slot;
+  slot.isArray = type->isArray();
+  slot.scalar = type->scalar;
+  slot.ndim = type->ndim;
+  slot.typeName = types::toString(type);
+  slot.name = std::move(name);
+  slot.offset = offset;
+  if (type->isArray() && type->element != nullptr) {
+    WEFT_CHECK(type->element->isStruct(), "an array parameter of " + types::toString(type->element) + " elements");
+    slot.structIdentity = type->element->identity;
+  }
+  if (type->isStruct() || type->kind == types::TypeKind::Tuple) {
+    slot.isAggregate = true;
+    slot.structIdentity = type->isStruct() ? type->identity : 0;
+    types::Layout layout = types::layoutOf(type);
+    for (size_t i = 0; i < type->elements.size(); ++i) {
+      std::string member = type->isStruct() ? slot.name + "." + type->fieldNames[i] : slot.name + "[" + std::to_string(i) + "]";
+      slot.members.push_back(makeSlot(type->elements[i], std::move(member), static_cast<size_t>(layout.offsets[i])));
+    }
+  }
+  return slot;
+}
+
+void ParameterLayout::packValue(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
+  if (slot.isAggregate) packAggregate(slot, argument, destination);
+  else if (slot.isArray) packArray(slot, argument, destination);
+  else packScalar(slot, argument, destination);
+}
+
+void ParameterLayout::packAggregate(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
+  bool isStruct = slot.structIdentity != 0;
+  bool matches = argument.kind == ArgumentValue::Kind::Aggregate && argument.members.size() == slot.members.size() &&
+                 (isStruct ? argument.structSource && argument.structSource->identity == slot.structIdentity
+                           : !argument.structSource);
+  if (!matches) fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
+  for (size_t i = 0; i < slot.members.size(); ++i)
+    packValue(slot.members[i], argument.members[i], destination + slot.members[i].offset);
 }
 
 void ParameterLayout::fail(LaunchError::Kind kind, const Slot& slot, const std::string& detail) const {
@@ -146,7 +191,11 @@ void ParameterLayout::packScalar(const Slot& slot, const ArgumentValue& argument
   } else if (types::isFloating(target)) {
     if (types::isComplex(source)) mismatch();
     double value = realValue(argument);
-    if (target == ScalarKind::Float16) store<uint16_t>(destination, halfBitsFromFloat(static_cast<float>(value)));
+    // Narrow floats round once from the double, as the device's conversions do.
+    if (target == ScalarKind::Float16) store<uint16_t>(destination, static_cast<uint16_t>(Float16Format::encode(value)));
+    else if (target == ScalarKind::BFloat16) store<uint16_t>(destination, static_cast<uint16_t>(BFloat16Format::encode(value)));
+    else if (target == ScalarKind::Float8E4M3) store<uint8_t>(destination, static_cast<uint8_t>(Float8E4M3Format::encode(value)));
+    else if (target == ScalarKind::Float8E5M2) store<uint8_t>(destination, static_cast<uint8_t>(Float8E5M2Format::encode(value)));
     else if (target == ScalarKind::Float32) store<float>(destination, static_cast<float>(value));
     else store<double>(destination, value);
   } else {
@@ -163,8 +212,10 @@ void ParameterLayout::packScalar(const Slot& slot, const ArgumentValue& argument
 }
 
 void ParameterLayout::packArray(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
-  if (argument.kind != ArgumentValue::Kind::Array || argument.array.dtype != slot.scalar ||
-      argument.array.ndim != slot.ndim)
+  bool elementMatches = slot.structIdentity != 0
+                            ? argument.array.elementStruct && argument.array.elementStruct->identity == slot.structIdentity
+                            : !argument.array.elementStruct && argument.array.dtype == slot.scalar;
+  if (argument.kind != ArgumentValue::Kind::Array || !elementMatches || argument.array.ndim != slot.ndim)
     fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
   const ArrayValue& array = argument.array;
   store<void*>(destination, array.data);
@@ -191,8 +242,7 @@ void ParameterLayout::pack(const std::vector<ArgumentValue>& arguments, unsigned
     if (param < 0) continue;
     const Slot& slot = slots_[static_cast<size_t>(param)];
     unsigned char* destination = storage + slot.offset;
-    if (slot.isArray) packArray(slot, arguments[i], destination);
-    else packScalar(slot, arguments[i], destination);
+    packValue(slot, arguments[i], destination);
     pointers[param] = destination;
   }
 }

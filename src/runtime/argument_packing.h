@@ -18,7 +18,8 @@ uint16_t halfBitsFromFloat(float value);
 // its C++ type (bool: 1 byte; float16: IEEE half bits; complex64: {float re, im} aligned to
 // 8; complex128: {double re, im} aligned to 16). An array of ndim N is the device descriptor
 // of include/weft/device/array.h: { T* data; uint64_t shape[N]; uint64_t strides[N]; } with
-// strides counted in elements.
+// strides counted in elements. Tuples and structs are their standard-layout C++ structs
+// (types/layout.h), packed member by member.
 class ParameterLayout {
  public:
   ParameterLayout(std::string kernelName, const FrontEndResult& frontEnd);
@@ -38,13 +39,19 @@ class ParameterLayout {
   // A copy of what packing needs from the parameter's type: kernels may outlive the
   // TypeContext that interned it.
   struct Slot {
-    bool isArray;
-    types::ScalarKind scalar;  // array: the element type
-    int ndim;
+    bool isArray = false;
+    types::ScalarKind scalar = types::ScalarKind::Bool;  // array: the element type
+    int ndim = 0;
     std::string typeName;      // for messages
     std::string name;
-    size_t offset;
+    size_t offset = 0;         // a member: from the start of its aggregate
+    bool isAggregate = false;  // a tuple or struct: `members`, laid out as types::layoutOf says
+    std::vector<Slot> members;
+    uint64_t structIdentity = 0;   // a struct, or an array's struct elements: the class (0: none)
   };
+  static Slot makeSlot(const types::Type* type, std::string name, size_t offset);
+  void packValue(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const;
+  void packAggregate(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const;
   void packScalar(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const;
   void packArray(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const;
   [[noreturn]] void fail(LaunchError::Kind kind, const Slot& slot, const std::string& detail) const;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "runtime/argument_packing.h"
 #include "runtime/loaded_kernels.h"
@@ -20,8 +21,20 @@ constexpr DeviceLimits kCpuLimits{};
 // An open shared object; closed when the last kernel from it goes.
 struct HostLibrary {
   void* handle = nullptr;
+  // The memfd the library was loaded from, open while the library is loaded: dlopen finds
+  // loaded libraries by path, and a reused /proc/self/fd/N would return an older kernel's
+  // library. dlclose may keep a library loaded (a C++ unique symbol makes it undeletable);
+  // then the descriptor stays open for the life of the process, so its path is never reused.
+  int fd = -1;
   ~HostLibrary() {
     if (handle) ::dlclose(handle);
+    if (fd < 0) return;
+    std::string path = "/proc/self/fd/" + std::to_string(fd);
+    if (void* stillLoaded = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+      ::dlclose(stillLoaded);
+      return;
+    }
+    ::close(fd);
   }
 };
 
@@ -46,6 +59,7 @@ class CpuKernel final : public LoadedKernel {
     grid.grid = host::Dim3{config.grid[0], config.grid[1], config.grid[2]};
     grid.block = host::Dim3{config.block[0], config.block[1], config.block[2]};
     grid.sharedBytes = staticShared_ + config.sharedBytes;
+    grid.dynamicSharedBytes = config.sharedBytes;
     grid.usesBarrier = usesBarrier_;
     runner_->run(grid);
   }
@@ -85,8 +99,8 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
   }
   auto library = std::make_shared<HostLibrary>();
   std::string path = "/proc/self/fd/" + std::to_string(fd);
+  library->fd = fd;
   library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ::close(fd);
   if (!library->handle) {
     const char* reason = ::dlerror();
     error = reason ? reason : "dlopen failed";

@@ -25,7 +25,10 @@ struct GridLaunch {
   host::Dim3 grid{1, 1, 1};
   host::Dim3 block{1, 1, 1};
   size_t sharedBytes = 0;    // static (the unit's) plus dynamic (the launch's)
-  bool usesBarrier = false;  // false: the threads of a block run one after another, no fibers
+  size_t dynamicSharedBytes = 0;  // the launch's `shared`
+  // False: the threads of a block run one after another, no fibers (the kernel calls no
+  // barrier, warp collective or atomic wait).
+  bool usesBarrier = false;
 };
 
 class BlockWorker;

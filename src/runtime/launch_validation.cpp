@@ -37,6 +37,9 @@ void validateLaunch(const std::string& kernelName, const LaunchConfig& config, c
   if (threads > maxThreads)
     fail("block " + dims(config.block) + " has " + std::to_string(threads) + " threads; this kernel can run at most " +
          std::to_string(maxThreads) + " per block (its register use limits it); use smaller blocks");
+  if (config.sharedBytes == 0 && staticShared > limits.maxSharedPerBlock)
+    fail("its shared_arrays take " + std::to_string(staticShared) + " bytes of shared memory; the device allows at most " +
+         std::to_string(limits.maxSharedPerBlock) + " bytes per block; use smaller shared arrays");
   if (config.sharedBytes + staticShared > limits.maxSharedPerBlock)
     fail(std::to_string(config.sharedBytes) + " bytes of dynamic shared memory requested" +
          (staticShared ? " (plus " + std::to_string(staticShared) + " bytes of shared_arrays)" : std::string()) +

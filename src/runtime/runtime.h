@@ -49,16 +49,23 @@ struct ArrayValue {
   int ndim = 0;
   std::array<int64_t, 8> shape{};
   std::array<int64_t, 8> strides{};
+  // Elements that are structs (a NumPy structured dtype): their definition (`dtype` is then
+  // meaningless), and the bytes of one element.
+  std::shared_ptr<sema::StructSource> elementStruct;
+  int64_t itemSize = 0;
 };
 
 // One launch argument as the runtime receives it.
 struct ArgumentValue {
-  enum class Kind : uint8_t { Scalar, Array } kind = Kind::Scalar;
+  // Aggregate: a tuple (`structSource` null) or a @struct instance; `members` in order.
+  enum class Kind : uint8_t { Scalar, Array, Aggregate } kind = Kind::Scalar;
   types::ScalarKind scalar = types::ScalarKind::Int32;  // Scalar: the value's kind
   int64_t intValue = 0;    // Scalar integers and bool
   double floatValue = 0;   // Scalar floating; complex: real part
   double imagValue = 0;
   ArrayValue array;
+  std::vector<ArgumentValue> members;                // Aggregate
+  std::shared_ptr<sema::StructSource> structSource;  // Aggregate: the struct class
 };
 
 struct LaunchConfig {

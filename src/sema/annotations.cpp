@@ -30,9 +30,22 @@ bool isFullSlice(const syntax::Expr& e) {
                                     syntax::as<syntax::ConstantExpr>(*slice.step).value.intValue == 1));
 }
 
+// The struct type a @struct class annotation names; nullptr when its definition is malformed
+// (reported where the class is constructed or passed to a kernel).
+const types::Type* structAnnotation(const Value& structClass, types::TypeContext& types, int depth) {
+  SourceManager scratchSources;
+  Diagnostics scratch(scratchSources);
+  return resolveStructAt(structClass.structSource, types, scratchSources, scratch, SourceLoc{}, depth + 1);
+}
+
 }  // namespace
 
 Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types) {
+  return resolveAnnotationAt(annotation, environment, types, 0);
+}
+
+Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types,
+                               int depth) {
   Annotation result;
   if (annotation.kind == syntax::ExprKind::Subscript) {
     const auto& subscript = syntax::as<syntax::SubscriptExpr>(annotation);
@@ -44,7 +57,13 @@ Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* enviro
       result.type = inner.type;
       return result;
     }
-    if (base.kind != Value::Kind::NumberType) return result;
+    const types::Type* element = nullptr;
+    if (base.kind == Value::Kind::StructType) {
+      element = structAnnotation(base, types, depth);
+      if (element == nullptr) return result;
+    } else if (base.kind != Value::Kind::NumberType) {
+      return result;
+    }
     int ndim = 0;
     if (isFullSlice(*subscript.slice)) {
       ndim = 1;
@@ -56,11 +75,14 @@ Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* enviro
     }
     if (ndim == 0) return result;
     result.kind = Annotation::Kind::Type;
-    result.type = types.array(base.scalar, ndim);
+    result.type = element != nullptr ? types.array(element, ndim) : types.array(base.scalar, ndim);
     return result;
   }
   Value v = resolveDotted(annotation, environment);
-  if (v.kind == Value::Kind::NumberType) {
+  if (v.kind == Value::Kind::StructType) {
+    result.type = structAnnotation(v, types, depth);
+    if (result.type != nullptr) result.kind = Annotation::Kind::Type;
+  } else if (v.kind == Value::Kind::NumberType) {
     result.kind = Annotation::Kind::Type;
     result.type = types.scalar(v.scalar);
   } else if (v.kind == Value::Kind::Intrinsic && v.intrinsic == Intrinsic::ConstExpr) {

@@ -17,7 +17,8 @@ struct MathEntry {
   bool predicate;
 };
 
-// The math functions of numbapro-cuda-python-spec.md (plus log2), with CUDA semantics.
+// The math functions of numbapro-cuda-python-spec.md (plus log2, and erf ... fma of issue 4),
+// with CUDA semantics.
 constexpr MathEntry kMath[] = {
     {"acos", Builtin::Acos, 1, false},   {"asin", Builtin::Asin, 1, false},   {"atan", Builtin::Atan, 1, false},
     {"acosh", Builtin::Acosh, 1, false}, {"asinh", Builtin::Asinh, 1, false}, {"atanh", Builtin::Atanh, 1, false},
@@ -29,6 +30,10 @@ constexpr MathEntry kMath[] = {
     {"pow", Builtin::Pow, 2, false},     {"ceil", Builtin::Ceil, 1, false},   {"floor", Builtin::Floor, 1, false},
     {"copysign", Builtin::Copysign, 2, false}, {"fmod", Builtin::Fmod, 2, false},
     {"isnan", Builtin::IsNan, 1, true},  {"isinf", Builtin::IsInf, 1, true},
+    {"isfinite", Builtin::IsFinite, 1, true}, {"erf", Builtin::Erf, 1, false}, {"erfc", Builtin::Erfc, 1, false},
+    {"gamma", Builtin::Gamma, 1, false}, {"lgamma", Builtin::Lgamma, 1, false}, {"trunc", Builtin::Trunc, 1, false},
+    {"cbrt", Builtin::Cbrt, 1, false}, {"hypot", Builtin::Hypot, 2, false}, {"remainder", Builtin::Remainder, 2, false},
+    {"fma", Builtin::Fma, 3, false},
 };
 
 struct IntrinsicEntry {
@@ -63,7 +68,7 @@ Value floatConstant(double x) {
 std::string canonicalModule(std::string_view qualifiedName) {
   if (qualifiedName == "weft" || qualifiedName == "cuda.device") return "weft";
   if (qualifiedName == "math" || qualifiedName == "numpy" || qualifiedName == "cuda") return std::string(qualifiedName);
-  return {};
+  return classicModule(qualifiedName);
 }
 
 Value resolveEntity(std::string_view qualifiedName) {
@@ -71,6 +76,7 @@ Value resolveEntity(std::string_view qualifiedName) {
   if (dot == std::string_view::npos) return {};
   std::string module = canonicalModule(qualifiedName.substr(0, dot));
   std::string member(qualifiedName.substr(dot + 1));
+  if (!classicModule(module).empty()) return resolveClassicEntity(module, member);
   if (module.empty()) {
     if (qualifiedName.substr(0, dot) == "builtins") return resolvePythonBuiltin(member);
     return {};
@@ -94,7 +100,15 @@ Value resolveEntity(std::string_view qualifiedName) {
       }
     }
     if (module == "numpy" && member == "bool_") return numberType(types::ScalarKind::Bool, "numpy.bool_");
+    if (auto vector = types::vectorFromName(member); vector && module == "weft") {
+      Value v = numberType(vector->first, "device." + member);
+      v.vectorSize = vector->second;
+      return v;
+    }
     if (module == "numpy") return {};
+    // WarpMask (SIMT.md: an int32 with bit access) is represented as uint32, bit i = lane i.
+    if (member == "WarpMask") return numberType(types::ScalarKind::UInt32, "device.WarpMask");
+    if (Value target = resolveTargetEntity(member); target.kind != Value::Kind::Error) return target;
     for (const IntrinsicEntry& entry : kIntrinsics) {
       if (entry.name == "weft." + member) {
         Value v;
@@ -180,6 +194,11 @@ GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
         meaning.status = GlobalMeaning::Status::UnsupportedEntity;
         meaning.detail = global.qualifiedName;
       }
+      return meaning;
+    case GlobalValue::Kind::Struct:
+      meaning.value.kind = Value::Kind::StructType;
+      meaning.value.structSource = global.structClass;
+      meaning.value.name = "struct '" + global.structClass->name + "'";
       return meaning;
     case GlobalValue::Kind::Unsupported:
       meaning.status = GlobalMeaning::Status::Unsupported;

@@ -9,7 +9,7 @@ namespace {
 // True when evaluating `e` has no effect but its value (so it may be skipped or repeated).
 bool isPure(const TypedExpr& e) {
   if (e.kind == TypedExprKind::Call) return false;
-  if (e.kind == TypedExprKind::BuiltinCall && e.builtin == Builtin::Syncthreads) return false;
+  if (e.kind == TypedExprKind::BuiltinCall && builtinHasEffects(e.builtin)) return false;
   for (const TypedExpr* operand : e.operands) {
     if (!isPure(*operand)) return false;
   }
@@ -116,7 +116,8 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
     sink.error(diag::IndexCount, loc, {types::toString(type), std::to_string(type->ndim), std::to_string(indices.size())});
     return errorValue();
   }
-  TypedExpr* element = make(TypedExprKind::ArrayElement, types.scalar(type->scalar), loc, {array.expr});
+  const types::Type* elementType = type->element != nullptr ? type->element : types.scalar(type->scalar);
+  TypedExpr* element = make(TypedExprKind::ArrayElement, elementType, loc, {array.expr});
   for (const Value& v : indices) {
     if (!v.type()->isScalar() || !types::isInteger(v.type()->scalar)) {
       sink.error(diag::IndexType, v.expr->loc, {describe(v)});
@@ -129,6 +130,7 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
     element->operands.push_back(converted.expr);
     element->wrapNegative.push_back(!nonNegative);
   }
+  if (elementType->kind == types::TypeKind::Atomic) return atomicElement(runtime(element), loc);
   return runtime(element);
 }
 
@@ -142,6 +144,7 @@ Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
   base = toRunTime(base, e.value->loc);
   if (base.isError()) return base;
   if (base.type()->isArray()) return arrayIndex(base, *e.slice, e.loc);
+  if (base.type()->isVector()) return vectorIndex(base, *e.slice, e.loc);
   if (base.type()->kind == types::TypeKind::Tuple) {
     Value index = value(*e.slice);
     if (index.isError()) return index;
@@ -201,35 +204,49 @@ bool FunctionChecker::declareArray(int local, const syntax::Expr& valueExpr, Sou
   std::string what = callee.name + "()";
   const syntax::Expr* shapeExpr = call.args.size() > 0 ? call.args[0] : nullptr;
   const syntax::Expr* dtypeExpr = call.args.size() > 1 ? call.args[1] : nullptr;
+  bool fortranOrder = false;
+  int align = 0;
   for (const syntax::Keyword* keyword : call.keywords) {
     if (keyword->arg == "shape" && shapeExpr == nullptr) {
       shapeExpr = keyword->value;
     } else if (keyword->arg == "dtype" && dtypeExpr == nullptr) {
       dtypeExpr = keyword->value;
+    } else if (keyword->arg == "order" || keyword->arg == "align") {
+      if (!arrayLayoutOption(*keyword, what, fortranOrder, align)) return true;
     } else {
       sink.error(diag::KeywordArgument, keyword->loc, {what, keyword->arg});
       return true;
     }
   }
-  if (shapeExpr == nullptr || dtypeExpr == nullptr || call.args.size() > 2) {
+  for (size_t i = 2; i < call.args.size() && i < 4; ++i) {
+    syntax::Keyword option;
+    option.arg = i == 2 ? "order" : "align";
+    option.value = call.args[i];
+    option.loc = call.args[i]->loc;
+    if (!arrayLayoutOption(option, what, fortranOrder, align)) return true;
+  }
+  if (shapeExpr == nullptr || dtypeExpr == nullptr || call.args.size() > 4) {
     sink.error(diag::ArgumentCount, call.loc, {what, "2 arguments (shape, dtype)", std::to_string(call.args.size() + call.keywords.size())});
     return true;
   }
   Value shape = expr(*shapeExpr);
-  Value dtype = expr(*dtypeExpr);
-  if (shape.isError() || dtype.isError()) return true;
+  bool isAtomic = false;
+  const types::Type* atomic = atomicDtype(*dtypeExpr, isAtomic);
+  Value dtype = isAtomic ? Value{} : expr(*dtypeExpr);
+  if (shape.isError() || (isAtomic ? atomic == nullptr : dtype.isError())) return true;
   auto dims = constantShape(shape);
   if (!dims) {
     sink.error(diag::ArrayShape, shapeExpr->loc,
                {what, shape.constant ? toString(*shape.constant) : "a run-time " + describe(shape)});
     return true;
   }
-  if (dtype.kind != Value::Kind::NumberType) {
+  if (!isAtomic && dtype.kind != Value::Kind::NumberType) {
     sink.error(diag::ArrayDtype, dtypeExpr->loc, {what});
     return true;
   }
   types::MemorySpace space = callee.intrinsic == Intrinsic::SharedArray ? types::MemorySpace::Shared : types::MemorySpace::Local;
-  const types::Type* type = types.array(dtype.scalar, static_cast<int>(dims->size()), space);
+  int ndim = static_cast<int>(dims->size());
+  const types::Type* type = isAtomic ? types.array(atomic, ndim, space) : types.array(dtype.scalar, ndim, space);
   LocalState& state = locals_[static_cast<size_t>(local)];
   if (state.isParam) {
     sink.error(diag::ParameterRetyped, loc, {state.name, types::toString(state.fixed), types::toString(type)});
@@ -247,6 +264,8 @@ bool FunctionChecker::declareArray(int local, const syntax::Expr& valueExpr, Sou
   TypedStmt* s = emit(TypedStmtKind::DeclareArray, loc);
   s->local = local;
   s->shape = *dims;
+  s->fortranOrder = fortranOrder;
+  s->align = align;
   return true;
 }
 

@@ -32,7 +32,8 @@ Value FunctionChecker::threadIndex(Intrinsic which, SourceLoc loc) {
     e->builtin = dimBuiltin(which, i);
     components.push_back(e);
   }
-  return runtime(make(TypedExprKind::TupleMake, types.tuple({u32, u32, u32}), loc, components));
+  // Dim3 is a subclass of uint32x3 (SIMT.md).
+  return runtime(make(TypedExprKind::VectorMake, types.vector(types::ScalarKind::UInt32, 3), loc, components));
 }
 
 Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
@@ -55,16 +56,27 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
         if (component < 0) break;
         TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::UInt32), e.loc);
         call->builtin = dimBuiltin(base.intrinsic, component);
+        if (base.scalar == types::ScalarKind::Int32) {  // the classic front's int32 components
+          Value signedComponent = cast(runtime(call, true), types::ScalarKind::Int32, e.loc);
+          signedComponent.nonNegative = true;
+          return signedComponent;
+        }
         return runtime(call, true);
       }
       break;
     case Value::Kind::RunTime:
       if (base.type()->isArray()) return arrayAttribute(base, e.attr, e.loc);
+      if (base.type()->kind == types::TypeKind::AtomicRef) return atomicMember(base, e.attr, e.loc);
+      if (base.type()->isStruct()) return structAttribute(base, e.attr, e.loc);
+      if (base.type()->isVector()) return vectorAttribute(base, e.attr, e.loc);
+      if (base.type()->isScalar()) return numberAttribute(base, e.attr, e.loc);
       break;
     case Value::Kind::Error:
     case Value::Kind::Constant:
     case Value::Kind::Function:
-    case Value::Kind::NumberType: break;
+    case Value::Kind::NumberType:
+    case Value::Kind::StructType:
+    case Value::Kind::Method: break;
   }
   sink.error(diag::UnknownAttribute, e.loc, {describe(base), e.attr});
   return errorValue();
@@ -90,6 +102,7 @@ bool FunctionChecker::requireArgs(const std::string& what, const syntax::CallExp
 }
 
 Value FunctionChecker::call(const syntax::CallExpr& e) {
+  if (std::optional<Value> method = numberMethod(e)) return *method;
   Value callee = expr(*e.func);
   if (callee.isError()) {
     for (const syntax::Expr* arg : e.args) expr(*arg);
@@ -98,12 +111,15 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
   switch (callee.kind) {
     case Value::Kind::Function: return userCall(callee, e);
     case Value::Kind::NumberType: {
+      if (callee.vectorSize > 0) return vectorConstruct(callee, e);
       if (!requireArgs(callee.name + "()", e, 0, 1)) return errorValue();
       std::vector<Value> args;
       for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
       return numberCast(callee, e, std::move(args));
     }
     case Value::Kind::Intrinsic: return intrinsicCall(callee, e);
+    case Value::Kind::StructType: return structConstruct(callee, e);
+    case Value::Kind::Method: return methodCall(callee, e);
     case Value::Kind::Error:
     case Value::Kind::RunTime:
     case Value::Kind::Constant:
@@ -122,7 +138,7 @@ Value FunctionChecker::numberCast(const Value& callee, const syntax::CallExpr& e
   return cast(args[0], callee.scalar, e.loc);
 }
 
-Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e) {
+Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, const Value* self) {
   const FunctionSource& source = *callee.function;
   std::string what = "function '" + source.name + "'";
   if (source.decorator == FunctionSource::Decorator::Kernel) {
@@ -136,6 +152,7 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e) 
   std::vector<Value> args;
   std::vector<ArgumentInfo> infos;
   bool failed = false;
+  if (self != nullptr) args.push_back(*self);
   for (const syntax::Expr* arg : e.args) {
     if (arg->kind == syntax::ExprKind::Starred) {
       sink.error(diag::UnsupportedExpression, arg->loc, {"a starred argument (*args)", "; pass each argument"});
@@ -339,14 +356,12 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
         n.intValue = static_cast<int64_t>(v.type()->elements.size());
         return weakLiteral(n, e.loc);
       }
+      if (v.type()->isVector()) return vectorAttribute(v, "size", e.loc);
       sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "an array or a tuple", describe(v)});
       return errorValue();
     }
     case Intrinsic::Range:
       sink.error(diag::ForIterable, e.loc, {": range() can only be the iterable of a for loop"});
-      return errorValue();
-    case Intrinsic::Print:
-      sink.error(diag::UnsupportedExpression, e.loc, {"print()", " yet"});
       return errorValue();
     case Intrinsic::Tid:
     case Intrinsic::GridSize: {
@@ -395,6 +410,41 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     case Intrinsic::WarpSize:
     case Intrinsic::LaneId:
     case Intrinsic::ConstExpr: break;
+    case Intrinsic::Target:
+    case Intrinsic::IsExactly:
+    case Intrinsic::Provides: return targetSelectorCall(*this, callee, e);
+    case Intrinsic::TargetDescription:
+    case Intrinsic::SMSelector: break;
+    case Intrinsic::ConstArrayLike: return classicConstArrayLike(*this, callee, e);
+    case Intrinsic::ClassicAtomic: return classicAtomicCall(*this, callee, e);
+    case Intrinsic::Print:
+    case Intrinsic::DynamicSharedArray:
+    case Intrinsic::SyncthreadsCount:
+    case Intrinsic::SyncthreadsAnd:
+    case Intrinsic::SyncthreadsOr:
+    case Intrinsic::ActiveMask:
+    case Intrinsic::LanemaskLt:
+    case Intrinsic::Syncwarp:
+    case Intrinsic::AllSync:
+    case Intrinsic::AnySync:
+    case Intrinsic::EqSync:
+    case Intrinsic::BallotSync:
+    case Intrinsic::ShflSync:
+    case Intrinsic::ShflUpSync:
+    case Intrinsic::ShflDownSync:
+    case Intrinsic::ShflXorSync:
+    case Intrinsic::MatchAnySync:
+    case Intrinsic::MatchAllSync:
+    case Intrinsic::Threadfence:
+    case Intrinsic::Atomic:
+    case Intrinsic::AtomicRef:
+    case Intrinsic::AtomicMethod:
+    case Intrinsic::Popc:
+    case Intrinsic::Brev:
+    case Intrinsic::Clz:
+    case Intrinsic::Ffs:
+    case Intrinsic::Cbrt:
+    case Intrinsic::Fma: return simtCall(callee, e);
   }
   sink.error(diag::NotCallable, e.loc, {callee.name});
   return errorValue();

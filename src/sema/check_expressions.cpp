@@ -97,6 +97,8 @@ std::string FunctionChecker::describe(const Value& v) const {
     case Value::Kind::Function: return v.name;
     case Value::Kind::NumberType: return "type " + v.name;
     case Value::Kind::Intrinsic: return v.name;
+    case Value::Kind::StructType: return v.name;
+    case Value::Kind::Method: return "method " + v.name;
   }
   return "?";
 }
@@ -171,6 +173,8 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
     case Value::Kind::Module:
     case Value::Kind::Function:
     case Value::Kind::NumberType:
+    case Value::Kind::StructType:
+    case Value::Kind::Method:
       sink.error(diag::UnsupportedExpression, loc, {describe(v) + " used as a value", ""});
       return errorValue();
   }
@@ -475,8 +479,7 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
     }
     case BinaryOp::TrueDiv: {
       if (types::isComplex(common) || types::isFloating(common)) {
-        ScalarKind kind = common == ScalarKind::Float16 ? ScalarKind::Float32 : common;
-        return emit(kind, kind, bothNonNegative);
+        return emit(common, common, bothNonNegative);
       }
       ScalarKind la = left.weak ? common : lk;
       ScalarKind ra = right.weak ? common : rk;

@@ -16,6 +16,7 @@ namespace {
 std::string mangleScalar(types::ScalarKind kind) {
   std::string name = types::pythonName(kind);
   if (name == "bool") return "b";
+  if (name == "bfloat16") return "bf16";
   if (name.starts_with("uint")) return "u" + name.substr(4);
   if (name.starts_with("int")) return "i" + name.substr(3);
   if (name.starts_with("float")) return "f" + name.substr(5);
@@ -34,13 +35,18 @@ std::string mangleType(const types::Type* type) {
         case types::MemorySpace::Shared: space = "s"; break;
         case types::MemorySpace::Local: space = "l"; break;
       }
-      return "a" + std::to_string(type->ndim) + space + mangleScalar(type->scalar);
+      return "a" + std::to_string(type->ndim) + space +
+             (type->element != nullptr ? mangleType(type->element) : mangleScalar(type->scalar));
     }
+    case types::TypeKind::Vector: return "v" + std::to_string(type->size) + mangleScalar(type->scalar);
     case types::TypeKind::Tuple: {
       std::string text = "t" + std::to_string(type->elements.size());
       for (const types::Type* element : type->elements) text += mangleType(element);
       return text + "e";
     }
+    case types::TypeKind::Struct: return "r" + std::to_string(type->name.size()) + type->name;
+    case types::TypeKind::Atomic: return "y" + std::to_string(type->align) + mangleScalar(type->scalar);
+    case types::TypeKind::AtomicRef: return "q" + mangleScalar(type->scalar);
   }
   return "x";
 }
@@ -404,7 +410,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   for (TypedFunction& function : result.functions) {
     forEachExpr(function.body, [&](const TypedExpr& e) {
       if (e.kind == TypedExprKind::Call) const_cast<TypedExpr&>(e).callee = position.at(e.callee);
-      if (e.kind == TypedExprKind::BuiltinCall && e.builtin == Builtin::Syncthreads) result.usesBarrier = true;
+      if (e.kind == TypedExprKind::BuiltinCall && needsFibers(e.builtin)) result.usesBarrier = true;
     });
   }
   result.kernel = position.at(kernel);

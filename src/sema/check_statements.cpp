@@ -15,6 +15,8 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::Binary:
     case TypedExprKind::Unary:
     case TypedExprKind::TupleMake:
+    case TypedExprKind::VectorMake:
+    case TypedExprKind::VectorElement:
     case TypedExprKind::Truth: break;
     case TypedExprKind::BuiltinCall:
       if (e.builtin == Builtin::Syncthreads) return false;
@@ -123,6 +125,7 @@ void FunctionChecker::stmt(const syntax::Stmt& s) {
     }
     case K::If: {
       const auto& i = syntax::as<syntax::IfStmt>(s);
+      if (checkTargetIf(*this, i)) return;
       Value test = condition(*i.test);
       std::vector<TypedStmt*> body, orelse;
       block(i.body, body);
@@ -192,6 +195,23 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
         return;
       }
       const types::Type* type = v.type();
+      if (type->isVector()) {
+        // `x, y, z = v`: each component, from one evaluation of v.
+        if (static_cast<size_t>(type->size) != targets.size()) {
+          sink.error(diag::UnpackCount, target.loc, {std::to_string(type->size), std::to_string(targets.size())});
+          return;
+        }
+        int temporary = newTemporary(type, loc);
+        assignLocal(temporary, v, loc);
+        for (size_t i = 0; i < targets.size(); ++i) {
+          TypedExpr* ref = make(TypedExprKind::Local, type, loc);
+          ref->local = temporary;
+          TypedExpr* element = make(TypedExprKind::VectorElement, types.scalar(type->scalar), loc, {ref});
+          element->index = static_cast<int>(i);
+          assign(*targets[i], runtime(element, types::isUnsigned(type->scalar)), loc);
+        }
+        return;
+      }
       if (type->kind != types::TypeKind::Tuple) {
         sink.error(diag::NotUnpackable, target.loc, {types::toString(type)});
         return;
@@ -235,6 +255,10 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
       const auto& sub = syntax::as<syntax::SubscriptExpr>(target);
       Value base = value(*sub.value);
       if (base.isError()) return;
+      if (base.type()->isVector()) {
+        vectorAssign(base, "", target.loc);
+        return;
+      }
       if (!base.type()->isArray()) {
         sink.error(diag::AssignTarget, target.loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
         return;
@@ -246,9 +270,7 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
       emit(TypedStmtKind::Store, loc, {element.expr, stored.expr});
       return;
     }
-    case syntax::ExprKind::Attribute:
-      sink.error(diag::AssignTarget, target.loc, {"an attribute"});
-      return;
+    case syntax::ExprKind::Attribute: attributeAssign(syntax::as<syntax::AttributeExpr>(target)); return;
     case syntax::ExprKind::BoolOp:
     case syntax::ExprKind::NamedExpr:
     case syntax::ExprKind::BinOp:

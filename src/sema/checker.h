@@ -33,6 +33,8 @@ struct Value {
     Function,    // a Python function: `function`
     NumberType,  // `scalar`, e.g. device.float32 or builtin int
     Intrinsic,   // `intrinsic` (and `math` for Intrinsic::Math)
+    StructType,  // a @struct class: `structSource` (its type is resolved where it is used)
+    Method,      // a method bound to the struct value `expr`: `function` (nullptr: `replace`)
   } kind = Kind::Error;
   TypedExpr* expr = nullptr;
   bool weak = false;         // a Python literal (folded constant) whose type adapts to typed operands
@@ -40,9 +42,14 @@ struct Value {
   std::optional<ConstValue> constant;  // the value when known at compile time
   std::string name;                    // Module: its name; others: how to name it in messages
   std::shared_ptr<FunctionSource> function;
+  // NumberType: the number type. Intrinsic ThreadIdx/BlockIdx/BlockDim/GridDim: Int32 when the
+  // components read as int32 (the classic front's cuda.threadIdx, as numba-cuda types them);
+  // otherwise they are uint32.
   types::ScalarKind scalar = types::ScalarKind::Bool;
   Intrinsic intrinsic = Intrinsic::Abs;
   Builtin math = Builtin::Sqrt;
+  int vectorSize = 0;  // NumberType: a vector type of this many `scalar`s (float32x4); 0: a number
+  std::shared_ptr<StructSource> structSource;
 
   bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
   const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
@@ -112,6 +119,32 @@ struct Annotation {
 // Resolves `annotation` in `environment` (names, attributes of known modules,
 // `T[:]`/`T[:, :]` arrays, `ConstExpr`, `ConstExpr[T]`). Reports nothing.
 Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types);
+// resolveAnnotation inside the definition of a struct nested `depth` deep.
+Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types,
+                               int depth);
+
+// ---- check_structs.cpp ----
+
+// What sema keeps of a struct class beyond its fields (types::Type::origin of struct types).
+struct StructDefinition {
+  std::shared_ptr<StructSource> source;
+  struct Method {
+    std::string name;
+    uint32_t line = 0;  // of its first decorator or `def`
+  };
+  std::vector<Method> methods;
+};
+// The FunctionSource of method `method` of the struct type `structType`.
+std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, const StructDefinition::Method& method);
+// `resolveStruct` with a nesting depth (a struct that contains itself is reported).
+const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
+                                   SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc, int depth);
+
+// ---- check_simt.cpp ----
+
+// Whether a kernel calling `builtin` needs its block's threads run as fibers on the CPU
+// target (barriers, votes, warp collectives, atomic waits).
+bool needsFibers(Builtin builtin);
 
 // ---- check_function.cpp ----
 
@@ -177,6 +210,8 @@ class ProgramChecker {
   SourceManager& sources;
   Diagnostics& diagnostics;
   const bool debug;
+  // Struct types resolved so far, by StructSource (check_structs.cpp: structKey).
+  std::map<std::string, const types::Type*> structTypes;
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -252,6 +287,55 @@ class FunctionChecker {
   Value call(const syntax::CallExpr& e);
   Value attribute(const syntax::AttributeExpr& e);
 
+  // ---- check_structs.cpp ----
+  // The struct type of a @struct class value; nullptr after reporting.
+  const types::Type* structTypeOf(const Value& structClass, SourceLoc loc);
+  // `S(a, b, field=c)`: a new struct value.
+  Value structConstruct(const Value& callee, const syntax::CallExpr& e);
+  // `s.field`, `s.method`, `s.replace`.
+  Value structAttribute(Value base, const std::string& attr, SourceLoc loc);
+  // `s.method(args)` and `s.replace(field=value, ...)`.
+  Value methodCall(const Value& callee, const syntax::CallExpr& e);
+  // `x.attr = v` (always an error: structs are immutable, attributes cannot be added).
+  void attributeAssign(const syntax::AttributeExpr& target);
+
+  // ---- check_vectors.cpp: vectors, and the attributes of numbers ----
+  // `float32x4(a, b, c, d)`.
+  Value vectorConstruct(const Value& callee, const syntax::CallExpr& e);
+  // `v.x`, `v.size`, `v.dtype`...
+  Value vectorAttribute(Value vector, const std::string& attr, SourceLoc loc);
+  // `v[i]` (a constant index is checked; a negative one counts from the end).
+  Value vectorIndex(Value vector, const syntax::Expr& index, SourceLoc loc);
+  // `v.x = ...` or `v[i] = ...` (always an error: vectors are immutable).
+  void vectorAssign(const Value& vector, const std::string& what, SourceLoc loc);
+  // `x.real`, `x.imag`, `x.dtype`, `x.shape`, `x.ndim`, `x.size` of a number.
+  Value numberAttribute(Value number, const std::string& attr, SourceLoc loc);
+  // `x.conjugate()`; nullopt when `e` is not a call of a number's method.
+  std::optional<Value> numberMethod(const syntax::CallExpr& e);
+
+  // ---- check_simt.cpp ----
+  // A call of a SIMT intrinsic (warp and block collectives, atomics, threadfence, popc...,
+  // dynamic_shared_array) or of print().
+  Value simtCall(const Value& callee, const syntax::CallExpr& e);
+  // `ref.add`, `ref.dtype`... of an AtomicRef value.
+  Value atomicMember(Value ref, const std::string& attr, SourceLoc loc);
+  // The dtype argument `Atomic(dtype, align=N)` of shared_array/local_array; nullptr after
+  // reporting (or when `e` is not such a call: `isAtomic` false).
+  const types::Type* atomicDtype(const syntax::Expr& e, bool& isAtomic);
+  // The bool a predicate argument computes: an inline `lambda: cond` (the only place device
+  // code accepts a lambda) or a function called with no arguments; argument `position` of `what`.
+  Value predicate(const syntax::Expr& arg, const std::string& what, size_t position);
+  // `ref.add(v, memory=, scope=)` and the other AtomicRef methods (callee: AtomicMethod).
+  Value atomicMethod(const Value& callee, const syntax::CallExpr& e);
+  // Reads the memory order and thread scope strings (nullptr: the default seq_cst / system)
+  // as atomics.h numbers them; false after reporting.
+  bool memoryOrderAndScope(const syntax::Expr* memory, const syntax::Expr* scope, int& order, int& threadScope);
+  Value printCall(const syntax::CallExpr& e);
+  // An element of an array of Atomic(dtype): the AtomicRef to it.
+  Value atomicElement(Value element, SourceLoc loc);
+  // The order=/align= keywords of shared_array/local_array; false after reporting.
+  bool arrayLayoutOption(const syntax::Keyword& keyword, const std::string& what, bool& fortranOrder, int& align);
+
   // ---- check_arrays.cpp ----
   Value subscript(const syntax::SubscriptExpr& e);
   Value arrayAttribute(Value array, const std::string& attr, SourceLoc loc);
@@ -307,7 +391,8 @@ class FunctionChecker {
   void forStmt(const syntax::ForStmt& s);
   void augAssign(const syntax::AugAssignStmt& s);
   void returnStmt(const syntax::ReturnStmt& s);
-  Value userCall(const Value& callee, const syntax::CallExpr& e);
+  // `self`: the struct value a method is called on (its first argument).
+  Value userCall(const Value& callee, const syntax::CallExpr& e, const Value* self = nullptr);
   Value intrinsicCall(const Value& callee, const syntax::CallExpr& e);
   Value mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
@@ -343,5 +428,30 @@ class FunctionChecker {
 
 // The mangled C++ name of a specialization: `name__f32_a1f32`.
 std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arguments, const std::vector<bool>& constParams);
+
+// ---- check_target.cpp: target specialization ----
+
+// The target entity `member` of module weft (is_host, is_device, any_target, no_target, smXX,
+// and `<targets ...>`, the name the host gives a computed TargetDescription); Kind::Error if none.
+Value resolveTargetEntity(std::string_view member);
+// The XY of every sm_XY that device.smXY names (CUDA 13.0 NVRTC's supported architectures).
+std::vector<int> supportedArchitectures();
+// A call of device.target, is_exactly or provides outside an if condition (target: an error).
+Value targetSelectorCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
+// Checks `if test:` when `test` calls device.target (then returns true, having emitted the If
+// with its preprocessor condition); false for an ordinary if, which the caller checks.
+bool checkTargetIf(FunctionChecker& checker, const syntax::IfStmt& s);
+
+// ---- classic_names.cpp: the classic front (weft.cuda, numba-cuda's names) ----
+
+// "weft.cuda" or one of its namespaces ("weft.cuda.shared", ...) by qualified name; empty if none.
+std::string classicModule(std::string_view qualifiedName);
+// Member `member` of classic module `module` (see classicModule); Kind::Error if unknown.
+Value resolveClassicEntity(std::string_view module, std::string_view member);
+// `cuda.const.array_like(a)`: the array argument `a` itself.
+Value classicConstArrayLike(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
+// `cuda.atomic.add(array, index, value)` (and sub, max, min, exch, and_, or_, xor, nanmax, nanmin;
+// `cuda.atomic.cas(array, index, old, value)`): AtomicRef(array, index).add(value), the old value.
+Value classicAtomicCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
 
 }  // namespace weft::sema

@@ -348,9 +348,12 @@ bool fitsScalar(const ConstValue& value, types::ScalarKind kind, bool truncate) 
   if (types::isFloating(kind)) {
     double x = asFloat(value);
     if (!std::isfinite(x)) return true;  // inf and nan exist in every floating type
-    double limit = kind == ScalarKind::Float16 ? 65504.0
-                   : kind == ScalarKind::Float32 ? static_cast<double>(std::numeric_limits<float>::max())
-                                                 : std::numeric_limits<double>::max();
+    double limit = kind == ScalarKind::Float16      ? 65504.0
+                   : kind == ScalarKind::BFloat16   ? 3.3895313892515355e38
+                   : kind == ScalarKind::Float8E4M3 ? 448.0
+                   : kind == ScalarKind::Float8E5M2 ? 57344.0
+                   : kind == ScalarKind::Float32    ? static_cast<double>(std::numeric_limits<float>::max())
+                                                    : std::numeric_limits<double>::max();
     return std::fabs(x) <= limit;
   }
   long double x = value.kind == Kind::Float ? static_cast<long double>(value.floatValue)

@@ -40,6 +40,22 @@ struct FunctionSource {
   std::shared_ptr<Environment> globals;  // the function's module globals
 };
 
+// A class decorated with @struct (or an aligned copy made by device.align, or a NumPy
+// structured dtype): where its definition is, or, for a host-described record, its fields.
+struct StructSource {
+  std::string name;      // the class's __name__ (a record: "record")
+  uint64_t identity = 0; // distinguishes classes (e.g. id() of the Python class)
+  int align = 0;         // @struct(align=N) or device.align(cls, N); 0: natural alignment
+  // A class: its file (found by name and line, as functions are) and module globals, which
+  // resolve the field annotations and the methods.
+  std::string fileName;
+  std::string fileText;
+  uint32_t line = 0;     // 1-based line of the class's first decorator or `class`
+  std::shared_ptr<Environment> globals;
+  // A record (no source): its fields as (name, dtype name such as "float32"), in order.
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+
 // The meaning of a global name.
 struct GlobalValue {
   enum class Kind : uint8_t {
@@ -48,11 +64,13 @@ struct GlobalValue {
     Function,     // a Python function (decorated or plain): `function`
     Module,       // a module sema knows by `qualifiedName`: "math", "weft", "cuda.device", "numpy"
     Entity,       // an entity of a known module, by `qualifiedName`: "weft.float32", "math.sqrt"
+    Struct,       // a @struct class: `structClass`
     Unsupported,  // any other object; `qualifiedName` holds its Python type name for the message
   } kind = Kind::Undefined;
   ConstValue constant;
   std::shared_ptr<FunctionSource> function;
   std::string qualifiedName;
+  std::shared_ptr<StructSource> structClass;
 };
 
 // Resolves global names of one Python module (a function's __globals__ plus builtins).

@@ -27,6 +27,12 @@ struct CheckRequest {
   bool debug = false;  // bounds checks, assert
 };
 
+// The struct type of a @struct class (or NumPy record) `source`: its fields' annotations
+// resolved in its module. Reports a malformed definition at `useLoc` (or the class) and
+// returns nullptr.
+const types::Type* resolveStruct(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
+                                 SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc = {});
+
 // Checks and types the kernel and every function it calls. On error the diagnostics hold
 // the messages and the returned program must not be lowered.
 TypedProgram check(const CheckRequest& request, types::TypeContext& types, SourceManager& sources,

@@ -44,6 +44,7 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
     if (found == values_.end()) return {};
     GlobalValue value = found->second.value;
     if (found->second.def != nullptr) value.function = makeFunction(*found->second.def);
+    if (found->second.cls != nullptr) value.structClass = makeStruct(*found->second.cls);
     return value;
   }
 
@@ -57,7 +58,43 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
   struct Binding {
     GlobalValue value;
     const syntax::FunctionDefStmt* def = nullptr;
+    const syntax::ClassDefStmt* cls = nullptr;  // a @struct class
   };
+
+  // The struct of a class decorated `@struct`, `@device.struct` or `@weft.struct(align=N)`;
+  // made per lookup, as functions are, so that the environment holds no cycle.
+  std::shared_ptr<StructSource> makeStruct(const syntax::ClassDefStmt& cls) {
+    auto source = std::make_shared<StructSource>();
+    source->fileName = fileName_;
+    source->fileText = fileText_;
+    source->line = cls.decoratorList.empty() ? cls.loc.line : cls.decoratorList.front()->loc.line;
+    source->name = cls.name;
+    source->identity = std::hash<std::string>{}(fileName_ + ":" + std::to_string(cls.loc.line) + ":" + cls.name);
+    source->align = structAlign(cls).value_or(0);
+    source->globals = shared_from_this();
+    return source;
+  }
+
+  // Whether `cls` is decorated as a struct: its align= (0 when absent); nullopt when not.
+  static std::optional<int> structAlign(const syntax::ClassDefStmt& cls) {
+    for (const syntax::Expr* decorator : cls.decoratorList) {
+      const syntax::Expr* target = decorator;
+      int align = 0;
+      if (target->kind == syntax::ExprKind::Call) {
+        const auto& call = syntax::as<syntax::CallExpr>(*target);
+        for (const syntax::Keyword* keyword : call.keywords) {
+          if (keyword->arg == "align" && keyword->value->kind == syntax::ExprKind::Constant)
+            align = static_cast<int>(syntax::as<syntax::ConstantExpr>(*keyword->value).value.intValue);
+        }
+        target = call.func;
+      }
+      std::string last;
+      if (target->kind == syntax::ExprKind::Name) last = syntax::as<syntax::NameExpr>(*target).id;
+      if (target->kind == syntax::ExprKind::Attribute) last = syntax::as<syntax::AttributeExpr>(*target).attr;
+      if (last == "struct") return align;
+    }
+    return std::nullopt;
+  }
 
   std::shared_ptr<FunctionSource> makeFunction(const syntax::FunctionDefStmt& def) {
     auto source = std::make_shared<FunctionSource>();
@@ -234,6 +271,10 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
         Binding binding;
         binding.value.kind = GlobalValue::Kind::Unsupported;
         binding.value.qualifiedName = "type";
+        if (structAlign(syntax::as<syntax::ClassDefStmt>(s))) {
+          binding.value.kind = GlobalValue::Kind::Struct;
+          binding.cls = &syntax::as<syntax::ClassDefStmt>(s);
+        }
         values_[syntax::as<syntax::ClassDefStmt>(s).name] = binding;
         return;
       }

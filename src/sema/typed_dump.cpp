@@ -111,6 +111,13 @@ class Printer {
         return text + ")";
       }
       case TypedExprKind::TupleGet: return operand(0) + "[" + std::to_string(e.index) + "]";
+      case TypedExprKind::VectorMake: {
+        std::string text = type + "(";
+        for (size_t i = 0; i < e.operands.size(); ++i) text += (i ? ", " : "") + operand(i);
+        return text + ")";
+      }
+      case TypedExprKind::VectorElement:
+        return operand(0) + "[" + (e.operands.size() > 1 ? operand(1) : std::to_string(e.index)) + "]";
     }
     return "?";
   }
@@ -125,7 +132,8 @@ class Printer {
         case TypedStmtKind::Evaluate: out += expr(*s->operands[0]) + "\n"; break;
         case TypedStmtKind::If:
         case TypedStmtKind::While:
-          out += std::string(s->kind == TypedStmtKind::If ? "if " : "while ") + expr(*s->operands[0]) + ":\n";
+          out += !s->targetCondition.empty() ? "if #(" + s->targetCondition + "):\n"
+                 : std::string(s->kind == TypedStmtKind::If ? "if " : "while ") + expr(*s->operands[0]) + ":\n";
           stmts(s->body, depth + 1, out);
           if (!s->orelse.empty()) {
             out += indent + "else:\n";

@@ -45,9 +45,16 @@ enum class TypedExprKind : uint8_t {
   ArrayShape,    // operands[0].shape[index] (int64)
   ArrayStride,   // operands[0].strides[index] in bytes (int64)
   ArraySize,     // operands[0].size (int64)
-  TupleMake,     // (operands...)
-  TupleGet,      // operands[0][index]
+  TupleMake,     // (operands...): a tuple, or a struct (its fields in order)
+  TupleGet,      // operands[0][index]: a tuple element or a struct field
+  VectorMake,    // a new vector of `type` from its elements (operands, already of its dtype)
+  VectorElement, // operands[0][index] of a vector, or operands[0][operands[1]] (a run-time
+                 // integer index; `wrapNegative[0]` says whether it may be negative)
 };
+
+// Whether a call of `builtin` does more than compute its value (a barrier, a warp collective,
+// an atomic, a fence, print): it must run exactly once, in program order.
+bool builtinHasEffects(Builtin builtin);
 
 struct Literal {
   bool boolValue = false;
@@ -70,13 +77,15 @@ struct TypedExpr {
   Builtin builtin = Builtin::Syncthreads;
   int index = 0;
   std::vector<bool> wrapNegative;
+  std::string text;  // BuiltinCall Print: the printf format
 };
 
 enum class TypedStmtKind : uint8_t {
   Assign,        // locals[local] = operands[0]
   Store,         // operands[0] (an ArrayElement) = operands[1]
   Evaluate,      // operands[0]; (an expression statement)
-  If,            // if operands[0]: body else: orelse
+  If,            // if operands[0]: body else: orelse; or, when `targetCondition` is set (no
+                 // operands), a target specialization decided per lowering by the preprocessor
   While,         // while operands[0]: body else: orelse (orelse runs unless a break left the loop)
   ForRange,      // for locals[local] in range(operands[0], operands[1], operands[2]): body else: orelse
                  // (all three of the loop variable's type; `stepSign` is +1/-1 when known, else 0)
@@ -94,6 +103,10 @@ struct TypedStmt {
   int local = -1;
   int stepSign = 0;
   std::vector<int64_t> shape;
+  bool fortranOrder = false;  // DeclareArray: order='F' (the first dimension is contiguous)
+  int align = 0;              // DeclareArray: align= in bytes (0: the element's alignment)
+  // If: a preprocessor condition on __CUDA_ARCH__ (`if target(...)`); empty for ordinary ifs.
+  std::string targetCondition;
 };
 
 struct Local {
@@ -127,7 +140,9 @@ struct TypedProgram {
   // when the argument was a ConstExpr baked into the program.
   std::vector<int> argumentToParam;
   std::vector<GlobalDependency> globals;
-  bool usesBarrier = false;  // some function calls syncthreads (the CPU runner needs fibers)
+  // Some function calls syncthreads or another collective (needsFibers): the CPU runner
+  // must run each block's threads as fibers.
+  bool usesBarrier = false;
   // Node storage.
   std::deque<TypedExpr> exprs;
   std::deque<TypedStmt> stmts;

@@ -17,6 +17,14 @@ ScalarKind signedOfSize(int bytes) {
 // The wider of two kinds of the same category.
 ScalarKind wider(ScalarKind a, ScalarKind b) { return byteSize(a) >= byteSize(b) ? a : b; }
 
+// The common type of two different real floating kinds: the wider one; two different
+// formats of one width take the narrowest type that holds both exactly (float16 and
+// bfloat16: float32; float8e4m3 and float8e5m2: float16).
+ScalarKind widerFloat(ScalarKind a, ScalarKind b) {
+  if (byteSize(a) != byteSize(b)) return wider(a, b);
+  return byteSize(a) == 2 ? ScalarKind::Float32 : ScalarKind::Float16;
+}
+
 }  // namespace
 
 std::optional<ScalarKind> promote(ScalarKind a, ScalarKind b) {
@@ -31,7 +39,7 @@ std::optional<ScalarKind> promote(ScalarKind a, ScalarKind b) {
     return complexKind;  // integers take the complex type
   }
   if (isFloating(a) || isFloating(b)) {
-    if (isFloating(a) && isFloating(b)) return wider(a, b);
+    if (isFloating(a) && isFloating(b)) return widerFloat(a, b);
     return isFloating(a) ? a : b;  // integers take the floating type
   }
   if (isSigned(a) == isSigned(b)) return wider(a, b);
@@ -43,7 +51,7 @@ std::optional<ScalarKind> promote(ScalarKind a, ScalarKind b) {
 }
 
 ScalarKind floatingFor(ScalarKind kind) {
-  if (isFloating(kind)) return kind == ScalarKind::Float16 ? ScalarKind::Float32 : kind;
+  if (isFloating(kind)) return kind;
   if (isComplex(kind)) return kind;
   return byteSize(kind) == 8 ? ScalarKind::Float64 : ScalarKind::Float32;
 }

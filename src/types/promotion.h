@@ -14,7 +14,8 @@ namespace weft::types {
 std::optional<ScalarKind> promote(ScalarKind a, ScalarKind b);
 
 // The floating type a value of `kind` computes in when an operation needs floating point
-// (`/`, math functions): float types keep theirs, float16 widens to float32, 64-bit
+// (`/`, math functions): float types keep theirs (narrow floats compute through float32 and
+// round back, as NumPy does), 64-bit
 // integers give float64, other integers and bool give float32 (builtin float).
 ScalarKind floatingFor(ScalarKind kind);
 

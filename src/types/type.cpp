@@ -27,11 +27,19 @@ std::string keyOf(const Type& type) {
     case TypeKind::None: return "N";
     case TypeKind::Scalar: return std::string("S") + info(type.scalar).pythonName;
     case TypeKind::Array:
-      return "A" + std::string(info(type.scalar).pythonName) + "/" + std::to_string(type.ndim) + "/" +
-             std::to_string(static_cast<int>(type.space));
+      return "A" + (type.element != nullptr ? keyOf(*type.element) : std::string(info(type.scalar).pythonName)) + "/" +
+             std::to_string(type.ndim) + "/" + std::to_string(static_cast<int>(type.space));
     case TypeKind::Tuple: {
       std::string key = "T(";
       for (const Type* element : type.elements) key += keyOf(*element) + ",";
+      return key + ")";
+    }
+    case TypeKind::Vector: return "V" + std::string(info(type.scalar).pythonName) + "x" + std::to_string(type.size);
+    case TypeKind::Atomic: return "Y" + std::string(info(type.scalar).pythonName) + "@" + std::to_string(type.align);
+    case TypeKind::AtomicRef: return "Q" + std::string(info(type.scalar).pythonName);
+    case TypeKind::Struct: {
+      std::string key = "R" + type.name + "#" + std::to_string(type.identity) + "@" + std::to_string(type.align) + "(";
+      for (size_t i = 0; i < type.elements.size(); ++i) key += type.fieldNames[i] + ":" + keyOf(*type.elements[i]) + ",";
       return key + ")";
     }
   }
@@ -49,16 +57,33 @@ bool isSigned(ScalarKind kind) { return info(kind).category == 'S'; }
 bool isUnsigned(ScalarKind kind) { return info(kind).category == 'U'; }
 bool isFloating(ScalarKind kind) { return info(kind).category == 'F'; }
 bool isComplex(ScalarKind kind) { return info(kind).category == 'C'; }
+bool isNarrowFloat(ScalarKind kind) { return isFloating(kind) && info(kind).bytes < 4; }
 
 std::optional<ScalarKind> scalarFromName(const std::string& name) {
   if (name == "int") return ScalarKind::Int32;
   if (name == "float") return ScalarKind::Float32;
   if (name == "complex") return ScalarKind::Complex64;
   if (name == "bool_") return ScalarKind::Bool;
+  // ml_dtypes' NumPy dtype names.
+  if (name == "float8_e4m3fn") return ScalarKind::Float8E4M3;
+  if (name == "float8_e5m2") return ScalarKind::Float8E5M2;
   for (size_t i = 0; i < std::size(kScalars); ++i) {
     if (name == kScalars[i].pythonName) return static_cast<ScalarKind>(i);
   }
   return std::nullopt;
+}
+
+std::optional<std::pair<ScalarKind, int>> vectorFromName(const std::string& name) {
+  size_t x = name.rfind('x');
+  if (x == std::string::npos || x + 2 != name.size() || name[x + 1] < '1' || name[x + 1] > '4') return std::nullopt;
+  std::string element = name.substr(0, x);
+  // Every fixed-format real type CUDA has vectors of: not bool, not complex, no builtin names.
+  if (element == "int" || element == "float" || element == "bool" || element.find('_') != std::string::npos) {
+    return std::nullopt;
+  }
+  std::optional<ScalarKind> kind = scalarFromName(element);
+  if (!kind || isComplex(*kind)) return std::nullopt;
+  return std::make_pair(*kind, name[x + 1] - '0');
 }
 
 TypeContext::TypeContext() {
@@ -93,6 +118,48 @@ const Type* TypeContext::tuple(const std::vector<const Type*>& elements) {
   return intern(type);
 }
 
+const Type* TypeContext::array(const Type* element, int ndim, MemorySpace space) {
+  if (element->isScalar()) return array(element->scalar, ndim, space);
+  WEFT_CHECK(ndim >= 0, "array types have a non-negative number of dimensions");
+  Type type;
+  type.kind = TypeKind::Array;
+  type.element = element;
+  type.ndim = ndim;
+  type.space = space;
+  return intern(type);
+}
+
+const Type* TypeContext::structType(Type fields) {
+  WEFT_CHECK(fields.kind == TypeKind::Struct && fields.fieldNames.size() == fields.elements.size(),
+             "a struct type names each field");
+  return intern(std::move(fields));
+}
+
+const Type* TypeContext::vector(ScalarKind element, int size) {
+  WEFT_CHECK(size >= 1 && size <= 4 && !isBool(element) && !isComplex(element), "a vector of 1 to 4 real numbers");
+  Type type;
+  type.kind = TypeKind::Vector;
+  type.scalar = element;
+  type.size = size;
+  return intern(type);
+}
+
+const Type* TypeContext::atomic(ScalarKind element, int align) {
+  WEFT_CHECK(align >= 0, "an atomic's alignment is not negative");
+  Type type;
+  type.kind = TypeKind::Atomic;
+  type.scalar = element;
+  type.align = align;
+  return intern(type);
+}
+
+const Type* TypeContext::atomicRef(ScalarKind element) {
+  Type type;
+  type.kind = TypeKind::AtomicRef;
+  type.scalar = element;
+  return intern(type);
+}
+
 const Type* TypeContext::intern(Type type) {
   std::string key = keyOf(type);
   auto found = byKey_.find(key);
@@ -109,7 +176,8 @@ std::string toString(const Type* type) {
     case TypeKind::None: return "None";
     case TypeKind::Scalar: return pythonName(type->scalar);
     case TypeKind::Array: {
-      std::string text = "array(" + std::string(pythonName(type->scalar)) + ", " + std::to_string(type->ndim) + "d";
+      std::string element = type->element != nullptr ? toString(type->element) : pythonName(type->scalar);
+      std::string text = "array(" + element + ", " + std::to_string(type->ndim) + "d";
       switch (type->space) {
         case MemorySpace::Global: break;
         case MemorySpace::Shared: text += ", shared"; break;
@@ -125,6 +193,12 @@ std::string toString(const Type* type) {
       }
       return text + ")";
     }
+    case TypeKind::Struct: return type->name;
+    case TypeKind::Vector: return pythonName(type->scalar) + std::string("x") + std::to_string(type->size);
+    case TypeKind::Atomic:
+      return "Atomic(" + std::string(pythonName(type->scalar)) +
+             (type->align != 0 ? ", align=" + std::to_string(type->align) : std::string()) + ")";
+    case TypeKind::AtomicRef: return "AtomicRef(" + std::string(pythonName(type->scalar)) + ")";
   }
   return "<unknown>";
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ enum class TypeKind : uint8_t {
   Scalar,  // a number type
   Array,   // a strided view: element type, ndim
   Tuple,   // a heterogeneous tuple of values
+  Struct,  // a @struct class: named fields (types in `elements`), lexical order
+  Vector,  // an immutable vector of `size` (1..4) numbers of type `scalar` (float32x4)
+  Atomic,     // Atomic(dtype): an atomically accessed `scalar` aligned to `align` (0: natural);
+              // only an array element or a struct field, never a value
+  AtomicRef,  // a reference to an atomically accessed `scalar` (AtomicRef(array, index))
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.
@@ -32,11 +38,20 @@ struct Type {
   ScalarKind scalar = ScalarKind::Bool;      // Scalar; Array: the element type
   int ndim = 0;                              // Array
   MemorySpace space = MemorySpace::Global;   // Array
-  std::vector<const Type*> elements;         // Tuple
+  std::vector<const Type*> elements;         // Tuple; Struct: the field types
+  const Type* element = nullptr;             // Array: a non-scalar element type (a struct); else nullptr
+  std::string name;                          // Struct: the class's __name__
+  std::vector<std::string> fieldNames;       // Struct: in lexical order
+  uint64_t identity = 0;                     // Struct: distinguishes classes (and aligned copies)
+  int align = 0;                             // Struct: the alignment asked for (0: natural)
+  std::shared_ptr<const void> origin;        // Struct: the host's definition (sema's), for methods
+  int size = 0;                              // Vector: the number of elements
 
   bool isError() const { return kind == TypeKind::Error; }
   bool isScalar() const { return kind == TypeKind::Scalar; }
   bool isArray() const { return kind == TypeKind::Array; }
+  bool isStruct() const { return kind == TypeKind::Struct; }
+  bool isVector() const { return kind == TypeKind::Vector; }
 };
 
 // Properties of scalar kinds.
@@ -49,8 +64,14 @@ bool isSigned(ScalarKind kind);            // signed integers
 bool isUnsigned(ScalarKind kind);
 bool isFloating(ScalarKind kind);          // real floating
 bool isComplex(ScalarKind kind);
-// Parses a dtype name ("float32", "int", "float", "bool", "complex"); nullopt if unknown.
+// float16, bfloat16 and the fp8 types: narrower than float32; where the hardware has no
+// instruction for an operation, it computes in float32 and rounds once.
+bool isNarrowFloat(ScalarKind kind);
+// Parses a dtype name ("float32", "int", "float", "bool", "complex", ml_dtypes'
+// "float8_e4m3fn"); nullopt if unknown.
 std::optional<ScalarKind> scalarFromName(const std::string& name);
+// Parses a vector type name ("float32x4", "uint8x1"): element kind and size; nullopt if unknown.
+std::optional<std::pair<ScalarKind, int>> vectorFromName(const std::string& name);
 
 // Interns types; owns them for the lifetime of the context.
 class TypeContext {
@@ -61,6 +82,17 @@ class TypeContext {
   const Type* scalar(ScalarKind kind) const;
   const Type* array(ScalarKind element, int ndim, MemorySpace space = MemorySpace::Global);
   const Type* tuple(const std::vector<const Type*>& elements);
+  // An array of non-scalar elements (a struct); a scalar `element` gives the scalar array.
+  const Type* array(const Type* element, int ndim, MemorySpace space = MemorySpace::Global);
+  // The struct type described by `fields` (kind, name, identity, align, fieldNames, elements,
+  // origin); equal descriptions intern to one type (the first one's origin is kept).
+  const Type* structType(Type fields);
+  // The vector type of `size` (1..4) elements of `element` (a type vectorFromName accepts).
+  const Type* vector(ScalarKind element, int size);
+  // Atomic(element) aligned to `align` bytes (0: the element's own alignment).
+  const Type* atomic(ScalarKind element, int align);
+  // A reference to an atomically accessed `element`.
+  const Type* atomicRef(ScalarKind element);
 
  private:
   const Type* intern(Type type);

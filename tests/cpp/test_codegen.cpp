@@ -977,7 +977,7 @@ TEST(Codegen, AssertFailThrowsOnHost) {
 TEST(Codegen, UnsupportedInputIsAnInternalError) {
   ProgramBuilder b;
   b.function("bad", true, nullptr);
-  b.param("h", b.scalar(ScalarKind::Float16));
+  b.param("h", b.types.error());
   EXPECT_THROW(b.emit(), InternalCompilerError);
   ProgramBuilder noKernel;
   noKernel.function("helper", false, nullptr);

@@ -9,30 +9,40 @@
 namespace weft::types {
 namespace {
 
-// Rows and columns in this order.
-constexpr const char* kOrder[] = {"b", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "c64", "c128"};
+// Rows and columns in this order (bf16 = bfloat16, e4m3/e5m2 = float8e4m3/float8e5m2).
+constexpr const char* kOrder[] = {"b",   "i8",  "i16",  "i32", "i64", "u8",   "u16",  "u32",  "u64",
+                                  "f16", "f32", "f64",  "c64", "c128", "bf16", "e4m3", "e5m2"};
 
+// Narrow floats (docs/types.md): float16 with bfloat16 -> float32 (neither holds the other);
+// the two fp8 formats -> float16 (which holds both exactly); an fp8 type with a wider
+// floating type -> the wider one; integers with any floating type -> the floating type.
 constexpr const char* kTable[] = {
-    // b     i8    i16   i32   i64   u8    u16   u32   u64   f16   f32   f64   c64   c128
-    "b      i8    i16   i32   i64   u8    u16   u32   u64   f16   f32   f64   c64   c128",  // b
-    "i8     i8    i16   i32   i64   i16   i32   i64   X     f16   f32   f64   c64   c128",  // i8
-    "i16    i16   i16   i32   i64   i16   i32   i64   X     f16   f32   f64   c64   c128",  // i16
-    "i32    i32   i32   i32   i64   i32   i32   i64   X     f16   f32   f64   c64   c128",  // i32
-    "i64    i64   i64   i64   i64   i64   i64   i64   X     f16   f32   f64   c64   c128",  // i64
-    "u8     i16   i16   i32   i64   u8    u16   u32   u64   f16   f32   f64   c64   c128",  // u8
-    "u16    i32   i32   i32   i64   u16   u16   u32   u64   f16   f32   f64   c64   c128",  // u16
-    "u32    i64   i64   i64   i64   u32   u32   u32   u64   f16   f32   f64   c64   c128",  // u32
-    "u64    X     X     X     X     u64   u64   u64   u64   f16   f32   f64   c64   c128",  // u64
-    "f16    f16   f16   f16   f16   f16   f16   f16   f16   f16   f32   f64   c64   c128",  // f16
-    "f32    f32   f32   f32   f32   f32   f32   f32   f32   f32   f32   f64   c64   c128",  // f32
-    "f64    f64   f64   f64   f64   f64   f64   f64   f64   f64   f64   f64   c128  c128",  // f64
-    "c64    c64   c64   c64   c64   c64   c64   c64   c64   c64   c64   c128  c64   c128",  // c64
-    "c128   c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128",  // c128
+    // b     i8    i16   i32   i64   u8    u16   u32   u64   f16   f32   f64   c64   c128  bf16  e4m3  e5m2
+    "b      i8    i16   i32   i64   u8    u16   u32   u64   f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // b
+    "i8     i8    i16   i32   i64   i16   i32   i64   X     f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // i8
+    "i16    i16   i16   i32   i64   i16   i32   i64   X     f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // i16
+    "i32    i32   i32   i32   i64   i32   i32   i64   X     f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // i32
+    "i64    i64   i64   i64   i64   i64   i64   i64   X     f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // i64
+    "u8     i16   i16   i32   i64   u8    u16   u32   u64   f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // u8
+    "u16    i32   i32   i32   i64   u16   u16   u32   u64   f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // u16
+    "u32    i64   i64   i64   i64   u32   u32   u32   u64   f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // u32
+    "u64    X     X     X     X     u64   u64   u64   u64   f16   f32   f64   c64   c128  bf16  e4m3  e5m2",  // u64
+    "f16    f16   f16   f16   f16   f16   f16   f16   f16   f16   f32   f64   c64   c128  f32   f16   f16",   // f16
+    "f32    f32   f32   f32   f32   f32   f32   f32   f32   f32   f32   f64   c64   c128  f32   f32   f32",   // f32
+    "f64    f64   f64   f64   f64   f64   f64   f64   f64   f64   f64   f64   c128  c128  f64   f64   f64",   // f64
+    "c64    c64   c64   c64   c64   c64   c64   c64   c64   c64   c64   c128  c64   c128  c64   c64   c64",   // c64
+    "c128   c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128  c128",  // c128
+    "bf16   bf16  bf16  bf16  bf16  bf16  bf16  bf16  bf16  f32   f32   f64   c64   c128  bf16  bf16  bf16",  // bf16
+    "e4m3   e4m3  e4m3  e4m3  e4m3  e4m3  e4m3  e4m3  e4m3  f16   f32   f64   c64   c128  bf16  e4m3  f16",   // e4m3
+    "e5m2   e5m2  e5m2  e5m2  e5m2  e5m2  e5m2  e5m2  e5m2  f16   f32   f64   c64   c128  bf16  f16   e5m2",  // e5m2
 };
 
 std::optional<ScalarKind> kindOf(const std::string& abbreviation) {
   if (abbreviation == "X") return std::nullopt;
   if (abbreviation == "b") return ScalarKind::Bool;
+  if (abbreviation == "bf16") return ScalarKind::BFloat16;
+  if (abbreviation == "e4m3") return ScalarKind::Float8E4M3;
+  if (abbreviation == "e5m2") return ScalarKind::Float8E5M2;
   std::string name = abbreviation[0] == 'i' ? "int" + abbreviation.substr(1)
                      : abbreviation[0] == 'u' ? "uint" + abbreviation.substr(1)
                      : abbreviation[0] == 'f' ? "float" + abbreviation.substr(1)
@@ -62,7 +72,7 @@ TEST(Promotion, EveryPairMatchesTheTable) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 196);
+  EXPECT_EQ(checked, 17 * 17);
 }
 
 TEST(Promotion, IsSymmetric) {
@@ -79,7 +89,8 @@ TEST(Promotion, FloatingFor) {
   EXPECT_EQ(floatingFor(ScalarKind::Bool), ScalarKind::Float32);
   EXPECT_EQ(floatingFor(ScalarKind::Int64), ScalarKind::Float64);
   EXPECT_EQ(floatingFor(ScalarKind::UInt64), ScalarKind::Float64);
-  EXPECT_EQ(floatingFor(ScalarKind::Float16), ScalarKind::Float32);
+  EXPECT_EQ(floatingFor(ScalarKind::Float16), ScalarKind::Float16);
+  EXPECT_EQ(floatingFor(ScalarKind::BFloat16), ScalarKind::BFloat16);
   EXPECT_EQ(floatingFor(ScalarKind::Float64), ScalarKind::Float64);
   EXPECT_EQ(floatingFor(ScalarKind::Complex64), ScalarKind::Complex64);
 }

@@ -18,6 +18,25 @@ struct ThreadContext {
   // Suspends this thread until every thread of the block has called it (syncthreads).
   void (*barrier)(ThreadContext* self);
   void* runner;  // opaque to the kernel
+  // SIMT collectives (issue 4). The runner runs a kernel that uses any of them as fibers.
+  // Bytes of dynamic shared memory (the launch's `shared`), which follow the unit's static
+  // shared arrays (a multiple of 16 bytes) in `sharedMemory`.
+  uint64_t dynamicSharedBytes;
+  // syncthreads_count: a block barrier that returns how many threads passed a nonzero
+  // `predicate` (threads that have returned count as passing zero).
+  int32_t (*barrierCount)(ThreadContext* self, int32_t predicate);
+  // A warp rendezvous: waits until every lane of this thread's warp (32 consecutive linear
+  // thread indices) named in `mask` that has not returned has called it (the caller always
+  // takes part), then writes each participant's `value` to values[lane] (other lanes: 0)
+  // and returns the participants' mask.
+  uint32_t (*warpExchange)(ThreadContext* self, uint32_t mask, uint64_t value, uint64_t* values);
+  // activemask at call site `site`: waits until every other live lane of this thread's warp
+  // has either called it at the same site or is blocked elsewhere (at a barrier, in another
+  // collective, in activemask at another site), and returns the lanes that called it together:
+  // the lanes converged here, as on the GPU.
+  uint32_t (*warpActiveMask)(ThreadContext* self, uint64_t site);
+  // Lets the other threads of the block run (AtomicRef.wait polls between calls).
+  void (*yieldThread)(ThreadContext* self);
 };
 
 // The signature of the CPU entry that codegen emits for each kernel: runs the kernel body as

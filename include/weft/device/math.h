@@ -48,6 +48,21 @@ WEFT_MATH_BINARY(atan2, atan2f, atan2)
 WEFT_MATH_BINARY(pow, powf, pow)
 WEFT_MATH_BINARY(copysign, copysignf, copysign)
 WEFT_MATH_BINARY(fmod, fmodf, fmod)
+WEFT_MATH_UNARY(erf, erff, erf)
+WEFT_MATH_UNARY(erfc, erfcf, erfc)
+WEFT_MATH_UNARY(gamma, tgammaf, tgamma)
+WEFT_MATH_UNARY(lgamma, lgammaf, lgamma)
+WEFT_MATH_UNARY(trunc, truncf, trunc)
+WEFT_MATH_UNARY(cbrt, cbrtf, cbrt)
+WEFT_MATH_BINARY(hypot, hypotf, hypot)
+WEFT_MATH_BINARY(remainder, remainderf, remainder)
+// fma(a, b, c) == a * b + c rounded once.
+WEFT_HD float fma(float a, float b, float c) {
+  return ::fmaf(a, b, c);
+}
+WEFT_HD double fma(double a, double b, double c) {
+  return ::fma(a, b, c);
+}
 #undef WEFT_MATH_UNARY
 #undef WEFT_MATH_BINARY
 
@@ -58,6 +73,14 @@ WEFT_HD bool isnan(T x) {
     return detail::isNan(x);
   } else {
     return false;
+  }
+}
+template <class T>
+WEFT_HD bool isfinite(T x) {
+  if constexpr (detail::kIsFloat<T>) {
+    return !detail::isNan(x) && !detail::isInf(x);
+  } else {
+    return true;
   }
 }
 template <class T>

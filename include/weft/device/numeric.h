@@ -77,6 +77,11 @@ struct Traits<complex128> {
   using Real = double;
 };
 
+// float16, bfloat16 and the fp8 types (weft/device/fp16.h specializes it with their Traits:
+// toFloat, fromFloat, fromDouble, add, sub, mul, div, neg).
+template <class T>
+inline constexpr bool kIsNarrow = false;
+
 template <class T>
 inline constexpr bool kIsInteger =
     Traits<T>::kCategory == Category::Signed || Traits<T>::kCategory == Category::Unsigned;
@@ -185,6 +190,9 @@ WEFT_HD F nan() {
   }                                                                                       \
   WEFT_HD bool operator!=(C a, C b) {                                                     \
     return !(a == b);                                                                     \
+  }                                                                                       \
+  WEFT_HD C conjugate(C a) {                                                              \
+    return C{a.re, -a.im};                                                                \
   }
 WEFT_COMPLEX_OPERATORS(complex64, float)
 WEFT_COMPLEX_OPERATORS(complex128, double)
@@ -195,6 +203,8 @@ template <class T>
 WEFT_HD bool truth(T x) {
   if constexpr (detail::kIsComplex<T>) {
     return x.re != 0 || x.im != 0;
+  } else if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::toFloat(x) != 0.0f;
   } else {
     return x != 0;
   }
@@ -206,6 +216,8 @@ WEFT_HD T add(T a, T b) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
     return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+  } else if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::add(a, b);
   } else {
     return a + b;
   }
@@ -215,6 +227,8 @@ WEFT_HD T sub(T a, T b) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
     return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
+  } else if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::sub(a, b);
   } else {
     return a - b;
   }
@@ -224,6 +238,8 @@ WEFT_HD T mul(T a, T b) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
     return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+  } else if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::mul(a, b);
   } else {
     return a * b;
   }
@@ -233,15 +249,40 @@ WEFT_HD T neg(T a) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
     return static_cast<T>(W(0) - static_cast<W>(a));
+  } else if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::neg(a);
   } else {
     return -a;
+  }
+}
+
+// a / b for floating and complex types (narrow floats: the hardware's division, or float32's
+// rounded once).
+template <class T>
+WEFT_HD T truediv(T a, T b) {
+  if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::div(a, b);
+  } else {
+    return a / b;
+  }
+}
+
+// A narrow float as float32 (exact); other numbers unchanged.
+template <class T>
+WEFT_HD auto widen(T x) {
+  if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::toFloat(x);
+  } else {
+    return x;
   }
 }
 
 // Python's a // b: the floor of the quotient (see the file comment for b == 0).
 template <class T>
 WEFT_HD T floordiv(T a, T b) {
-  if constexpr (detail::kIsInteger<T>) {
+  if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::fromFloat(floordiv(widen(a), widen(b)));
+  } else if constexpr (detail::kIsInteger<T>) {
     if (b == 0) return T(0);
     if constexpr (detail::kIsSigned<T>) {
       // MIN // -1 overflows (and traps on x86): Python's value wraps to MIN.
@@ -269,7 +310,9 @@ WEFT_HD T floordiv(T a, T b) {
 // Python's a % b: the remainder with the divisor's sign (see the file comment for b == 0).
 template <class T>
 WEFT_HD T mod(T a, T b) {
-  if constexpr (detail::kIsInteger<T>) {
+  if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::fromFloat(mod(widen(a), widen(b)));
+  } else if constexpr (detail::kIsInteger<T>) {
     if (b == 0) return T(0);
     if constexpr (detail::kIsSigned<T>) {
       if (b == T(-1)) return T(0);
@@ -324,7 +367,9 @@ WEFT_HD T shr(T a, S s) {
 // unsigned integers (where C++'s usual conversions would be wrong).
 template <class A, class B>
 WEFT_HD bool eq(A a, B b) {
-  if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> &&
+  if constexpr (detail::kIsNarrow<A> || detail::kIsNarrow<B>) {
+    return widen(a) == widen(b);
+  } else if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> &&
                 detail::kIsSigned<A> != detail::kIsSigned<B>) {
     if constexpr (detail::kIsSigned<A>) {
       return a >= 0 && static_cast<unsigned long long>(a) == static_cast<unsigned long long>(b);
@@ -341,7 +386,9 @@ WEFT_HD bool ne(A a, B b) {
 }
 template <class A, class B>
 WEFT_HD bool lt(A a, B b) {
-  if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> &&
+  if constexpr (detail::kIsNarrow<A> || detail::kIsNarrow<B>) {
+    return widen(a) < widen(b);
+  } else if constexpr (detail::kIsInteger<A> && detail::kIsInteger<B> &&
                 detail::kIsSigned<A> != detail::kIsSigned<B>) {
     if constexpr (detail::kIsSigned<A>) {
       return a < 0 || static_cast<unsigned long long>(a) < static_cast<unsigned long long>(b);
@@ -370,11 +417,11 @@ WEFT_HD bool ge(A a, B b) {
 // smaller (larger), which fixes which operand a NaN comparison returns.
 template <class T>
 WEFT_HD T min(T a, T b) {
-  return b < a ? b : a;
+  return lt(b, a) ? b : a;
 }
 template <class T>
 WEFT_HD T max(T a, T b) {
-  return b > a ? b : a;
+  return lt(a, b) ? b : a;
 }
 
 // Python's abs(): wrapping for integers (abs(MIN) == MIN), magnitude for complexes.
@@ -389,6 +436,8 @@ WEFT_HD auto abs(T x) {
     }
   } else if constexpr (detail::kIsSigned<T>) {
     return x < 0 ? neg(x) : x;
+  } else if constexpr (detail::kIsNarrow<T>) {
+    return detail::Traits<T>::fromFloat(detail::fabsOf(widen(x)));
   } else if constexpr (detail::kIsFloat<T>) {
     return detail::fabsOf(x);
   } else {
@@ -402,7 +451,20 @@ WEFT_HD auto abs(T x) {
 // real part (sema only asks for that where Python allows it).
 template <class To, class From>
 WEFT_HD To cast(From x) {
-  if constexpr (detail::Traits<To>::kCategory == detail::Category::Bool) {
+  if constexpr (detail::kIsNarrow<From>) {
+    // Through float32 (exact); a narrow float to itself round-trips unchanged.
+    return cast<To>(detail::Traits<From>::toFloat(x));
+  } else if constexpr (detail::kIsNarrow<To>) {
+    if constexpr (detail::kIsComplex<From>) {
+      return cast<To>(x.re);
+    } else if constexpr (detail::Traits<From>::kCategory == detail::Category::Bool) {
+      return detail::Traits<To>::fromFloat(x ? 1.0f : 0.0f);
+    } else if constexpr (sizeof(From) == 4 && detail::kIsFloat<From>) {
+      return detail::Traits<To>::fromFloat(x);
+    } else {
+      return detail::Traits<To>::fromDouble(static_cast<double>(x));
+    }
+  } else if constexpr (detail::Traits<To>::kCategory == detail::Category::Bool) {
     return truth(x);
   } else if constexpr (detail::kIsComplex<To>) {
     using R = typename detail::Traits<To>::Real;
@@ -440,7 +502,7 @@ WEFT_HD T pow_int(T base, E n) {
         }
         return T(0);
       } else {
-        return cast<T>(1) / pow_int(base, neg(n));
+        return truediv(cast<T>(1), pow_int(base, neg(n)));
       }
     }
   }

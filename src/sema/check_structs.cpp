@@ -1,0 +1,373 @@
+// Heterogeneous structs (@struct classes): resolving a class's fields from its source,
+// construction, field reads, methods, `replace` (the way to get a modified copy: structs are
+// immutable), and the errors for assigning or adding attributes.
+#include <functional>
+
+#include "sema/checker.h"
+#include "support/check.h"
+#include "syntax/syntax.h"
+
+namespace weft::sema {
+
+namespace {
+
+constexpr int kMaxStructNesting = 16;
+
+// The line a class or function is found by: its first decorator's, else its own.
+uint32_t firstLine(const syntax::Stmt& s, const std::vector<syntax::Expr*>& decorators) {
+  return decorators.empty() ? s.loc.line : decorators.front()->loc.line;
+}
+
+// Finds class `name` defined at `line` in `body` (at any nesting of functions, classes, ifs).
+const syntax::ClassDefStmt* findClass(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line) {
+  for (const syntax::Stmt* s : body) {
+    const std::vector<syntax::Stmt*>* inner[2] = {nullptr, nullptr};
+    if (s->kind == syntax::StmtKind::ClassDef) {
+      const auto& cls = syntax::as<syntax::ClassDefStmt>(*s);
+      if (cls.name == name && (cls.loc.line == line || firstLine(*s, cls.decoratorList) == line)) return &cls;
+      inner[0] = &cls.body;
+    } else if (s->kind == syntax::StmtKind::FunctionDef) {
+      inner[0] = &syntax::as<syntax::FunctionDefStmt>(*s).body;
+    } else if (s->kind == syntax::StmtKind::If) {
+      inner[0] = &syntax::as<syntax::IfStmt>(*s).body;
+      inner[1] = &syntax::as<syntax::IfStmt>(*s).orelse;
+    }
+    for (const auto* list : inner) {
+      if (list == nullptr) continue;
+      if (const auto* found = findClass(*list, name, line)) return found;
+    }
+  }
+  return nullptr;
+}
+
+// A NumPy record (a structured dtype without a @struct class): scalar fields only.
+const types::Type* resolveRecord(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
+                                 Diagnostics& diagnostics, SourceLoc useLoc) {
+  types::Type type;
+  type.kind = types::TypeKind::Struct;
+  type.name = source->name;
+  type.identity = source->identity;
+  type.align = source->align;
+  for (const auto& [field, dtype] : source->fields) {
+    auto kind = types::scalarFromName(dtype);
+    if (!kind) {
+      diagnostics.error(diag::StructRecord, useLoc, {field, source->name, dtype});
+      return nullptr;
+    }
+    type.fieldNames.push_back(field);
+    type.elements.push_back(types.scalar(*kind));
+  }
+  auto definition = std::make_shared<StructDefinition>();
+  definition->source = source;
+  type.origin = definition;
+  return types.structType(std::move(type));
+}
+
+const StructDefinition& definitionOf(const types::Type* structType) {
+  WEFT_CHECK(structType->isStruct() && structType->origin != nullptr, "a struct type without its definition");
+  return *static_cast<const StructDefinition*>(structType->origin.get());
+}
+
+// Whether the Python identifier `name` is a field of `structType`; its index, or -1.
+int fieldIndex(const types::Type* structType, const std::string& name) {
+  for (size_t i = 0; i < structType->fieldNames.size(); ++i) {
+    if (structType->fieldNames[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
+                                   SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc, int depth) {
+  WEFT_CHECK(source != nullptr, "resolveStruct needs a struct source");
+  if (depth > kMaxStructNesting) {
+    diagnostics.error(diag::StructRecursive, useLoc, {source->name});
+    return nullptr;
+  }
+  if (source->fileText.empty() && source->globals == nullptr) return resolveRecord(source, types, diagnostics, useLoc);
+  uint32_t file = sources.add(source->fileName, source->fileText);
+  Diagnostics parseDiagnostics(sources);
+  std::unique_ptr<syntax::Module> module = syntax::parse(file, parseDiagnostics);
+  const syntax::ClassDefStmt* cls = module ? findClass(module->body, source->name, source->line) : nullptr;
+  if (cls == nullptr) {
+    diagnostics.error(diag::StructNotFound, useLoc, {source->name, source->fileName, std::to_string(source->line)});
+    return nullptr;
+  }
+  types::Type type;
+  type.kind = types::TypeKind::Struct;
+  type.name = source->name;
+  type.identity = source->identity;
+  type.align = source->align;
+  auto definition = std::make_shared<StructDefinition>();
+  definition->source = source;
+  bool ok = true;
+  for (const syntax::Stmt* s : cls->body) {
+    switch (s->kind) {
+      case syntax::StmtKind::AnnAssign: {
+        const auto& field = syntax::as<syntax::AnnAssignStmt>(*s);
+        if (field.target->kind != syntax::ExprKind::Name || field.value != nullptr) {
+          diagnostics.error(diag::StructMember, s->loc, {source->name, "a field with a default value"});
+          ok = false;
+          break;
+        }
+        const std::string& name = syntax::as<syntax::NameExpr>(*field.target).id;
+        const types::Type* fieldType = nullptr;
+        // A field naming a struct class: resolved here so that a struct containing itself
+        // is reported rather than resolved forever.
+        if (field.annotation->kind == syntax::ExprKind::Name) {
+          GlobalMeaning meaning = resolveGlobal(source->globals.get(), syntax::as<syntax::NameExpr>(*field.annotation).id);
+          if (meaning.status == GlobalMeaning::Status::Ok && meaning.value.kind == Value::Kind::StructType) {
+            fieldType = resolveStructAt(meaning.value.structSource, types, sources, diagnostics, field.annotation->loc,
+                                        depth + 1);
+            if (fieldType == nullptr) {
+              ok = false;
+              break;
+            }
+          }
+        }
+        if (fieldType == nullptr) {
+          Annotation annotation = resolveAnnotationAt(*field.annotation, source->globals.get(), types, depth);
+          if (annotation.kind == Annotation::Kind::Type) fieldType = annotation.type;
+        }
+        bool duplicate = false;
+        for (const std::string& earlier : type.fieldNames) duplicate = duplicate || earlier == name;
+        if (name == "replace" || duplicate) {
+          diagnostics.error(diag::StructMember, field.target->loc,
+                            {source->name, duplicate ? "two fields named '" + name + "'"
+                                                     : "a field named 'replace' (the method that copies a struct)"});
+          ok = false;
+          break;
+        }
+        if (fieldType == nullptr) {
+          const SourceLoc& at = field.annotation->loc;
+          std::string_view line = sources.file(file).line(at.line);
+          std::string text = at.length != 0 && at.column < line.size() ? "'" + std::string(line.substr(at.column, at.length)) + "'"
+                                                                        : std::string("this annotation");
+          diagnostics.error(diag::StructField, at, {name, source->name, text});
+          ok = false;
+          break;
+        }
+        type.fieldNames.push_back(name);
+        type.elements.push_back(fieldType);
+        break;
+      }
+      case syntax::StmtKind::FunctionDef: {
+        const auto& def = syntax::as<syntax::FunctionDefStmt>(*s);
+        definition->methods.push_back({def.name, firstLine(*s, def.decoratorList)});
+        break;
+      }
+      case syntax::StmtKind::Pass: break;
+      case syntax::StmtKind::Expr:
+        // A docstring.
+        if (syntax::as<syntax::ExprStmt>(*s).value->kind == syntax::ExprKind::Constant) break;
+        diagnostics.error(diag::StructMember, s->loc, {source->name, "statements"});
+        ok = false;
+        break;
+      case syntax::StmtKind::Assign:
+      case syntax::StmtKind::AugAssign:
+        diagnostics.error(diag::StructMember, s->loc, {source->name, "class attributes (fields need an annotation: x: device.float32)"});
+        ok = false;
+        break;
+      case syntax::StmtKind::AsyncFunctionDef:
+      case syntax::StmtKind::ClassDef:
+      case syntax::StmtKind::Return:
+      case syntax::StmtKind::Delete:
+      case syntax::StmtKind::For:
+      case syntax::StmtKind::AsyncFor:
+      case syntax::StmtKind::While:
+      case syntax::StmtKind::If:
+      case syntax::StmtKind::With:
+      case syntax::StmtKind::AsyncWith:
+      case syntax::StmtKind::Raise:
+      case syntax::StmtKind::Try:
+      case syntax::StmtKind::TryStar:
+      case syntax::StmtKind::Assert:
+      case syntax::StmtKind::Import:
+      case syntax::StmtKind::ImportFrom:
+      case syntax::StmtKind::Global:
+      case syntax::StmtKind::Nonlocal:
+      case syntax::StmtKind::Break:
+      case syntax::StmtKind::Continue:
+        diagnostics.error(diag::StructMember, s->loc, {source->name, "statements"});
+        ok = false;
+        break;
+    }
+  }
+  if (!ok) return nullptr;
+  type.origin = definition;
+  return types.structType(std::move(type));
+}
+
+const types::Type* resolveStruct(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
+                                 SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc) {
+  return resolveStructAt(source, types, sources, diagnostics, useLoc, 0);
+}
+
+std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, const StructDefinition::Method& method) {
+  const StructSource& owner = *definitionOf(structType).source;
+  auto source = std::make_shared<FunctionSource>();
+  source->fileName = owner.fileName;
+  source->fileText = owner.fileText;
+  source->line = method.line;
+  source->name = method.name;
+  source->identity = std::hash<std::string>{}(std::to_string(owner.identity) + "." + method.name);
+  source->decorator = FunctionSource::Decorator::Func;
+  source->globals = owner.globals;
+  return source;
+}
+
+const types::Type* FunctionChecker::structTypeOf(const Value& structClass, SourceLoc loc) {
+  const StructSource& source = *structClass.structSource;
+  std::string key = std::to_string(source.identity) + "|" + std::to_string(source.align) + "|" + source.fileName + ":" +
+                    std::to_string(source.line) + "|" + source.name;
+  auto found = program.structTypes.find(key);
+  if (found != program.structTypes.end()) return found->second;
+  const types::Type* type = resolveStruct(structClass.structSource, types, program.sources, sink, loc);
+  if (type != nullptr) program.structTypes.emplace(key, type);
+  return type;
+}
+
+Value FunctionChecker::structConstruct(const Value& callee, const syntax::CallExpr& e) {
+  const types::Type* type = structTypeOf(callee, e.loc);
+  if (type == nullptr) return errorValue();
+  std::string what = type->name;
+  size_t count = type->elements.size();
+  if (e.args.size() > count) {
+    sink.error(diag::ArgumentCount, e.loc,
+               {what + "()", std::to_string(count) + " field value" + (count == 1 ? "" : "s"), std::to_string(e.args.size())});
+    return errorValue();
+  }
+  std::vector<const syntax::Expr*> given(count, nullptr);
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    if (e.args[i]->kind == syntax::ExprKind::Starred) {
+      sink.error(diag::UnsupportedExpression, e.args[i]->loc, {"a starred argument (*args)", "; pass each field"});
+      return errorValue();
+    }
+    given[i] = e.args[i];
+  }
+  for (const syntax::Keyword* keyword : e.keywords) {
+    int index = keyword->hasArg ? fieldIndex(type, keyword->arg) : -1;
+    if (index < 0) {
+      sink.error(diag::KeywordArgument, keyword->loc, {what + "()", keyword->hasArg ? keyword->arg : "**"});
+      return errorValue();
+    }
+    if (given[static_cast<size_t>(index)] != nullptr) {
+      sink.error(diag::StructFieldTwice, keyword->loc, {what, keyword->arg});
+      return errorValue();
+    }
+    given[static_cast<size_t>(index)] = keyword->value;
+  }
+  std::vector<TypedExpr*> operands;
+  bool failed = false;
+  for (size_t i = 0; i < count; ++i) {
+    if (given[i] == nullptr) {
+      sink.error(diag::StructFieldMissing, e.loc, {what, type->fieldNames[i]});
+      return errorValue();
+    }
+    Value v = value(*given[i]);
+    Value converted = v.isError() ? v : convert(v, type->elements[i], given[i]->loc);
+    if (converted.isError()) {
+      failed = true;
+      continue;
+    }
+    operands.push_back(converted.expr);
+  }
+  if (failed) return errorValue();
+  return runtime(make(TypedExprKind::TupleMake, type, e.loc, operands));
+}
+
+Value FunctionChecker::structAttribute(Value base, const std::string& attr, SourceLoc loc) {
+  const types::Type* type = base.type();
+  int index = fieldIndex(type, attr);
+  if (index >= 0) {
+    TypedExpr* get = make(TypedExprKind::TupleGet, type->elements[static_cast<size_t>(index)], loc, {base.expr});
+    get->index = index;
+    return runtime(get, nonNegativeExpr(*get));
+  }
+  Value method;
+  method.kind = Value::Kind::Method;
+  method.expr = base.expr;
+  method.name = type->name + "." + attr;
+  if (attr == "replace") return method;
+  for (const StructDefinition::Method& m : definitionOf(type).methods) {
+    if (m.name != attr) continue;
+    method.function = methodSource(type, m);
+    return method;
+  }
+  sink.error(diag::StructNoAttribute, loc, {"struct " + type->name, attr});
+  return errorValue();
+}
+
+Value FunctionChecker::methodCall(const Value& callee, const syntax::CallExpr& e) {
+  Value self = runtime(callee.expr);
+  if (callee.function != nullptr) return userCall(callee, e, &self);
+  // s.replace(field=value, ...): a copy of `s` with the named fields changed.
+  const types::Type* type = self.type();
+  std::string what = type->name + ".replace";
+  if (!e.args.empty()) {
+    sink.error(diag::ArgumentCount, e.loc, {what + "()", "keyword arguments only (field=value)", std::to_string(e.args.size()) + " positional"});
+    return errorValue();
+  }
+  std::vector<const syntax::Expr*> changed(type->elements.size(), nullptr);
+  for (const syntax::Keyword* keyword : e.keywords) {
+    int index = keyword->hasArg ? fieldIndex(type, keyword->arg) : -1;
+    if (index < 0) {
+      sink.error(diag::StructNoAttribute, keyword->loc, {"struct " + type->name, keyword->hasArg ? keyword->arg : "**"});
+      return errorValue();
+    }
+    if (changed[static_cast<size_t>(index)] != nullptr) {
+      sink.error(diag::StructFieldTwice, keyword->loc, {what, keyword->arg});
+      return errorValue();
+    }
+    changed[static_cast<size_t>(index)] = keyword->value;
+  }
+  // The original is read once: hold it in a temporary unless it is a variable.
+  TypedExpr* original = self.expr;
+  if (original->kind != TypedExprKind::Local) {
+    int temporary = newTemporary(type, e.loc);
+    assignLocal(temporary, self, e.loc);
+    original = make(TypedExprKind::Local, type, e.loc);
+    original->local = temporary;
+  }
+  std::vector<TypedExpr*> operands;
+  bool failed = false;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (changed[i] == nullptr) {
+      TypedExpr* get = make(TypedExprKind::TupleGet, type->elements[i], e.loc, {original});
+      get->index = static_cast<int>(i);
+      operands.push_back(get);
+      continue;
+    }
+    Value v = value(*changed[i]);
+    Value converted = v.isError() ? v : convert(v, type->elements[i], changed[i]->loc);
+    if (converted.isError()) {
+      failed = true;
+      continue;
+    }
+    operands.push_back(converted.expr);
+  }
+  if (failed) return errorValue();
+  return runtime(make(TypedExprKind::TupleMake, type, e.loc, operands));
+}
+
+void FunctionChecker::attributeAssign(const syntax::AttributeExpr& target) {
+  Value base = expr(*target.value);
+  if (base.isError()) return;
+  if (base.kind == Value::Kind::RunTime && base.type()->isStruct()) {
+    const types::Type* type = base.type();
+    if (fieldIndex(type, target.attr) >= 0) {
+      sink.error(diag::StructImmutable, target.loc, {target.attr, "struct " + type->name});
+    } else {
+      sink.error(diag::StructNoAttribute, target.loc, {"struct " + type->name, target.attr});
+    }
+    return;
+  }
+  if (base.kind == Value::Kind::RunTime && base.type()->isVector()) {
+    vectorAssign(base, target.attr, target.loc);
+    return;
+  }
+  sink.error(diag::AssignTarget, target.loc, {"an attribute"});
+}
+
+}  // namespace weft::sema

@@ -1,0 +1,130 @@
+// The classic CUDA Python front (`from weft import cuda`, numba-cuda's spelling): the names of
+// module weft.cuda and its namespaces (shared, local, const, atomic) map onto weft's own
+// intrinsics, so that a numba-cuda kernel compiles by changing only its import.
+#include "sema/checker.h"
+
+namespace weft::sema {
+
+namespace {
+
+struct ClassicEntry {
+  std::string_view module;  // "weft.cuda" or one of its namespaces
+  std::string_view member;
+  Intrinsic intrinsic;
+};
+
+constexpr ClassicEntry kClassic[] = {
+    {"weft.cuda", "threadIdx", Intrinsic::ThreadIdx},
+    {"weft.cuda", "blockIdx", Intrinsic::BlockIdx},
+    {"weft.cuda", "blockDim", Intrinsic::BlockDim},
+    {"weft.cuda", "gridDim", Intrinsic::GridDim},
+    {"weft.cuda", "grid", Intrinsic::Tid},
+    {"weft.cuda", "gridsize", Intrinsic::GridSize},
+    {"weft.cuda", "syncthreads", Intrinsic::Syncthreads},
+    {"weft.cuda", "warpsize", Intrinsic::WarpSize},
+    {"weft.cuda", "laneid", Intrinsic::LaneId},
+    {"weft.cuda.shared", "array", Intrinsic::SharedArray},
+    {"weft.cuda.local", "array", Intrinsic::LocalArray},
+    {"weft.cuda.const", "array_like", Intrinsic::ConstArrayLike},
+};
+
+// numba-cuda's cuda.atomic functions, each an AtomicRef method of the same name.
+constexpr std::string_view kAtomicOperations[] = {"add", "sub", "max", "min", "exch", "cas",
+                                                  "and_", "or_", "xor", "nanmax", "nanmin"};
+
+constexpr std::string_view kNamespaces[] = {"weft.cuda.shared", "weft.cuda.local", "weft.cuda.const", "weft.cuda.atomic"};
+
+Value moduleValue(std::string_view name) {
+  Value v;
+  v.kind = Value::Kind::Module;
+  v.name = std::string(name);
+  return v;
+}
+
+}  // namespace
+
+std::string classicModule(std::string_view qualifiedName) {
+  if (qualifiedName == "weft.cuda") return "weft.cuda";
+  for (std::string_view name : kNamespaces)
+    if (qualifiedName == name) return std::string(name);
+  return {};
+}
+
+Value resolveClassicEntity(std::string_view module, std::string_view member) {
+  if (module == "weft.cuda") {
+    std::string qualified = std::string(module) + "." + std::string(member);
+    if (!classicModule(qualified).empty()) return moduleValue(qualified);
+  }
+  for (const ClassicEntry& entry : kClassic) {
+    if (entry.module == module && entry.member == member) {
+      Value v;
+      v.kind = Value::Kind::Intrinsic;
+      v.intrinsic = entry.intrinsic;
+      v.name = std::string(module.substr(5)) + "." + std::string(member);
+      v.scalar = types::ScalarKind::Int32;  // thread positions read as int32, as in numba-cuda
+      return v;
+    }
+  }
+  if (module == "weft.cuda.atomic") {
+    for (std::string_view operation : kAtomicOperations) {
+      if (member != operation) continue;
+      Value v;
+      v.kind = Value::Kind::Intrinsic;
+      v.intrinsic = Intrinsic::ClassicAtomic;
+      v.name = "cuda.atomic." + std::string(member);
+      return v;
+    }
+    return {};
+  }
+  // numba-cuda's other intrinsics (popc, fma, shfl_sync, ...) have the specification's names.
+  if (module == "weft.cuda") {
+    Value v = resolveEntity("weft." + std::string(member));
+    if (v.kind == Value::Kind::Intrinsic) v.name = "cuda." + std::string(member);
+    if (v.kind != Value::Kind::NumberType) return v;
+  }
+  return {};
+}
+
+Value classicConstArrayLike(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e) {
+  std::string what = callee.name + "()";
+  if (e.args.size() != 1 || !e.keywords.empty()) {
+    checker.sink.error(diag::ArgumentCount, e.loc, {what, "1 argument", std::to_string(e.args.size() + e.keywords.size())});
+    return checker.errorValue();
+  }
+  Value array = checker.expr(*e.args[0]);
+  if (array.kind == Value::Kind::Error) return array;
+  if (array.kind == Value::Kind::RunTime && array.type()->isArray()) return array;
+  checker.sink.error(diag::ConstArrayArgument, e.args[0]->loc, {what, checker.describe(array)});
+  return checker.errorValue();
+}
+
+Value classicAtomicCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e) {
+  std::string operation = callee.name.substr(std::string_view("cuda.atomic.").size());
+  size_t operands = operation == "cas" ? 2 : 1;
+  std::string what = callee.name + "()";
+  if (!e.keywords.empty() || e.args.size() != 2 + operands) {
+    checker.sink.error(diag::ArgumentCount, e.loc,
+                       {what, operands == 2 ? "4 arguments (array, index, old, value)" : "3 arguments (array, index, value)",
+                        std::to_string(e.args.size() + e.keywords.size())});
+    return checker.errorValue();
+  }
+  // AtomicRef(array, index), then its method on the remaining arguments: the specification's
+  // atomics check the dtypes and lower the operation.
+  syntax::CallExpr refCall;
+  refCall.loc = e.loc;
+  refCall.func = e.func;
+  refCall.args = {e.args[0], e.args[1]};
+  Value atomicRef = resolveEntity("weft.AtomicRef");
+  atomicRef.name = callee.name;
+  Value ref = checker.simtCall(atomicRef, refCall);
+  if (ref.isError()) return ref;
+  Value method = checker.atomicMember(ref, operation, e.loc);
+  if (method.isError()) return method;
+  syntax::CallExpr methodCall;
+  methodCall.loc = e.loc;
+  methodCall.func = e.func;
+  methodCall.args.assign(e.args.begin() + 2, e.args.end());
+  return checker.atomicMethod(method, methodCall);
+}
+
+}  // namespace weft::sema
