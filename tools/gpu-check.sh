@@ -38,7 +38,7 @@ if has_step build; then
 fi
 
 if has_step gpu; then
-  "$PY" -m pytest -q -m gpu -rs tests/python 2>&1 | tee "$OUT/pytest-gpu.log"
+  timeout 300 "$PY" -m pytest -q -m gpu -rs tests/python 2>&1 | tee "$OUT/pytest-gpu.log"
   record gpu-tests "rc=$? $(tail -n 1 "$OUT/pytest-gpu.log")"
 fi
 
@@ -54,9 +54,9 @@ if has_step examples; then
 fi
 
 if has_step bench; then
-  OUT=$OUT "$PY" bench/bench.py 2>&1 | tee "$OUT/bench.log"
+  OUT=$OUT timeout 240 "$PY" bench/bench.py 2>&1 | tee "$OUT/bench.log"
   record bench "rc=$? (table in bench.log, data in bench.json)"
-  OUT=$OUT "$PY" bench/bench_simt.py 2>&1 | tee "$OUT/bench_simt.log"
+  OUT=$OUT timeout 180 "$PY" bench/bench_simt.py 2>&1 | tee "$OUT/bench_simt.log"
   record bench-simt "rc=$? (table in bench_simt.log, data in bench_simt.json)"
 fi
 
