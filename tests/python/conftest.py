@@ -1,5 +1,7 @@
-"""Shared pytest configuration: tests marked `gpu` run only where weft finds a usable GPU."""
+"""Shared pytest configuration: tests marked `gpu` run only where weft finds a usable GPU, and the
+random-data fixture every test module uses (the GPU modules re-collect CPU tests, so it lives here)."""
 
+import numpy as np
 import pytest
 
 import weft
@@ -12,3 +14,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def rng():
+    """A fresh, unseeded generator: every run checks other random data."""
+    return np.random.default_rng()

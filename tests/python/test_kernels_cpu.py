@@ -37,11 +37,6 @@ def target():
     return "cpu"
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng()
-
-
 def run(target, kernel, *args, grid=1, block=1):
     """Launches `kernel` on `target` and leaves the results in the NumPy arrays of `args`."""
     if target == "gpu":

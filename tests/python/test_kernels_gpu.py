@@ -47,11 +47,6 @@ def target():
     return "gpu"
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng()
-
-
 def load_example(name):
     spec = importlib.util.spec_from_file_location(f"weft_example_{name}", EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)

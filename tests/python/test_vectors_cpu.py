@@ -19,11 +19,6 @@ def target():
     return "cpu"
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng()
-
-
 def run(target, kernel, *args, grid=1, block=1):
     if target == "gpu":
         dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
