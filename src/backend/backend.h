@@ -13,6 +13,7 @@ namespace weft::backend {
 // Where the CUDA toolkit and weft's device headers are.
 struct Toolchain {
   std::string cudaHome;          // e.g. /usr/local/cuda; empty when not found
+  std::vector<std::string> cudaIncludeDirs;  // its include/ (and include/cccl/ for libcu++)
   std::string weftIncludeDir;    // the directory holding weft/device/*.h
   std::string hostCompiler;      // $CXX, else c++/g++/clang++ on PATH; empty when none
 };
@@ -20,11 +21,20 @@ struct Toolchain {
 // Finds the toolkit (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda) and the host compiler.
 Toolchain discoverToolchain(std::string weftIncludeDir);
 
+// What NVRTC produces: a cubin (SASS for sm_XY), PTX (for compute_XY), or LTO-IR (for
+// nvJitLink's link-time optimization; always relocatable).
+enum class DeviceCode : uint8_t { Cubin, Ptx, LtoIr };
+
 struct CompileOptions {
   int arch = 90;           // sm_XY as XY
   bool fastMath = false;
   bool debug = false;
-  bool cubin = true;       // false: PTX
+  DeviceCode output = DeviceCode::Cubin;
+  // Relocatable device code (-rdc=true): extern functions may be defined in another object,
+  // to be resolved by nvJitLink or nvcc's device link.
+  bool relocatable = false;
+  // More folders for #include (a CUDA C++ file that nvJitLink links with a weft unit).
+  std::vector<std::string> includeDirs;
 };
 
 // The result of a compilation: the artifact bytes or a log of what failed.
@@ -71,6 +81,17 @@ std::string nvrtcVersion(const Toolchain& toolchain);
 
 // The architectures (XY of sm_XY) the loaded NVRTC compiles for; empty when NVRTC cannot be loaded.
 std::vector<int> nvrtcSupportedArchitectures(const Toolchain& toolchain);
+
+// One input of a device link: a file's contents and what they are.
+struct LinkInput {
+  enum class Kind : uint8_t { Cubin, Ptx, LtoIr, Fatbin, Object, Library } kind = Kind::Cubin;
+  std::string name;   // for messages
+  std::string bytes;
+};
+
+// Links relocatable device code for sm_`arch` with nvJitLink (loaded at run time) into one
+// executable cubin; LTO-IR inputs are optimized together (-lto).
+Artifact linkWithNvJitLink(const Toolchain& toolchain, const std::vector<LinkInput>& inputs, int arch);
 
 // A fatbin holding one cubin per architecture (`cubins`: (XY of sm_XY, cubin bytes)), made by
 // the toolkit's fatbinary tool; `bytes` is the fatbin.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/toolkit_library.h"
 
 namespace weft::backend {
 namespace {
@@ -20,33 +21,11 @@ struct NvrtcTable {
 #include "backend/nvrtc_functions.def"
 };
 
-// Loads NVRTC from the toolkit found by discovery, then from the loader's search path. The
-// library is never unloaded: NVRTC keeps process-wide state and dlopen reference-counts the
-// handle, so loading on every compile costs one lookup after the first.
-std::vector<std::string> nvrtcCandidates(const Toolchain& toolchain) {
-  std::vector<std::string> candidates;
-  const char* names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  // CUDA 13 installs keep the libraries in lib/, older ones in lib64/.
-  if (!toolchain.cudaHome.empty())
-    for (const char* folder : {"/lib64/", "/lib/"})
-      for (const char* name : names) candidates.push_back(toolchain.cudaHome + folder + name);
-  for (const char* name : names) candidates.push_back(name);
-  return candidates;
-}
+const std::vector<std::string> kNvrtcNames = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
 
 std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& error) {
-  std::vector<std::string> candidates = nvrtcCandidates(toolchain);
-  void* library = nullptr;
-  for (const std::string& candidate : candidates) {
-    library = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library) break;
-  }
-  if (!library) {
-    error = "NVRTC not found (tried libnvrtc.so.13, libnvrtc.so.12 and libnvrtc.so in " +
-            (toolchain.cudaHome.empty() ? std::string("no CUDA toolkit") : toolchain.cudaHome + "/lib64") +
-            "/lib64, lib and on the loader path); install the CUDA toolkit or set CUDA_HOME";
-    return std::nullopt;
-  }
+  void* library = openToolkitLibrary(toolchain, "NVRTC", kNvrtcNames, error);
+  if (!library) return std::nullopt;
   NvrtcTable table;
 #define WEFT_NVRTC_FUNCTION(name, result, params)                                         \
   table.name = reinterpret_cast<decltype(table.name)>(::dlsym(library, #name));           \
@@ -60,14 +39,19 @@ std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& err
 
 std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileOptions& options) {
   std::vector<std::string> result;
-  result.push_back((options.cubin ? "-arch=sm_" : "-arch=compute_") + std::to_string(options.arch));
+  bool virtualArch = options.output != DeviceCode::Cubin;
+  result.push_back((virtualArch ? "-arch=compute_" : "-arch=sm_") + std::to_string(options.arch));
+  if (options.relocatable || options.output == DeviceCode::LtoIr) result.push_back("-rdc=true");
+  if (options.output == DeviceCode::LtoIr) result.push_back("-dlto");
   result.push_back("-std=c++17");
   // Functions without an execution space are device functions: weft's headers are plain C++
   // shared with the host target, so they need no __device__ annotations.
   result.push_back("-default-device");
   if (!toolchain.weftIncludeDir.empty()) result.push_back("-I" + toolchain.weftIncludeDir);
-  // For cuda_fp16.h and friends, which only programs that use them include.
-  if (!toolchain.cudaHome.empty()) result.push_back("-I" + toolchain.cudaHome + "/include");
+  for (const std::string& folder : options.includeDirs) result.push_back("-I" + folder);
+  // For cuda_fp16.h and friends, and libcu++ (interoperable units), which only programs that
+  // use them include.
+  for (const std::string& folder : toolchain.cudaIncludeDirs) result.push_back("-I" + folder);
   if (options.fastMath) result.push_back("--use_fast_math");
   result.push_back("-lineinfo");
   if (!options.debug) result.push_back("-DNDEBUG");
@@ -103,19 +87,29 @@ Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source,
     return artifact;
   }
   size_t size = 0;
-  status = options.cubin ? nvrtc->nvrtcGetCUBINSize(program, &size) : nvrtc->nvrtcGetPTXSize(program, &size);
-  if (status == 0) {
-    artifact.bytes.resize(size);
-    status = options.cubin ? nvrtc->nvrtcGetCUBIN(program, artifact.bytes.data())
-                           : nvrtc->nvrtcGetPTX(program, artifact.bytes.data());
+  const char* getter = "nvrtcGetCUBIN";
+  switch (options.output) {
+    case DeviceCode::Cubin:
+      status = nvrtc->nvrtcGetCUBINSize(program, &size);
+      if (status == 0) status = nvrtc->nvrtcGetCUBIN(program, artifact.bytes.assign(size, '\0').data());
+      break;
+    case DeviceCode::Ptx:
+      getter = "nvrtcGetPTX";
+      status = nvrtc->nvrtcGetPTXSize(program, &size);
+      if (status == 0) status = nvrtc->nvrtcGetPTX(program, artifact.bytes.assign(size, '\0').data());
+      // PTX comes NUL-terminated; the text is what callers want.
+      if (status == 0 && !artifact.bytes.empty() && artifact.bytes.back() == '\0') artifact.bytes.pop_back();
+      break;
+    case DeviceCode::LtoIr:
+      getter = "nvrtcGetLTOIR";
+      status = nvrtc->nvrtcGetLTOIRSize(program, &size);
+      if (status == 0) status = nvrtc->nvrtcGetLTOIR(program, artifact.bytes.assign(size, '\0').data());
+      break;
   }
   if (status != 0) {
     artifact.bytes.clear();
-    artifact.log += std::string(options.cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX") + " failed: " +
-                    nvrtc->nvrtcGetErrorString(status);
+    artifact.log += std::string(getter) + " failed: " + nvrtc->nvrtcGetErrorString(status);
   } else {
-    // PTX comes NUL-terminated; the text is what callers want.
-    if (!options.cubin && !artifact.bytes.empty() && artifact.bytes.back() == '\0') artifact.bytes.pop_back();
     artifact.ok = true;
   }
   nvrtc->nvrtcDestroyProgram(&program);
@@ -141,7 +135,7 @@ std::vector<int> nvrtcSupportedArchitectures(const Toolchain& toolchain) {
 }
 
 std::string nvrtcIdentity(const Toolchain& toolchain) {
-  for (const std::string& candidate : nvrtcCandidates(toolchain)) {
+  for (const std::string& candidate : toolkitLibraryCandidates(toolchain, kNvrtcNames)) {
     struct stat status {};
     if (candidate.find('/') != std::string::npos && ::stat(candidate.c_str(), &status) == 0)
       return candidate + ":" + std::to_string(status.st_size) + ":" + std::to_string(status.st_mtim.tv_sec) + "." +

@@ -83,6 +83,14 @@ std::string findHostCompiler() {
 Toolchain discoverToolchain(std::string weftIncludeDir) {
   Toolchain toolchain;
   toolchain.cudaHome = findCudaHome();
+  if (!toolchain.cudaHome.empty()) {
+    // CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl, which nvcc adds by itself.
+    for (const char* folder : {"/include", "/include/cccl"}) {
+      struct stat status {};
+      std::string path = toolchain.cudaHome + folder;
+      if (::stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) toolchain.cudaIncludeDirs.push_back(path);
+    }
+  }
   toolchain.weftIncludeDir = std::move(weftIncludeDir);
   toolchain.hostCompiler = findHostCompiler();
   return toolchain;

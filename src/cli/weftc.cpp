@@ -1,6 +1,7 @@
 // weftc: the command-line compiler. The driver reads like the pipeline:
-//   parse -> static environment -> for each annotated @kernel: argument types from the
-//   annotations -> check -> emitCuda -> NVRTC (PTX or cubin)
+//   parse -> static environment -> the file's entry points (annotated @kernels and
+//   interoperable functions) -> check -> emitCuda (one unit) -> NVRTC per architecture
+//   (PTX, cubin, LTO-IR) -> fatbinary or nvJitLink
 // and each --dump-*/--emit-* option stops after its stage and prints that stage's result.
 #include <unistd.h>
 
@@ -32,35 +33,45 @@ namespace fs = std::filesystem;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 
-enum class Stage { DumpAst, EmitCuda, Ptx, Cubin, Fatbin };
+enum class Stage { DumpAst, EmitCuda, Ptx, Cubin, Fatbin, LtoIr };
 
 struct Options {
   std::string input;
-  std::string output;  // empty: stdout for text, <stem>.<kernel>.cubin for cubins
+  std::string output;  // empty: stdout for text, <stem>.cubin (.fatbin, .ltoir) for binaries
   Stage stage = Stage::Cubin;
   std::vector<int> archs;  // each -arch sm_XY as XY, in order, without repeats; default: sm_90
+  bool relocatable = false;
+  std::vector<std::string> links;  // --link FILE, in order
   bool printIncludeDir = false;
 };
 
 const char* kUsage =
-    "usage: weftc FILE.py [--emit-cuda | --ptx | --cubin | --fatbin | --dump-ast] [-arch sm_XY]... [-o OUT]\n"
+    "usage: weftc FILE.py [--emit-cuda | --ptx | --cubin | --fatbin | --ltoir | --dump-ast] [-arch sm_XY]...\n"
+    "             [-rdc] [--link FILE]... [-o OUT]\n"
     "\n"
-    "Compiles every @kernel of FILE.py whose parameters are all annotated\n"
-    "(e.g. `def k(a: device.float32[:], n: device.int32)`).\n"
+    "Compiles the entry points of FILE.py into one translation unit: every @kernel whose\n"
+    "parameters are all annotated (e.g. `def k(a: device.float32[:], n: device.int32)`) and every\n"
+    "@func(interop=True). Interoperable functions and kernels keep their Python names as extern \"C\"\n"
+    "symbols; other kernels are weft_<name>_<hash>.\n"
     "\n"
     "  --dump-ast            print the file's AST as CPython's ast.dump(ast.parse(src)) and stop\n"
-    "  --emit-cuda           print the CUDA C++ translation unit of each kernel and stop\n"
-    "  --ptx                 compile with NVRTC and print the PTX of each kernel\n"
-    "  --cubin               compile with NVRTC to a cubin per kernel (the default), written to\n"
-    "                        OUT, or to FILE.KERNEL.cubin in the current directory\n"
+    "  --emit-cuda           print the CUDA C++ translation unit and stop (nvcc -rdc=true compiles\n"
+    "                        it with -I$(weftc --print-include-dir))\n"
+    "  --ptx                 compile with NVRTC and print the PTX\n"
+    "  --cubin               compile with NVRTC to a cubin (the default), written to OUT, or to\n"
+    "                        FILE.cubin in the current directory\n"
     "  --fatbin              compile with NVRTC once per -arch and combine the cubins into one\n"
-    "                        fatbin per kernel (OUT, or FILE.KERNEL.fatbin); --cubin with several\n"
-    "                        -arch does the same\n"
+    "                        fatbin (OUT, or FILE.fatbin); --cubin with several -arch does the same\n"
+    "  --ltoir               compile to relocatable LTO-IR for nvJitLink (OUT, or FILE.ltoir)\n"
     "  -arch sm_XY           a GPU architecture (default sm_90); repeat it for several: the front\n"
     "                        end runs once and each architecture keeps its own `if target(...)`\n"
     "                        branches\n"
-    "  -o OUT                write the output to OUT (several cubins: OUT with .KERNEL before\n"
-    "                        its extension)\n"
+    "  -rdc                  relocatable device code (--cubin, --ptx): extern functions may be\n"
+    "                        defined in code linked later\n"
+    "  --link FILE           link the unit with FILE through nvJitLink into one cubin (one -arch):\n"
+    "                        CUDA C++ (.cu, compiled by NVRTC with weft's headers on the include\n"
+    "                        path), .ltoir, .cubin, .ptx, .fatbin, .o or .a; repeatable\n"
+    "  -o OUT                write the output to OUT\n"
     "  --print-include-dir   print the directory of weft's device headers and exit\n"
     "  -h, --help            print this help\n"
     "\n"
@@ -93,13 +104,19 @@ std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
       options.stage = Stage::Cubin;
     else if (arg == "--fatbin")
       options.stage = Stage::Fatbin;
+    else if (arg == "--ltoir")
+      options.stage = Stage::LtoIr;
+    else if (arg == "-rdc")
+      options.relocatable = true;
     else if (arg == "--print-include-dir")
       options.printIncludeDir = true;
-    else if (arg == "-o" || arg == "-arch" || arg == "--arch") {
+    else if (arg == "-o" || arg == "-arch" || arg == "--arch" || arg == "--link") {
       if (i + 1 >= argc) return fail(arg + " needs a value");
       std::string value = argv[++i];
       if (arg == "-o") {
         options.output = value;
+      } else if (arg == "--link") {
+        options.links.push_back(value);
       } else {
         if (value.rfind("sm_", 0) != 0 || value.size() < 5 ||
             value.find_first_not_of("0123456789", 3) != std::string::npos)
@@ -118,6 +135,11 @@ std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
   }
   if (options.input.empty() && !options.printIncludeDir) return fail("no input file");
   if (options.archs.empty()) options.archs.push_back(90);
+  if (!options.links.empty()) {
+    if (options.stage != Stage::Cubin) return fail("--link produces a cubin; it cannot be used with another output");
+    if (options.archs.size() > 1) return fail("--link links for one architecture; give one -arch");
+  }
+  if (options.stage == Stage::LtoIr && options.archs.size() > 1) return fail("--ltoir takes one -arch");
   if (options.stage == Stage::Cubin && options.archs.size() > 1) options.stage = Stage::Fatbin;
   return options;
 }
@@ -177,15 +199,68 @@ const syntax::Arg* firstUnannotated(const syntax::FunctionDefStmt& def) {
   return nullptr;
 }
 
-// Where the cubin (or fatbin) of `kernel` goes when a file holds `count` kernels.
-std::string cubinPath(const Options& options, const std::string& kernel, size_t count) {
-  if (options.output.empty())
-    return fs::path(options.input).stem().string() + "." + kernel +
-           (options.stage == Stage::Fatbin ? ".fatbin" : ".cubin");
-  if (count == 1) return options.output;
-  fs::path output(options.output);
-  return (output.parent_path() / (output.stem().string() + "." + kernel + output.extension().string()))
-      .string();
+// Where a binary output goes: OUT, or FILE's stem with `extension` in the current directory.
+std::string outputPath(const Options& options, const std::string& extension) {
+  if (!options.output.empty()) return options.output;
+  return fs::path(options.input).stem().string() + extension;
+}
+
+// What a --link file holds, by its extension; nullopt for an unknown one.
+std::optional<backend::LinkInput::Kind> linkKind(const std::string& path) {
+  std::string extension = fs::path(path).extension().string();
+  if (extension == ".cu" || extension == ".ltoir") return backend::LinkInput::Kind::LtoIr;
+  if (extension == ".cubin") return backend::LinkInput::Kind::Cubin;
+  if (extension == ".ptx") return backend::LinkInput::Kind::Ptx;
+  if (extension == ".fatbin") return backend::LinkInput::Kind::Fatbin;
+  if (extension == ".o") return backend::LinkInput::Kind::Object;
+  if (extension == ".a") return backend::LinkInput::Kind::Library;
+  return std::nullopt;
+}
+
+// The unit and the --link files as nvJitLink inputs, linked into one cubin; false after
+// reporting. A .cu file is compiled by NVRTC to LTO-IR with weft's headers and the folder of
+// the .cu file on its include path.
+bool linkUnit(const Options& options, const backend::Toolchain& toolchain, const std::string& unit,
+              std::string& cubin) {
+  backend::CompileOptions compileOptions;
+  compileOptions.arch = options.archs.front();
+  compileOptions.output = backend::DeviceCode::LtoIr;
+  std::vector<backend::LinkInput> inputs;
+  backend::Artifact weft = backend::compileWithNvrtc(toolchain, unit, fs::path(options.input).filename().string() + ".cu",
+                                                     compileOptions);
+  if (!weft.ok) {
+    std::cerr << "weftc: error: NVRTC failed to compile the unit of " << options.input << ":\n" << weft.log;
+    return false;
+  }
+  inputs.push_back({backend::LinkInput::Kind::LtoIr, options.input, std::move(weft.bytes)});
+  for (const std::string& path : options.links) {
+    std::optional<backend::LinkInput::Kind> kind = linkKind(path);
+    std::optional<std::string> bytes = readFile(path);
+    if (!kind || !bytes) {
+      std::cerr << "weftc: error: cannot link '" << path << "': "
+                << (!kind ? "unknown kind of file (link .cu, .ltoir, .cubin, .ptx, .fatbin, .o or .a)" : "cannot read it")
+                << "\n";
+      return false;
+    }
+    if (fs::path(path).extension() == ".cu") {
+      backend::CompileOptions cuda = compileOptions;
+      cuda.includeDirs.push_back(fs::absolute(path).parent_path().string());
+      backend::Artifact compiled = backend::compileWithNvrtc(toolchain, *bytes, path, cuda);
+      if (!compiled.ok) {
+        std::cerr << "weftc: error: NVRTC failed to compile '" << path << "':\n" << compiled.log;
+        return false;
+      }
+      bytes = std::move(compiled.bytes);
+    }
+    inputs.push_back({*kind, path, std::move(*bytes)});
+  }
+  backend::Artifact linked = backend::linkWithNvJitLink(toolchain, inputs, compileOptions.arch);
+  if (!linked.ok) {
+    std::cerr << "weftc: error: " << linked.log << "\n";
+    return false;
+  }
+  cubin = std::move(linked.bytes);
+  return true;
 }
 
 // The whole pipeline for one file; returns the exit code.
@@ -223,98 +298,86 @@ int compileFile(const Options& options) {
     return kExitError;
   }
   backend::Toolchain toolchain = backend::discoverToolchain(includeDir);
-  backend::CompileOptions compileOptions;
-  compileOptions.cubin = options.stage != Stage::Ptx;
 
+  // The front end runs once, for every entry point together.
   types::TypeContext types;
   std::shared_ptr<sema::Environment> environment = sema::makeStaticEnvironment(*module, sources.file(file));
-  std::vector<const syntax::FunctionDefStmt*> kernels;
-  for (const syntax::FunctionDefStmt* def : sema::listKernels(*module)) {
-    if (const syntax::Arg* missing = firstUnannotated(*def)) {
-      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
-                << ": warning: kernel '" << def->name << "' is not compiled: parameter '" << missing->arg
+  sema::CheckRequest request;
+  for (const syntax::FunctionDefStmt* def : sema::listEntryPoints(*module)) {
+    const syntax::Arg* missing = firstUnannotated(*def);
+    if (missing != nullptr && sema::isKernelDefinition(*def) && !sema::isInteropDefinition(*def)) {
+      std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1 << ": warning: kernel '"
+                << def->name << "' is not compiled: parameter '" << missing->arg
                 << "' has no type annotation (e.g. `" << missing->arg << ": device.float32[:]`)\n";
       continue;
     }
-    kernels.push_back(def);
-  }
-  std::string textOutput;
-  bool failed = false;
-  for (const syntax::FunctionDefStmt* def : kernels) {
-    sema::CheckRequest request;
-    request.kernel = sema::staticFunction(*environment, def->name);
-    WEFT_CHECK(request.kernel != nullptr, "listKernels named a function the static environment lacks");
-    size_t reported = diagnostics.all().size();
-    request.arguments = sema::argumentsFromAnnotations(*def, *environment, types, diagnostics);
-    if (diagnostics.all().size() != reported) {
-      failed = true;
-      continue;
-    }
-    // Each kernel is checked in a compilation of its own, as the runtime does.
-    SourceManager kernelSources;
-    Diagnostics kernelDiagnostics(kernelSources);
-    sema::TypedProgram program = sema::check(request, types, kernelSources, kernelDiagnostics);
-    if (kernelDiagnostics.hasErrors()) {
-      std::cerr << kernelDiagnostics.render();
-      failed = true;
-      continue;
-    }
-    codegen::EmittedUnit unit = codegen::emitCuda(program, kernelSources);
-    if (options.stage == Stage::EmitCuda) {
-      textOutput += unit.source;
-      continue;
-    }
-    // One front-end pass above; one lowering per architecture here.
-    std::vector<std::pair<int, std::string>> images;
-    for (int arch : options.archs) {
-      compileOptions.arch = arch;
-      backend::Artifact image = backend::compileWithNvrtc(toolchain, unit.source, def->name + ".cu", compileOptions);
-      if (!image.ok) {
-        std::cerr << options.input << ":" << def->loc.line << ":" << def->loc.column + 1
-                  << ": error: NVRTC failed to compile kernel '" << def->name << "' for sm_" << arch << ":\n"
-                  << image.log;
-        failed = true;
-        images.clear();
-        break;
-      }
-      images.emplace_back(arch, std::move(image.bytes));
-    }
-    if (images.empty()) continue;
-    backend::Artifact artifact;
-    artifact.ok = true;
-    if (options.stage == Stage::Fatbin) {
-      artifact = backend::createFatbin(toolchain, images);
-      if (!artifact.ok) {
-        std::cerr << "weftc: error: cannot make a fatbin of kernel '" << def->name << "': " << artifact.log << "\n";
-        failed = true;
-        continue;
-      }
-    } else if (options.stage == Stage::Cubin) {
-      artifact.bytes = std::move(images.front().second);
-    }
-    if (options.stage == Stage::Ptx) {
-      for (auto& [arch, ptx] : images) textOutput += options.archs.size() > 1 ? "// sm_" + std::to_string(arch) + "\n" + ptx : ptx;
-    } else if (std::string path = cubinPath(options, def->name, kernels.size());
-               !writeFile(path, artifact.bytes)) {
-      std::cerr << "weftc: error: cannot write '" << path << "'\n";
-      failed = true;
-    }
+    request.entries.push_back(sema::entryFromAnnotations(*def, *environment, types, diagnostics));
   }
   if (diagnostics.hasErrors()) {
     std::cerr << diagnostics.render();
-    failed = true;
+    return kExitError;
   }
-  if (kernels.empty() && !failed)
-    std::cerr << options.input << ": warning: no @kernel with annotated parameters; nothing to compile\n";
-  if (!textOutput.empty()) {
-    if (options.output.empty())
-      std::cout << textOutput;
-    else if (!writeFile(options.output, textOutput)) {
-      std::cerr << "weftc: error: cannot write '" << options.output << "'\n";
-      return kExitError;
+  if (request.entries.empty()) {
+    std::cerr << options.input
+              << ": warning: no @kernel with annotated parameters and no @func(interop=True); nothing to compile\n";
+    return 0;
+  }
+  SourceManager unitSources;
+  Diagnostics unitDiagnostics(unitSources);
+  sema::TypedProgram program = sema::check(request, types, unitSources, unitDiagnostics);
+  if (unitDiagnostics.hasErrors()) {
+    std::cerr << unitDiagnostics.render();
+    return kExitError;
+  }
+  std::string unit = codegen::emitCuda(program, unitSources).source;
+
+  std::string output;
+  std::string path;
+  if (options.stage == Stage::EmitCuda) {
+    output = unit;
+  } else if (!options.links.empty()) {
+    if (!linkUnit(options, toolchain, unit, output)) return kExitError;
+    path = outputPath(options, ".cubin");
+  } else {
+    // One lowering per architecture.
+    backend::CompileOptions compileOptions;
+    compileOptions.output = options.stage == Stage::Ptx     ? backend::DeviceCode::Ptx
+                            : options.stage == Stage::LtoIr ? backend::DeviceCode::LtoIr
+                                                            : backend::DeviceCode::Cubin;
+    compileOptions.relocatable = options.relocatable;
+    std::vector<std::pair<int, std::string>> images;
+    for (int arch : options.archs) {
+      compileOptions.arch = arch;
+      backend::Artifact image =
+          backend::compileWithNvrtc(toolchain, unit, fs::path(options.input).filename().string() + ".cu", compileOptions);
+      if (!image.ok) {
+        std::cerr << options.input << ": error: NVRTC failed to compile for sm_" << arch << ":\n" << image.log;
+        return kExitError;
+      }
+      images.emplace_back(arch, std::move(image.bytes));
+    }
+    if (options.stage == Stage::Ptx) {
+      for (auto& [arch, ptx] : images) output += options.archs.size() > 1 ? "// sm_" + std::to_string(arch) + "\n" + ptx : ptx;
+    } else if (options.stage == Stage::Fatbin) {
+      backend::Artifact fatbin = backend::createFatbin(toolchain, images);
+      if (!fatbin.ok) {
+        std::cerr << "weftc: error: cannot make a fatbin: " << fatbin.log << "\n";
+        return kExitError;
+      }
+      output = std::move(fatbin.bytes);
+      path = outputPath(options, ".fatbin");
+    } else {
+      output = std::move(images.front().second);
+      path = outputPath(options, options.stage == Stage::LtoIr ? ".ltoir" : ".cubin");
     }
   }
-  return failed ? kExitError : 0;
+  if (path.empty() && options.output.empty()) {
+    std::cout << output;
+  } else if (std::string to = path.empty() ? options.output : path; !writeFile(to, output)) {
+    std::cerr << "weftc: error: cannot write '" << to << "'\n";
+    return kExitError;
+  }
+  return 0;
 }
 
 }  // namespace

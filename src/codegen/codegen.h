@@ -1,4 +1,5 @@
-// Entry point of codegen: a typed program -> one CUDA C++ translation unit.
+// Entry point of codegen: a typed program (its kernels and interoperable functions) -> one
+// CUDA C++ translation unit.
 #pragma once
 
 #include <string>
@@ -13,10 +14,18 @@ struct EmittedUnit {
   // The translation unit. It includes only <weft/device/...> headers, compiles with NVRTC
   // for the GPU and, with -DWEFT_HOST, with the host C++ compiler for the CPU target.
   std::string source;
-  // The kernel's extern "C" __global__ symbol (for cuModuleGetFunction).
+  // The extern "C" __global__ symbol of the program's `kernel` (for cuModuleGetFunction), and
+  // its extern "C" CPU entry `void(weft::host::ThreadContext*, void** args)` (under
+  // WEFT_HOST; the kernel's symbol + "_host"); empty when the program has no kernel.
   std::string kernelSymbol;
-  // The extern "C" CPU entry `void(weft::host::ThreadContext*, void** args)` (under WEFT_HOST).
   std::string hostEntrySymbol;
+  // Every kernel of the unit: its Python name and symbol (an interoperable kernel's symbol is
+  // its Python name; another's weft_<name>_<hash>).
+  struct Kernel {
+    std::string pythonName;
+    std::string symbol;
+  };
+  std::vector<Kernel> kernels;
   // Bytes of static shared memory the kernel's shared_arrays need on the CPU target.
   uint64_t hostSharedBytes = 0;
 };

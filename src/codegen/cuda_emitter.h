@@ -93,10 +93,16 @@ class CudaEmitter {
   void lineDirective(SourceLoc loc);
   void line(int depth, const std::string& text);
 
+  // emit_interop.cpp: static_asserts of the interoperable signatures' arrays and complex
+  // numbers against cuda::interoperable_array_descriptor and cuda::std::complex.
+  std::string interopAsserts();
+
   // emit_program.cpp
   void collectArrayStorage(const std::vector<sema::TypedStmt*>& statements);
   void functionBody(int index);
   std::string signature(int index, const std::string& name);
+  std::string symbolOf(int index) const;
+  std::string hostEntry(int index);
   std::vector<bool> recursiveFunctions() const;
 
   const sema::TypedProgram& program_;

@@ -18,9 +18,18 @@ using sema::TypedStmtKind;
 
 namespace {
 
-// Stands for the kernel symbol until the unit's hash is known; a control character cannot
-// occur anywhere else in the unit (file names are quoted without them).
-constexpr const char* kSymbolPlaceholder = "\x01kernel\x01";
+// Stands for the symbol of the kernel that is function `index` until the unit's hash is
+// known; a control character cannot occur anywhere else in the unit (file names are quoted
+// without them).
+std::string symbolPlaceholder(int index) { return "\x01kernel" + std::to_string(index) + "\x01"; }
+
+// The qualifiers of a generated function (config.h defines the macros per target).
+std::string qualifiers(const TypedFunction& function, bool recursive) {
+  if (function.isKernel) return "WEFT_KERNEL";
+  if (function.interop) return "WEFT_INTEROP_FN";
+  if (function.hostCallable) return recursive ? "WEFT_HOST_DEVICE_FN_NOINLINE" : "WEFT_HOST_DEVICE_FN";
+  return recursive ? "WEFT_DEVICE_FN_NOINLINE" : "WEFT_DEVICE_FN";
+}
 
 void collectCallees(const TypedExpr& expr, std::set<int>& callees) {
   if (expr.kind == sema::TypedExprKind::Call) callees.insert(expr.callee);
@@ -123,12 +132,9 @@ void CudaEmitter::functionBody(int index) {
   std::set<int> params(function.params.begin(), function.params.end());
   body_ += "// " + function.pythonName + "\n";
   lineDirective(function.loc);
-  std::string name = function.isKernel ? kSymbolPlaceholder : functionName(index);
   std::string returnType = function.isKernel ? "void" : typeName(function.returnType);
-  std::string qualifiers = function.isKernel   ? "WEFT_KERNEL"
-                           : recursive_[index] ? "WEFT_DEVICE_FN_NOINLINE"
-                                               : "WEFT_DEVICE_FN";
-  body_ += qualifiers + " " + returnType + " " + signature(index, name) + " {\n";
+  body_ += qualifiers(function, recursive_[index]) + " " + returnType + " " + signature(index, symbolOf(index)) +
+           " {\n";
   // Every local has one type for the whole function: declare them all up front.
   for (size_t i = 0; i < function.locals.size(); ++i) {
     if (params.count(static_cast<int>(i))) continue;
@@ -177,64 +183,91 @@ void CudaEmitter::functionBody(int index) {
   function_ = nullptr;
 }
 
+// A kernel's symbol: an interoperable kernel's Python name; another kernel's placeholder for
+// weft_<name>_<hash of the unit>. A function's C++ name.
+std::string CudaEmitter::symbolOf(int index) const {
+  const TypedFunction& function = program_.functions[index];
+  if (!function.isKernel) return functionName(index);
+  return function.interop ? function.pythonName : symbolPlaceholder(index);
+}
+
+// The CPU target's entry of kernel `index`: runs it as the simulated thread `context`.
+std::string CudaEmitter::hostEntry(int index) {
+  const TypedFunction& kernel = program_.functions[index];
+  std::string entry = "extern \"C\" void " + symbolOf(index) + "_host(weft::host::ThreadContext* context, void** args) {\n";
+  entry += "  weft::host::current = context;\n";
+  if (kernel.params.empty()) entry += "  static_cast<void>(args);\n";
+  entry += "  " + symbolOf(index) + "(";
+  function_ = &kernel;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    if (i) entry += ", ";
+    entry += "*static_cast<" + typeName(kernel.locals.at(kernel.params[i]).type) + "*>(args[" + std::to_string(i) + "])";
+  }
+  function_ = nullptr;
+  return entry + ");\n}\n";
+}
+
 EmittedUnit CudaEmitter::emit() {
-  WEFT_CHECK(program_.kernel >= 0 && static_cast<size_t>(program_.kernel) < program_.functions.size(),
-             "a typed program without a kernel");
-  const TypedFunction& kernel = program_.functions[program_.kernel];
-  WEFT_CHECK(kernel.isKernel, "the entry function is not a kernel");
+  WEFT_CHECK(!program_.entries.empty(), "a typed program without entry points");
   recursive_ = recursiveFunctions();
-  WEFT_CHECK(!recursive_[program_.kernel], "the kernel calls itself");
+  for (int entry : program_.entries) {
+    WEFT_CHECK(!program_.functions[entry].isKernel || !recursive_[entry], "a kernel calls itself");
+  }
 
   std::string forwards;
   for (size_t i = 0; i < program_.functions.size(); ++i) {
-    if (program_.functions[i].isKernel) continue;
-    std::string returnType = typeName(program_.functions[i].returnType);
-    std::string qualifiers = recursive_[i] ? "WEFT_DEVICE_FN_NOINLINE" : "WEFT_DEVICE_FN";
-    forwards += qualifiers + " " + returnType + " " +
+    const TypedFunction& function = program_.functions[i];
+    if (function.isKernel) continue;
+    forwards += qualifiers(function, recursive_[i]) + " " + typeName(function.returnType) + " " +
                 signature(static_cast<int>(i), functionName(static_cast<int>(i))) + ";\n";
   }
   for (size_t i = 0; i < program_.functions.size(); ++i) functionBody(static_cast<int>(i));
 
-  std::string entry =
-      "#if defined(WEFT_HOST)\n// The CPU target's entry: runs the kernel as the simulated thread "
-      "`context`.\n";
-  entry += std::string("extern \"C\" void ") + kSymbolPlaceholder +
-           "_host(weft::host::ThreadContext* context, void** args) {\n";
-  entry += "  weft::host::current = context;\n";
-  if (kernel.params.empty()) entry += "  static_cast<void>(args);\n";
-  entry += std::string("  ") + kSymbolPlaceholder + "(";
-  function_ = &kernel;
-  for (size_t i = 0; i < kernel.params.size(); ++i) {
-    if (i) entry += ", ";
-    entry += "*static_cast<" + typeName(kernel.locals.at(kernel.params[i]).type) + "*>(args[" +
-             std::to_string(i) + "])";
+  std::string entries;
+  for (size_t i = 0; i < program_.functions.size(); ++i) {
+    if (program_.functions[i].isKernel) entries += hostEntry(static_cast<int>(i));
   }
-  function_ = nullptr;
-  entry += ");\n}\n#endif\n";
+  std::string asserts = interopAsserts();
 
+  const TypedFunction& first = program_.functions[program_.entries.front()];
   std::string unit;
-  unit += "// Generated by weft from " + kernel.pythonName + ". Do not edit.\n";
+  unit += "// Generated by weft from " + first.pythonName + (program_.entries.size() > 1 ? " and others" : "") +
+          ". Do not edit.\n";
   unit += "#include <weft/device/runtime.h>\n";
   unit += typeHeaders();
   unit += simtHeaders() + "\n";
   unit += typeDecls_;
-  if (!typeDecls_.empty()) unit += "\n";
+  unit += asserts;
+  if (!typeDecls_.empty() || !asserts.empty()) unit += "\n";
   unit += forwards;
   if (!forwards.empty()) unit += "\n";
   unit += body_;
-  unit += entry;
+  if (!entries.empty()) unit += "#if defined(WEFT_HOST)\n// The CPU target's entries.\n" + entries + "#endif\n";
 
-  std::string symbol = "weft_";
-  for (char c : kernel.pythonName) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    symbol += ok ? c : '_';
-  }
-  symbol += "_" + ContentHash().add(unit).hex().substr(0, 16);
-
+  // Every non-interoperable kernel is weft_<name>_<hash>: the hash of the unit tells apart the
+  // specializations of one kernel (and kernels of one name) loaded in one process.
+  std::string hash = ContentHash().add(unit).hex().substr(0, 16);
   EmittedUnit result;
-  result.source = replaceAll(unit, kSymbolPlaceholder, symbol);
-  result.kernelSymbol = symbol;
-  result.hostEntrySymbol = symbol + "_host";
+  result.source = unit;
+  for (size_t i = 0; i < program_.functions.size(); ++i) {
+    const TypedFunction& function = program_.functions[i];
+    if (!function.isKernel) continue;
+    std::string symbol = function.pythonName;
+    if (!function.interop) {
+      symbol = "weft_";
+      for (char c : function.pythonName) {
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        symbol += ok ? c : '_';
+      }
+      symbol += "_" + hash;
+      result.source = replaceAll(result.source, symbolPlaceholder(static_cast<int>(i)), symbol);
+    }
+    result.kernels.push_back({function.pythonName, symbol});
+    if (static_cast<int>(i) == program_.kernel) {
+      result.kernelSymbol = symbol;
+      result.hostEntrySymbol = symbol + "_host";
+    }
+  }
   // A multiple of 16, so that the dynamic shared memory after it is aligned for any element.
   result.hostSharedBytes = (sharedBytes_ + 15) / 16 * 16;
   return result;

@@ -2,10 +2,9 @@
 // specification's machine representation of a struct or tuple is a standard-layout class
 // with one public member per field or element, in order; types::layoutOf computes that ABI
 // and the static_asserts make the C++ compiler (NVRTC, nvcc, the host compiler) confirm it.
-#include <set>
-
 #include "codegen/cuda_emitter.h"
 #include "support/check.h"
+#include "support/identifiers.h"
 #include "types/layout.h"
 
 namespace weft::codegen {
@@ -15,33 +14,9 @@ using types::TypeKind;
 
 namespace {
 
-// Names a field cannot keep in C++: keywords and the identifiers weft's headers define.
-bool reservedInCxx(const std::string& name) {
-  static const std::set<std::string> kReserved = {
-      "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
-      "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if",
-      "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private",
-      "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-      "wchar_t", "while", "char8_t", "char16_t", "char32_t", "concept", "requires", "co_await", "co_return",
-      "co_yield", "consteval", "constinit", "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq",
-      "or_eq", "xor_eq", "not_eq", "weft"};
-  return kReserved.count(name) != 0;
-}
-
-// A Python identifier usable as a C++ one: ASCII letters, digits and '_' only, not reserved,
-// not starting with '_' followed by a capital or '_' (reserved for the implementation).
-bool plainIdentifier(const std::string& name) {
-  if (name.empty() || reservedInCxx(name)) return false;
-  if (name[0] == '_' && name.size() > 1 && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (!ok) return false;
-  }
-  return !(name[0] >= '0' && name[0] <= '9');
-}
+// A Python identifier usable as a C++ member or struct name ("weft" would shadow weft's
+// namespace inside the struct).
+bool plainIdentifier(const std::string& name) { return name != "weft" && isPlainCxxIdentifier(name); }
 
 }  // namespace
 

@@ -114,7 +114,10 @@ std::string CudaEmitter::localName(int local) const {
 std::string CudaEmitter::functionName(int function) const {
   WEFT_CHECK(function >= 0 && static_cast<size_t>(function) < program_.functions.size(),
              "a callee index out of range");
-  return "wf_" + sanitize(program_.functions[function].name) + "_" + std::to_string(function);
+  const sema::TypedFunction& callee = program_.functions[function];
+  // An interoperable function is its extern "C" symbol (sema checked the name).
+  if (callee.interop) return callee.pythonName;
+  return "wf_" + sanitize(callee.name) + "_" + std::to_string(function);
 }
 
 std::string CudaEmitter::freshTemp() {

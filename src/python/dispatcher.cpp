@@ -158,7 +158,7 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
   auto lock = runtime_->lockFrontEnd();
   types::TypeContext& types = runtime_->compiler().types();
   sema::CheckRequest request;
-  request.kernel = source_;
+  request.entries.push_back({source_, {}});
   request.debug = options.debug;
   for (size_t i = 0; i < count; ++i) {
     sema::ArgumentInfo info;
@@ -170,7 +170,7 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
     } else {
       info.type = argumentType(values[i], types);
     }
-    request.arguments.push_back(std::move(info));
+    request.entries[0].arguments.push_back(std::move(info));
   }
   auto specialization = std::make_shared<Specialization>();
   specialization->key = std::move(key);

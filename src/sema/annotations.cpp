@@ -1,5 +1,6 @@
-// Type annotations: `device.float32`, `int`, `device.float32[:, :]`, `ConstExpr`,
-// `ConstExpr[device.int32]`, resolved in a function's global environment.
+// Type annotations: `device.float32`, `int`, `device.float32x4`, `device.float32[:, :]`, a
+// @struct class, `tuple[device.int32, device.float32]`, `ConstExpr`, `ConstExpr[device.int32]`,
+// resolved in a function's global environment.
 #include "sema/checker.h"
 
 namespace weft::sema {
@@ -38,6 +39,29 @@ const types::Type* structAnnotation(const Value& structClass, types::TypeContext
   return resolveStructAt(structClass.structSource, types, scratchSources, scratch, SourceLoc{}, depth + 1);
 }
 
+// Whether `e` names Python's builtin `tuple` (not shadowed by a global).
+bool isBuiltinTuple(const syntax::Expr& e, Environment* environment) {
+  if (e.kind != syntax::ExprKind::Name || syntax::as<syntax::NameExpr>(e).id != "tuple") return false;
+  return environment == nullptr || resolveGlobal(environment, "tuple").status == GlobalMeaning::Status::Undefined;
+}
+
+// `tuple[A, B, ...]`: the heterogeneous tuple of those element types.
+Annotation tupleAnnotation(const syntax::Expr& slice, Environment* environment, types::TypeContext& types, int depth) {
+  std::vector<const syntax::Expr*> elements;
+  if (slice.kind == syntax::ExprKind::Tuple) {
+    for (const syntax::Expr* element : syntax::as<syntax::TupleExpr>(slice).elts) elements.push_back(element);
+  } else {
+    elements.push_back(&slice);
+  }
+  std::vector<const types::Type*> elementTypes;
+  for (const syntax::Expr* element : elements) {
+    Annotation inner = resolveAnnotationAt(*element, environment, types, depth);
+    if (inner.kind != Annotation::Kind::Type) return {};
+    elementTypes.push_back(inner.type);
+  }
+  return Annotation{Annotation::Kind::Type, types.tuple(elementTypes)};
+}
+
 }  // namespace
 
 Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types) {
@@ -57,6 +81,7 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
       result.type = inner.type;
       return result;
     }
+    if (isBuiltinTuple(*subscript.value, environment)) return tupleAnnotation(*subscript.slice, environment, types, depth);
     const types::Type* element = nullptr;
     if (base.kind == Value::Kind::StructType) {
       element = structAnnotation(base, types, depth);
@@ -84,7 +109,7 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
     if (result.type != nullptr) result.kind = Annotation::Kind::Type;
   } else if (v.kind == Value::Kind::NumberType) {
     result.kind = Annotation::Kind::Type;
-    result.type = types.scalar(v.scalar);
+    result.type = v.vectorSize != 0 ? types.vector(v.scalar, v.vectorSize) : types.scalar(v.scalar);
   } else if (v.kind == Value::Kind::Intrinsic && v.intrinsic == Intrinsic::ConstExpr) {
     result.kind = Annotation::Kind::ConstExpr;
   }

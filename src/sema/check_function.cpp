@@ -1,7 +1,9 @@
 // The sema driver: specializations of functions per argument signature, the fixed-point
 // typing of each function's locals, scopes and name resolution, and the assembly of the
 // typed program.
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "sema/checker.h"
@@ -242,7 +244,7 @@ void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environmen
   globals_.push_back(GlobalDependency{environment, name, value});
 }
 
-int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
+int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
                                Diagnostics& sink, SourceLoc callLoc) {
   uint32_t file = 0;
   const syntax::FunctionDefStmt* def = findDefinition(*source, sink, callLoc, file);
@@ -256,17 +258,19 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   }
   std::vector<const syntax::Arg*> params(args.posonlyargs.begin(), args.posonlyargs.end());
   params.insert(params.end(), args.args.begin(), args.args.end());
-  if (params.size() != arguments.size()) {
+  if (params.size() != requested.size()) {
     if (source->decorator == FunctionSource::Decorator::Kernel && callLoc.line == 0) {
       sink.error(diag::KernelArgumentCount, def->loc,
-                 {source->name, std::to_string(params.size()), std::to_string(arguments.size())});
+                 {source->name, std::to_string(params.size()), std::to_string(requested.size())});
     } else {
       sink.error(diag::ArgumentCount, where,
                  {"function '" + source->name + "'", std::to_string(params.size()) + " positional arguments",
-                  std::to_string(arguments.size())});
+                  std::to_string(requested.size())});
     }
     return -1;
   }
+  std::vector<ArgumentInfo> arguments = requested;
+  if (source->interop && !interopArguments(*source, params, where, sink, arguments)) return -1;
   std::vector<bool> constParams(params.size(), false);
   std::vector<const types::Type*> constTypes(params.size(), nullptr);
   std::string key = std::to_string(source->identity) + "|" + source->fileName + ":" + std::to_string(def->loc.line) + "|" +
@@ -318,6 +322,7 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   spec.key = key;
   spec.diagnostics = std::make_unique<Diagnostics>(sources);
   byKey_.emplace(key, index);
+  if (source->interop) checkInteropName(*source, *def, *spec.diagnostics);
   if (def->returns != nullptr) {
     bool returnsNone = def->returns->kind == syntax::ExprKind::Constant &&
                        syntax::as<syntax::ConstantExpr>(*def->returns).value.kind == syntax::ConstantValue::Kind::None;
@@ -365,15 +370,22 @@ void ProgramChecker::checkSpecialization(int index) {
 }
 
 TypedProgram ProgramChecker::run(const CheckRequest& request) {
-  WEFT_CHECK(request.kernel != nullptr, "check() needs a kernel");
-  int kernel = specialize(request.kernel, request.arguments, diagnostics, SourceLoc{});
+  WEFT_CHECK(!request.entries.empty(), "check() needs an entry point");
+  std::vector<int> entries;
+  for (const CheckEntry& entry : request.entries) {
+    WEFT_CHECK(entry.function != nullptr, "an entry point without a function");
+    entries.push_back(specialize(entry.function, entry.arguments, diagnostics, SourceLoc{}));
+  }
   TypedProgram result = std::move(program_);
-  if (kernel < 0) return result;
+  if (std::find(entries.begin(), entries.end(), -1) != entries.end()) return result;
 
-  // The specializations the kernel reaches, each with the call that first reached it.
-  std::vector<int> reached{kernel};
+  // The specializations the entries reach, each with the call that first reached it.
+  std::vector<int> reached;
   std::map<int, std::pair<int, SourceLoc>> parent;
-  std::set<int> seen{kernel};
+  std::set<int> seen;
+  for (int entry : entries) {
+    if (seen.insert(entry).second) reached.push_back(entry);
+  }
   for (size_t i = 0; i < reached.size(); ++i) {
     int caller = reached[i];
     for (const auto& [callee, loc] : specialization(caller).calls) {
@@ -413,10 +425,15 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
       if (e.kind == TypedExprKind::BuiltinCall && needsFibers(e.builtin)) result.usesBarrier = true;
     });
   }
-  result.kernel = position.at(kernel);
-  const Specialization& entry = specialization(kernel);
-  int param = 0;
-  for (bool isConst : entry.constParams) result.argumentToParam.push_back(isConst ? -1 : param++);
+  for (int entry : entries) {
+    result.entries.push_back(position.at(entry));
+    if (result.kernel < 0 && result.functions[static_cast<size_t>(result.entries.back())].isKernel) {
+      result.kernel = result.entries.back();
+      int param = 0;
+      for (bool isConst : specialization(entry).constParams) result.argumentToParam.push_back(isConst ? -1 : param++);
+    }
+  }
+  markHostCallable(result, diagnostics);
   result.globals = globals_;
   return result;
 }
@@ -717,6 +734,8 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     out.loc = def.loc;
     out.loc.file = s.file;
     out.isKernel = s.source->decorator == FunctionSource::Decorator::Kernel;
+    out.interop = s.source->interop;
+    out.hostCallable = s.source->interop && !out.isKernel;
     for (size_t i = 0; i < locals_.size(); ++i) {
       const types::Type* type = localType(static_cast<int>(i));
       out.locals.push_back(Local{locals_[i].name, type != nullptr ? type : types.error(), locals_[i].loc});

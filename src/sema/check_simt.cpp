@@ -107,6 +107,26 @@ bool builtinHasEffects(Builtin builtin) {
   return needsFibers(builtin);
 }
 
+bool builtinIsDeviceOnly(Builtin builtin) {
+  // Besides the fiber builtins (barriers, warp collectives, AtomicRef.wait).
+  static constexpr Builtin kDeviceOnly[] = {
+      Builtin::ThreadIdxX,   Builtin::ThreadIdxY,   Builtin::ThreadIdxZ,  Builtin::BlockIdxX,
+      Builtin::BlockIdxY,    Builtin::BlockIdxZ,    Builtin::BlockDimX,   Builtin::BlockDimY,
+      Builtin::BlockDimZ,    Builtin::GridDimX,     Builtin::GridDimY,    Builtin::GridDimZ,
+      Builtin::TidX,         Builtin::TidY,         Builtin::TidZ,        Builtin::GridSizeX,
+      Builtin::GridSizeY,    Builtin::GridSizeZ,    Builtin::WarpSize,    Builtin::LaneId,
+      Builtin::LanemaskLt,   Builtin::DynamicSharedArray, Builtin::Threadfence, Builtin::AtomicLoad,
+      Builtin::AtomicStore,  Builtin::AtomicExch,   Builtin::AtomicCas,   Builtin::AtomicAdd,
+      Builtin::AtomicSub,    Builtin::AtomicAnd,    Builtin::AtomicOr,    Builtin::AtomicXor,
+      Builtin::AtomicMax,    Builtin::AtomicNanmax, Builtin::AtomicMin,   Builtin::AtomicNanmin,
+      Builtin::AtomicNotify,
+  };
+  for (Builtin deviceOnly : kDeviceOnly) {
+    if (deviceOnly == builtin) return true;
+  }
+  return needsFibers(builtin);
+}
+
 Value FunctionChecker::predicate(const syntax::Expr& arg, const std::string& what, size_t position) {
   std::string index = std::to_string(position);
   if (arg.kind == syntax::ExprKind::Lambda) {

@@ -313,6 +313,7 @@ bool checkTargetIf(FunctionChecker& checker, const syntax::IfStmt& s) {
   if (!condition) return true;
   TypedStmt* branch = checker.emit(TypedStmtKind::If, s.loc);
   branch->targetCondition = render(*condition);
+  branch->targetIncludesHost = !intersect(*condition, Intervals{{0, 0}}).empty();
   branch->body = std::move(body);
   branch->orelse = std::move(orelse);
   return true;

@@ -193,7 +193,7 @@ struct Specialization {
 class ProgramChecker {
  public:
   ProgramChecker(types::TypeContext& types, SourceManager& sources, Diagnostics& diagnostics, bool debug);
-  // Checks the request's kernel and everything it calls.
+  // Checks the request's entry points and everything they call.
   TypedProgram run(const CheckRequest& request);
 
   // The specialization of `source` for `arguments`, checked (or being checked, when
@@ -201,6 +201,12 @@ class ProgramChecker {
   int specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
                  Diagnostics& sink, SourceLoc callLoc);
   Specialization& specialization(int index) { return specs_.at(static_cast<size_t>(index)); }
+  // check_interop.cpp: replaces `arguments` by the annotated parameter types of the
+  // interoperable `source` (numbers convert, other types must match); false after reporting.
+  bool interopArguments(const FunctionSource& source, const std::vector<const syntax::Arg*>& params, SourceLoc where,
+                        Diagnostics& sink, std::vector<ArgumentInfo>& arguments);
+  // Reports an interoperable function or kernel whose name cannot be its extern "C" symbol.
+  void checkInteropName(const FunctionSource& source, const syntax::FunctionDefStmt& def, Diagnostics& sink);
   // Copies a specialization's diagnostics into `sink` once, with a note at the call site.
   void replay(int index, Diagnostics& sink, SourceLoc callLoc);
   // Remembers that the program baked in global `name` = `value`.
@@ -252,6 +258,11 @@ struct TypeJoin {
 types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak);
 // The join of two typed types; nullptr when they do not unify.
 const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types);
+
+// check_interop.cpp: marks every function an interoperable function reaches on the host
+// (outside `if target(...)` branches the host does not take) hostCallable, and reports the
+// device-only operations those functions use there.
+void markHostCallable(TypedProgram& program, Diagnostics& diagnostics);
 
 // One pass over one function body.
 class FunctionChecker {

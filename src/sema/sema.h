@@ -1,4 +1,5 @@
-// Entry point of sema: a kernel's source and argument types -> a typed program.
+// Entry point of sema: kernels' (and interoperable functions') sources and argument types ->
+// a typed program.
 #pragma once
 
 #include <memory>
@@ -19,11 +20,19 @@ struct ArgumentInfo {
   std::optional<ConstValue> constant;
 };
 
-// What to compile: the kernel, and its argument types. The kernel's file is added to
-// `diagnostics.sources()` by check() (as are the files of the functions it calls).
-struct CheckRequest {
-  std::shared_ptr<FunctionSource> kernel;
+// An entry point of a program: a kernel, or an interoperable function (@func(interop=True)),
+// with its argument types (an interoperable function's come from its annotations).
+struct CheckEntry {
+  std::shared_ptr<FunctionSource> function;
   std::vector<ArgumentInfo> arguments;
+};
+
+// What to compile: the entry points of one translation unit. A launch compiles one kernel;
+// weftc compiles every annotated kernel and interoperable function of a file together. The
+// entries' files are added to `diagnostics.sources()` by check() (as are the files of the
+// functions they call).
+struct CheckRequest {
+  std::vector<CheckEntry> entries;
   bool debug = false;  // bounds checks, assert
 };
 
@@ -33,8 +42,8 @@ struct CheckRequest {
 const types::Type* resolveStruct(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
                                  SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc = {});
 
-// Checks and types the kernel and every function it calls. On error the diagnostics hold
-// the messages and the returned program must not be lowered.
+// Checks and types the entry points and every function they call. On error the diagnostics
+// hold the messages and the returned program must not be lowered.
 TypedProgram check(const CheckRequest& request, types::TypeContext& types, SourceManager& sources,
                    Diagnostics& diagnostics);
 

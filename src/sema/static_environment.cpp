@@ -4,6 +4,7 @@
 #include <map>
 
 #include "sema/checker.h"
+#include "support/check.h"
 
 namespace weft::sema {
 
@@ -353,15 +354,41 @@ std::vector<ArgumentInfo> argumentsFromAnnotations(const syntax::FunctionDefStmt
   return arguments;
 }
 
-std::vector<const syntax::FunctionDefStmt*> listKernels(const syntax::Module& module) {
-  std::vector<const syntax::FunctionDefStmt*> kernels;
+bool isKernelDefinition(const syntax::FunctionDefStmt& def) {
+  bool interop = false;
+  return decoratorOf(def, interop) == FunctionSource::Decorator::Kernel;
+}
+
+bool isInteropDefinition(const syntax::FunctionDefStmt& def) {
+  bool interop = false;
+  decoratorOf(def, interop);
+  return interop;
+}
+
+std::vector<const syntax::FunctionDefStmt*> listEntryPoints(const syntax::Module& module) {
+  std::vector<const syntax::FunctionDefStmt*> entries;
   for (const syntax::Stmt* s : module.body) {
     if (s->kind != syntax::StmtKind::FunctionDef) continue;
     const auto& def = syntax::as<syntax::FunctionDefStmt>(*s);
     bool interop = false;
-    if (decoratorOf(def, interop) == FunctionSource::Decorator::Kernel) kernels.push_back(&def);
+    FunctionSource::Decorator decorator = decoratorOf(def, interop);
+    if (decorator == FunctionSource::Decorator::Kernel || (decorator == FunctionSource::Decorator::Func && interop))
+      entries.push_back(&def);
   }
-  return kernels;
+  return entries;
+}
+
+CheckEntry entryFromAnnotations(const syntax::FunctionDefStmt& def, Environment& environment,
+                                types::TypeContext& types, Diagnostics& diagnostics) {
+  CheckEntry entry;
+  entry.function = staticFunction(environment, def.name);
+  WEFT_CHECK(entry.function != nullptr, "an entry point the static environment does not have: " + def.name);
+  if (entry.function->interop) {
+    entry.arguments.resize(def.args->posonlyargs.size() + def.args->args.size());
+  } else {
+    entry.arguments = argumentsFromAnnotations(def, environment, types, diagnostics);
+  }
+  return entry;
 }
 
 }  // namespace weft::sema

@@ -25,8 +25,19 @@ std::shared_ptr<Environment> makeStaticEnvironment(const syntax::Module& module,
 std::vector<ArgumentInfo> argumentsFromAnnotations(const syntax::FunctionDefStmt& def, Environment& environment,
                                                    types::TypeContext& types, Diagnostics& diagnostics);
 
-// The top-level functions of `module` decorated as kernels, in file order.
-std::vector<const syntax::FunctionDefStmt*> listKernels(const syntax::Module& module);
+// The top-level functions of `module` that can be entry points of a translation unit, in file
+// order: every @kernel, and every @func(interop=True).
+std::vector<const syntax::FunctionDefStmt*> listEntryPoints(const syntax::Module& module);
+
+// Whether `def` is decorated @kernel (else @func); whether it is interoperable.
+bool isKernelDefinition(const syntax::FunctionDefStmt& def);
+bool isInteropDefinition(const syntax::FunctionDefStmt& def);
+
+// The entry of top-level function `def` of `environment`: a kernel's argument types come
+// from its annotations (argumentsFromAnnotations); an interoperable function's or kernel's
+// are left unknown, since sema reads their annotations itself.
+CheckEntry entryFromAnnotations(const syntax::FunctionDefStmt& def, Environment& environment,
+                                types::TypeContext& types, Diagnostics& diagnostics);
 
 // The FunctionSource of top-level function `name` of `environment` (made by
 // makeStaticEnvironment); nullptr when it has no such function.

@@ -176,7 +176,8 @@ std::string dumpTypedProgram(const TypedProgram& program) {
   for (size_t f = 0; f < program.functions.size(); ++f) {
     const TypedFunction& function = program.functions[f];
     Printer printer(function);
-    out += "function #" + std::to_string(f) + " " + function.name + (function.isKernel ? " (kernel)" : "") + "(";
+    out += "function #" + std::to_string(f) + " " + function.name + (function.isKernel ? " (kernel)" : "") +
+           (function.interop ? " (interop)" : function.hostCallable ? " (host and device)" : "") + "(";
     for (size_t i = 0; i < function.params.size(); ++i) {
       const Local& param = function.locals[static_cast<size_t>(function.params[i])];
       out += (i ? ", " : "") + param.name + ": " + types::toString(param.type);

@@ -55,6 +55,9 @@ enum class TypedExprKind : uint8_t {
 // Whether a call of `builtin` does more than compute its value (a barrier, a warp collective,
 // an atomic, a fence, print): it must run exactly once, in program order.
 bool builtinHasEffects(Builtin builtin);
+// Whether `builtin` exists in device code only (thread positions, barriers, warp
+// collectives, atomics, fences): the host part of an interoperable function cannot use it.
+bool builtinIsDeviceOnly(Builtin builtin);
 
 struct Literal {
   bool boolValue = false;
@@ -107,6 +110,7 @@ struct TypedStmt {
   int align = 0;              // DeclareArray: align= in bytes (0: the element's alignment)
   // If: a preprocessor condition on __CUDA_ARCH__ (`if target(...)`); empty for ordinary ifs.
   std::string targetCondition;
+  bool targetIncludesHost = false;  // the condition holds on the host: the host runs `body`
 };
 
 struct Local {
@@ -120,6 +124,13 @@ struct TypedFunction {
   std::string pythonName;  // for messages
   SourceLoc loc;           // the `def`
   bool isKernel = false;
+  // @func(interop=True) or @kernel(interop=True): emitted as extern "C" `pythonName` with
+  // each parameter's machine representation (a kernel: __global__; a function: __host__
+  // __device__).
+  bool interop = false;
+  // Compiled for the host as well as the device: an interoperable function, or a function
+  // one calls outside `if target(...)` branches that exclude the host.
+  bool hostCallable = false;
   std::vector<int> params;  // indices into locals, in order (ConstExpr parameters excluded)
   std::vector<Local> locals;
   const types::Type* returnType = nullptr;  // none() for procedures
@@ -135,8 +146,9 @@ struct GlobalDependency {
 
 struct TypedProgram {
   std::vector<TypedFunction> functions;  // callees before callers where possible
-  int kernel = -1;                       // index of the entry kernel in `functions`
-  // For each positional argument of the kernel: the index into the kernel's `params`, or -1
+  std::vector<int> entries;              // the request's entries, in order: indices into `functions`
+  int kernel = -1;                       // the first entry that is a kernel (a launch's kernel), or -1
+  // For each positional argument of `kernel`: the index into the kernel's `params`, or -1
   // when the argument was a ConstExpr baked into the program.
   std::vector<int> argumentToParam;
   std::vector<GlobalDependency> globals;

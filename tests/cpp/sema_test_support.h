@@ -53,7 +53,7 @@ inline std::unique_ptr<CheckedKernel> checkKernel(const std::string& source, con
   }
   auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
   sema::CheckRequest request;
-  request.kernel = sema::staticFunction(*environment, kernel);
+  request.entries.push_back({sema::staticFunction(*environment, kernel), {}});
   request.debug = debug;
   for (const std::string& spec : args) {
     sema::ArgumentInfo info;
@@ -73,7 +73,7 @@ inline std::unique_ptr<CheckedKernel> checkKernel(const std::string& source, con
     } else {
       info.type = typeFromSpec(spec, result->types);
     }
-    request.arguments.push_back(info);
+    request.entries[0].arguments.push_back(info);
   }
   result->program = sema::check(request, result->types, result->sources, result->diagnostics);
   result->errors = result->diagnostics.render();

@@ -141,11 +141,39 @@ TEST(Nvrtc, CompilesToCubinForSm90) {
   EXPECT_NE(artifact.bytes.find("scale"), std::string::npos);
 }
 
+// Relocatable device code: a kernel calling an extern "C" function of another unit, both
+// compiled to LTO-IR, linked by nvJitLink into one cubin.
+TEST(NvJitLink, LinksLtoIrUnitsIntoOneCubin) {
+  if (!nvrtcPresent()) GTEST_SKIP() << "NVRTC is not installed";
+  CompileOptions options;
+  options.arch = 90;
+  options.output = DeviceCode::LtoIr;
+  Artifact caller = compileWithNvrtc(localToolchain(),
+                                     "extern \"C\" __device__ float twice(float);\n"
+                                     "extern \"C\" __global__ void apply(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }\n",
+                                     "caller.cu", options);
+  ASSERT_TRUE(caller.ok) << caller.log;
+  Artifact callee = compileWithNvrtc(localToolchain(), "extern \"C\" __device__ float twice(float x) { return 2 * x; }\n",
+                                     "callee.cu", options);
+  ASSERT_TRUE(callee.ok) << callee.log;
+  Artifact linked = linkWithNvJitLink(localToolchain(),
+                                      {{LinkInput::Kind::LtoIr, "caller.cu", caller.bytes},
+                                       {LinkInput::Kind::LtoIr, "callee.cu", callee.bytes}},
+                                      90);
+  ASSERT_TRUE(linked.ok) << linked.log;
+  EXPECT_EQ(linked.bytes.substr(0, 4), "\x7f" "ELF");
+  EXPECT_NE(linked.bytes.find("apply"), std::string::npos);
+  // An undefined function is the linker's error, reported in the log.
+  Artifact unresolved = linkWithNvJitLink(localToolchain(), {{LinkInput::Kind::LtoIr, "caller.cu", caller.bytes}}, 90);
+  EXPECT_FALSE(unresolved.ok);
+  EXPECT_NE(unresolved.log.find("twice"), std::string::npos) << unresolved.log;
+}
+
 TEST(Nvrtc, CompilesToPtx) {
   if (!nvrtcPresent()) GTEST_SKIP() << "NVRTC is not installed";
   CompileOptions options;
   options.arch = 90;
-  options.cubin = false;
+  options.output = DeviceCode::Ptx;
   options.fastMath = true;
   Artifact artifact = compileWithNvrtc(localToolchain(), kTinyKernel, "scale.cu", options);
   ASSERT_TRUE(artifact.ok) << artifact.log;

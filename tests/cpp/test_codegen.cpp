@@ -61,7 +61,10 @@ class ProgramBuilder {
     f.returnType = returnType ? returnType : types.none();
     f.loc = loc();
     current_ = static_cast<int>(program.functions.size()) - 1;
-    if (kernel) program.kernel = current_;
+    if (kernel) {
+      program.kernel = current_;
+      program.entries.push_back(current_);
+    }
     return current_;
   }
   TypedFunction& fn() { return program.functions[current_]; }

@@ -578,7 +578,7 @@ TEST(SemaStaticEnvironment, ImportsConstantsAndKernels) {
       "import math\nimport numpy as np\nimport weft\nfrom cuda import device\nfrom weft import tid as t, float16\n"
       "import os\nN = 4 * 8\nPAIR = (1, -2.5)\nOBJ = object()\n"
       "@device.kernel\ndef a(x):\n    pass\n@weft.func\ndef b(x):\n    return x\n@weft.kernel(debug=True)\ndef c(x):\n    pass\n"
-      "def plain(x):\n    return x\n";
+      "def plain(x):\n    return x\n@device.func(interop=True)\ndef d(x: int):\n    return x\n";
   uint32_t file = sources.add("static.py", text);
   auto module = syntax::parse(file, diagnostics);
   ASSERT_TRUE(module);
@@ -598,10 +598,13 @@ TEST(SemaStaticEnvironment, ImportsConstantsAndKernels) {
   EXPECT_EQ(b.function->decorator, FunctionSource::Decorator::Func);
   EXPECT_EQ(b.function->line, 13u);
   EXPECT_EQ(environment->lookup("plain").function->decorator, FunctionSource::Decorator::None);
-  auto kernels = listKernels(*module);
-  ASSERT_EQ(kernels.size(), 2u);
-  EXPECT_EQ(kernels[0]->name, "a");
-  EXPECT_EQ(kernels[1]->name, "c");
+  auto entries = listEntryPoints(*module);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0]->name, "a");
+  EXPECT_EQ(entries[1]->name, "c");
+  EXPECT_EQ(entries[2]->name, "d");
+  EXPECT_TRUE(isKernelDefinition(*entries[1]) && !isInteropDefinition(*entries[1]));
+  EXPECT_TRUE(!isKernelDefinition(*entries[2]) && isInteropDefinition(*entries[2]));
 }
 
 TEST(SemaStaticEnvironment, ConstExprDefaultsForWeftc) {
@@ -612,13 +615,13 @@ TEST(SemaStaticEnvironment, ConstExprDefaultsForWeftc) {
   uint32_t file = sources.add("cx.py", text);
   auto module = syntax::parse(file, diagnostics);
   auto environment = makeStaticEnvironment(*module, sources.file(file));
-  auto kernels = listKernels(*module);
+  auto kernels = listEntryPoints(*module);
   ASSERT_EQ(kernels.size(), 1u);
   CheckRequest request;
-  request.kernel = staticFunction(*environment, "k");
-  request.arguments = argumentsFromAnnotations(*kernels[0], *environment, types, diagnostics);
-  ASSERT_EQ(request.arguments.size(), 2u);
-  ASSERT_TRUE(request.arguments[1].constant.has_value());
+  request.entries.push_back({staticFunction(*environment, "k"), {}});
+  request.entries[0].arguments = argumentsFromAnnotations(*kernels[0], *environment, types, diagnostics);
+  ASSERT_EQ(request.entries[0].arguments.size(), 2u);
+  ASSERT_TRUE(request.entries[0].arguments[1].constant.has_value());
   TypedProgram program = check(request, types, sources, diagnostics);
   EXPECT_FALSE(diagnostics.hasErrors()) << diagnostics.render();
   EXPECT_NE(dumpTypedProgram(program).find("s = array(16)"), std::string::npos) << dumpTypedProgram(program);
@@ -683,8 +686,8 @@ TEST(SemaStatements, KernelDefinedInsideAFunctionIsFound) {
   source->name = "k";
   source->decorator = FunctionSource::Decorator::Kernel;
   CheckRequest request;
-  request.kernel = source;
-  request.arguments.push_back({types.array(types::ScalarKind::Int8, 1), std::nullopt});
+  request.entries.push_back({source, {}});
+  request.entries[0].arguments.push_back({types.array(types::ScalarKind::Int8, 1), std::nullopt});
   TypedProgram program = check(request, types, sources, diagnostics);
   EXPECT_FALSE(diagnostics.hasErrors()) << diagnostics.render();
   ASSERT_EQ(program.functions.size(), 1u);
@@ -722,8 +725,8 @@ TEST(SemaDiagnostics, UnsupportedEntity) {
   source->decorator = FunctionSource::Decorator::Kernel;
   source->globals = std::make_shared<Env>();
   CheckRequest request;
-  request.kernel = source;
-  request.arguments.push_back({types.array(types::ScalarKind::Int8, 1), std::nullopt});
+  request.entries.push_back({source, {}});
+  request.entries[0].arguments.push_back({types.array(types::ScalarKind::Int8, 1), std::nullopt});
   check(request, types, sources, diagnostics);
   ASSERT_EQ(diagnostics.all().size(), 1u) << diagnostics.render();
   EXPECT_EQ(diagnostics.all()[0].kind, "UnsupportedEntity");
@@ -987,7 +990,7 @@ TEST(SemaDiagnostics, FunctionNotFound) {
   source->line = 1;
   source->name = "k";
   CheckRequest request;
-  request.kernel = source;
+  request.entries.push_back({source, {}});
   check(request, types, sources, diagnostics);
   ASSERT_EQ(diagnostics.all().size(), 1u);
   EXPECT_EQ(diagnostics.all()[0].kind, "FunctionNotFound");
@@ -1003,7 +1006,7 @@ TEST(SemaDiagnostics, MissingAnnotationAndBadAnnotation) {
   auto module = syntax::parse(file, diagnostics);
   ASSERT_TRUE(module);
   auto environment = makeStaticEnvironment(*module, sources.file(file));
-  auto kernels = listKernels(*module);
+  auto kernels = listEntryPoints(*module);
   ASSERT_EQ(kernels.size(), 1u);
   std::vector<ArgumentInfo> arguments = argumentsFromAnnotations(*kernels[0], *environment, types, diagnostics);
   ASSERT_EQ(arguments.size(), 5u);
@@ -1070,10 +1073,9 @@ TEST(SemaGolden, Files) {
     ASSERT_TRUE(module && !diagnostics.hasErrors()) << name << diagnostics.render();
     auto environment = makeStaticEnvironment(*module, sources.file(file));
     std::string dump;
-    for (const syntax::FunctionDefStmt* def : listKernels(*module)) {
+    for (const syntax::FunctionDefStmt* def : listEntryPoints(*module)) {
       CheckRequest request;
-      request.kernel = staticFunction(*environment, def->name);
-      request.arguments = argumentsFromAnnotations(*def, *environment, types, diagnostics);
+      request.entries.push_back(entryFromAnnotations(*def, *environment, types, diagnostics));
       TypedProgram program = check(request, types, sources, diagnostics);
       if (!diagnostics.hasErrors()) dump += dumpTypedProgram(program);
     }

@@ -48,13 +48,13 @@ std::unique_ptr<Checked> check(const std::string& source, const std::string& ker
   }
   auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
   sema::CheckRequest request;
-  request.kernel = sema::staticFunction(*environment, kernel);
+  request.entries.push_back({sema::staticFunction(*environment, kernel), {}});
   const syntax::FunctionDefStmt* def = nullptr;
   for (const syntax::Stmt* s : result->module->body) {
     if (s->kind == syntax::StmtKind::FunctionDef && syntax::as<syntax::FunctionDefStmt>(*s).name == kernel)
       def = &syntax::as<syntax::FunctionDefStmt>(*s);
   }
-  request.arguments = sema::argumentsFromAnnotations(*def, *environment, result->types, result->diagnostics);
+  request.entries[0].arguments = sema::argumentsFromAnnotations(*def, *environment, result->types, result->diagnostics);
   if (!result->diagnostics.hasErrors())
     result->program = sema::check(request, result->types, result->sources, result->diagnostics);
   result->errors = result->diagnostics.render();

@@ -55,14 +55,14 @@ TEST(Target, EachArchitectureKeepsItsOwnBranch) {
   for (const auto& [arch, constant] : expected) {
     backend::CompileOptions options;
     options.arch = arch;
-    options.cubin = false;
+    options.output = backend::DeviceCode::Ptx;
     backend::Artifact ptx = backend::compileWithNvrtc(tools, unit.source, "k.cu", options);
     ASSERT_TRUE(ptx.ok) << ptx.log;
     for (const char* other : {"80801", "90901", "12345", "77777"})
       EXPECT_EQ(ptx.bytes.find(other) != std::string::npos, std::strcmp(other, constant) == 0)
           << "sm_" << arch << " and " << other << "\n" << ptx.bytes;
     if (arch == 80 || arch == 90) {
-      options.cubin = true;
+      options.output = backend::DeviceCode::Cubin;
       backend::Artifact cubin = backend::compileWithNvrtc(tools, unit.source, "k.cu", options);
       ASSERT_TRUE(cubin.ok) << cubin.log;
       cubins.emplace_back(arch, cubin.bytes);

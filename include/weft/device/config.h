@@ -29,11 +29,19 @@ typedef unsigned long long uint64_t;
 // A generated device function, and one that must not be inlined (recursive).
 #define WEFT_DEVICE_FN static inline
 #define WEFT_DEVICE_FN_NOINLINE static
+// The same for a function an interoperable function calls: compiled for the host as well.
+#define WEFT_HOST_DEVICE_FN static inline
+#define WEFT_HOST_DEVICE_FN_NOINLINE static
+// An interoperable function (@func(interop=True)): its Python name as an extern "C" symbol.
+#define WEFT_INTEROP_FN extern "C"
 // A generated kernel: an ordinary C function that the host entry calls per thread.
 #define WEFT_KERNEL extern "C"
 #else
 #define WEFT_HD __host__ __device__ __forceinline__
 #define WEFT_DEVICE_FN static __device__ __forceinline__
 #define WEFT_DEVICE_FN_NOINLINE static __device__ __noinline__
+#define WEFT_HOST_DEVICE_FN static __host__ __device__ __forceinline__
+#define WEFT_HOST_DEVICE_FN_NOINLINE static __host__ __device__ __noinline__
+#define WEFT_INTEROP_FN extern "C" __host__ __device__
 #define WEFT_KERNEL extern "C" __global__
 #endif

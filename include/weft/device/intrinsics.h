@@ -23,6 +23,9 @@ inline thread_local ThreadContext* current = nullptr;
 #else
 #define WEFT_THREAD_VAR(name, component) (name.component)
 #define WEFT_INTRINSIC __device__ __forceinline__
+#if !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf in nvcc's host pass (assert_fail of an interoperable function)
+#endif
 #endif
 
 namespace weft {
@@ -85,13 +88,18 @@ WEFT_INTRINSIC void syncthreads() {
 
 // A failed `assert` (debug builds): reports `file:line` and stops the kernel. On the GPU the
 // trap makes the launch fail (the runtime raises weft.CudaError); on the CPU target it throws
-// for the runner to rethrow, since trapping would kill the user's process.
-WEFT_INTRINSIC void assert_fail(const char* file, int line) {
+// for the runner to rethrow, since trapping would kill the user's process. Host and device:
+// an interoperable function compiled by nvcc for C++ host code stops that program.
+WEFT_HD void assert_fail(const char* file, int line) {
 #if defined(WEFT_TARGET_HOST)
   throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": assertion failed");
 #else
   printf("%s:%d: assertion failed\n", file, line);
+#if defined(__CUDA_ARCH__)
   __trap();
+#else
+  __builtin_trap();
+#endif
 #endif
 }
 

@@ -7,7 +7,7 @@
 
 #include "weft/device/config.h"
 
-#if defined(WEFT_TARGET_HOST)
+#if !defined(__CUDACC_RTC__)
 #include <cstdio>
 #endif
 
@@ -20,27 +20,16 @@ WEFT_HD const char* float_suffix(double x) {
   return integral && x < 1e6 && x > -1e6 ? ".0" : "";
 }
 
+// Host and device (an interoperable function may print on the host).
 template <class... Arguments>
-#if defined(WEFT_TARGET_HOST)
-inline
-#else
-__device__ __forceinline__
-#endif
-    void
-    print(const char* format, Arguments... arguments) {
-#if defined(WEFT_TARGET_HOST)
-  if constexpr (sizeof...(Arguments) == 0) {
-    std::printf("%s", format);
-  } else {
-    std::printf(format, arguments...);
-  }
-  std::fflush(stdout);
-#else
+WEFT_HD void print(const char* format, Arguments... arguments) {
   if constexpr (sizeof...(Arguments) == 0) {
     printf("%s", format);
   } else {
     printf(format, arguments...);
   }
+#if defined(WEFT_TARGET_HOST)
+  std::fflush(stdout);
 #endif
 }
 

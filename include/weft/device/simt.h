@@ -292,12 +292,14 @@ WEFT_SIMT Tuple match_all(uint32_t mask, T value) {
 }
 
 // ---- numeric intrinsics (integers: their own width; the result of popc/clz/ffs is int32) ----
+// Host and device functions: an interoperable function may use them on the host (nvcc's host
+// pass, like the CPU target, has no __CUDA_ARCH__).
 
 template <class T>
-WEFT_SIMT int32_t popc(T x) {
+WEFT_HD int32_t popc(T x) {
   using U = typename detail::Traits<T>::U;
   uint64_t bits = static_cast<U>(x);
-#if defined(WEFT_TARGET_HOST)
+#if !defined(__CUDA_ARCH__)
   return __builtin_popcountll(bits);
 #else
   return __popcll(bits);
@@ -305,11 +307,11 @@ WEFT_SIMT int32_t popc(T x) {
 }
 // The bits of x in reverse order, within its width.
 template <class T>
-WEFT_SIMT T brev(T x) {
+WEFT_HD T brev(T x) {
   using U = typename detail::Traits<T>::U;
   constexpr int bits = detail::Traits<T>::kBits;
   uint64_t value = static_cast<U>(x);
-#if defined(WEFT_TARGET_HOST)
+#if !defined(__CUDA_ARCH__)
   uint64_t reversed = 0;
   for (int i = 0; i < 64; ++i) reversed |= ((value >> i) & 1u) << (63 - i);
 #else
@@ -319,12 +321,12 @@ WEFT_SIMT T brev(T x) {
 }
 // Leading zero bits within the width of T.
 template <class T>
-WEFT_SIMT int32_t clz(T x) {
+WEFT_HD int32_t clz(T x) {
   using U = typename detail::Traits<T>::U;
   constexpr int bits = detail::Traits<T>::kBits;
   uint64_t value = static_cast<U>(x);
   if (value == 0) return bits;
-#if defined(WEFT_TARGET_HOST)
+#if !defined(__CUDA_ARCH__)
   return __builtin_clzll(value) - (64 - bits);
 #else
   return __clzll(static_cast<long long>(value)) - (64 - bits);
@@ -332,10 +334,10 @@ WEFT_SIMT int32_t clz(T x) {
 }
 // The position of the least significant set bit, counting from 1; 0 when x == 0.
 template <class T>
-WEFT_SIMT int32_t ffs(T x) {
+WEFT_HD int32_t ffs(T x) {
   using U = typename detail::Traits<T>::U;
   uint64_t value = static_cast<U>(x);
-#if defined(WEFT_TARGET_HOST)
+#if !defined(__CUDA_ARCH__)
   return __builtin_ffsll(static_cast<long long>(value));
 #else
   return __ffsll(static_cast<long long>(value));
