@@ -41,10 +41,15 @@ class NumberType:
             return numpy.dtype(getattr(ml_dtypes, self._numpy_name))
         return numpy.dtype(self._numpy_name)
 
-    def __call__(self, value=0):
+    def __call__(self, value=0, imag=None):
         """On the host: `value` converted to this type, as a NumPy scalar. Fixed-width integers
-        wrap (two's complement) and floats convert to integers by truncation, as on the device."""
+        wrap (two's complement) and floats convert to integers by truncation, as on the device.
+        A complex type also takes the parts: `complex64(re, im)`."""
         dtype = self.dtype
+        if imag is not None:
+            if dtype.kind != "c":
+                raise TypeError(f"{self.name}() takes at most 1 argument (2 given)")
+            return dtype.type(complex(value, imag))
         if dtype.kind in "iu" and not isinstance(value, complex):
             bits = 8 * dtype.itemsize
             wrapped = int(value) & ((1 << bits) - 1)

@@ -143,6 +143,10 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::RealPart:
     case Builtin::ImagPart:
     case Builtin::Conjugate: return complexPart(e);
+    case Builtin::MakeComplex:
+      WEFT_CHECK(e.operands.size() == 2, "complex(re, im) takes two parts");
+      return sequenced(e.operands, typeName(e.type),
+                       [&](const std::vector<std::string>& parts) { return typeName(e.type) + "{" + parts[0] + ", " + parts[1] + "}"; });
     case Builtin::Erf: return mathCall(e, "erf");
     case Builtin::Erfc: return mathCall(e, "erfc");
     case Builtin::Gamma: return mathCall(e, "gamma");

@@ -112,7 +112,7 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
     case Value::Kind::Function: return userCall(callee, e);
     case Value::Kind::NumberType: {
       if (callee.vectorSize > 0) return vectorConstruct(callee, e);
-      if (!requireArgs(callee.name + "()", e, 0, 1)) return errorValue();
+      if (!requireArgs(callee.name + "()", e, 0, types::isComplex(callee.scalar) ? 2 : 1)) return errorValue();
       std::vector<Value> args;
       for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
       return numberCast(callee, e, std::move(args));
@@ -134,6 +134,25 @@ Value FunctionChecker::numberCast(const Value& callee, const syntax::CallExpr& e
     ConstValue zero;
     zero.kind = ConstValue::Kind::Int;
     return typedLiteral(zero, callee.scalar, e.loc);
+  }
+  if (args.size() == 2) {
+    // complex(re, im): both parts real numbers, each converted to the result's real type.
+    types::ScalarKind real = callee.scalar == types::ScalarKind::Complex64 ? types::ScalarKind::Float32
+                                                                           : types::ScalarKind::Float64;
+    std::vector<TypedExpr*> parts;
+    for (size_t i = 0; i < 2; ++i) {
+      if (args[i].isError()) return errorValue();
+      if (args[i].kind != Value::Kind::RunTime || !args[i].type()->isScalar() || types::isComplex(args[i].type()->scalar)) {
+        sink.error(diag::ArgumentType, e.args[i]->loc, {std::to_string(i + 1), callee.name + "()", "a real number", describe(args[i])});
+        return errorValue();
+      }
+      Value part = cast(args[i], real, e.args[i]->loc);
+      if (part.isError()) return errorValue();
+      parts.push_back(part.expr);
+    }
+    TypedExpr* make = this->make(TypedExprKind::BuiltinCall, types.scalar(callee.scalar), e.loc, parts);
+    make->builtin = Builtin::MakeComplex;
+    return runtime(make);
   }
   return cast(args[0], callee.scalar, e.loc);
 }

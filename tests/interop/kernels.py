@@ -52,9 +52,10 @@ def scale_rows(m: device.float64[:, :], k: device.float64):
 
 
 # The same evaluations as caller.cu's call_weft, from weft itself (launched by weft: the JIT
-# path, on the CPU target and the GPU).
+# path, on the CPU target and the GPU). `evens` is vector[::2], a strided view.
 @device.kernel
-def evaluate(inputs: device.float32[:], ints: device.int32[:], vector: device.float32[:], out: device.float64[:]):
+def evaluate(inputs: device.float32[:], ints: device.int32[:], evens: device.float32[:], vector: device.float32[:],
+             out: device.float64[:]):
     product = cmul(device.complex64(inputs[0], inputs[1]), device.complex64(inputs[2], inputs[3]))
     out[0] = product.real
     out[1] = product.imag
@@ -64,5 +65,5 @@ def evaluate(inputs: device.float32[:], ints: device.int32[:], vector: device.fl
     swapped = swap((ints[4], device.float64(inputs[0])))
     out[5] = swapped[0]
     out[6] = swapped[1]
-    out[7] = total(vector[::2])
+    out[7] = total(evens)
     out[8] = total(vector)
