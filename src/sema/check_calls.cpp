@@ -130,12 +130,17 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
 }
 
 Value FunctionChecker::numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args) {
+  Value number;
   if (args.empty()) {
     ConstValue zero;
     zero.kind = ConstValue::Kind::Int;
-    return typedLiteral(zero, callee.scalar, e.loc);
+    number = typedLiteral(zero, callee.scalar, e.loc);
+  } else {
+    number = cast(args[0], callee.scalar, e.loc);
   }
-  return cast(args[0], callee.scalar, e.loc);
+  if (!callee.warpMask || number.isError()) return number;
+  // device.WarpMask(x): the uint32 typed as a mask (the same bits), so that mask[i] works.
+  return runtime(make(TypedExprKind::Cast, types.warpMask(), e.loc, {number.expr}));
 }
 
 Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, const Value* self) {
