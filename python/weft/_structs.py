@@ -3,7 +3,9 @@
 A struct class is immutable (on the host and in device code): `s.replace(x=1.0)` returns a
 modified copy. Its fields are its annotations in lexical order; its machine representation is
 the standard-layout C++ struct with one member per field (see docs/structs.md). `S.dtype` is
-the NumPy structured dtype with the same layout, for arrays of structs."""
+the NumPy structured dtype with the same layout, for arrays of structs. A field annotated
+`device.Atomic(dtype, align=N)` is its dtype aligned (and padded) to max(N, its own alignment);
+device code uses a struct with such fields in place (in an array), never as a copy."""
 
 _OPTIONS = ("align",)
 
@@ -124,28 +126,42 @@ _BUILTINS = {bool: "bool", int: "int32", float: "float32", complex: "complex64"}
 
 
 def _layout(owner, annotation):
-    """(NumPy dtype, alignment) of one field type, with the device layout."""
+    """(NumPy dtype, alignment, size) of one field type, with the device layout."""
     import numpy
 
+    from ._intrinsics import AtomicType
+
     annotation = _resolve_annotation(owner, annotation)
+    if isinstance(annotation, AtomicType):
+        # weft::Atomic<T, N>: T aligned to max(N, T's alignment), its size rounded up to that.
+        dtype, align, size = _layout(owner, annotation.dtype)
+        if dtype.fields is not None or dtype.subdtype is not None or dtype.itemsize > 8:
+            raise TypeError(f"{owner.__name__}: {annotation!r} needs a number type of at most 8 bytes")
+        n = annotation.align  # 0: the dtype's own alignment
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > 256 or n & (n - 1):
+            raise TypeError(f"{owner.__name__}: the align= of {annotation!r} must be a power of two up to 256")
+        align = max(align, n)
+        return dtype, align, (size + align - 1) // align * align
     if annotation in _BUILTINS:
         dtype = numpy.dtype(_BUILTINS[annotation])
-        return dtype, dtype.itemsize
+        return dtype, dtype.itemsize, dtype.itemsize
     info = getattr(annotation, "__weft_struct__", None)
     if info is not None:
-        return annotation.dtype, _struct_align(annotation)
+        return annotation.dtype, _struct_align(annotation), annotation.dtype.itemsize
     name = getattr(annotation, "__weft_name__", "")
     if isinstance(name, str) and name.startswith("weft."):
         short = name[len("weft."):]
+        if short == "WarpMask":  # a uint32 in device code
+            short = "uint32"
         head, _, count = short.rpartition("x")
         if head and count in ("1", "2", "3", "4"):
             element = numpy.dtype("bool" if head == "bool_" else head)
             n = int(count)
             size = element.itemsize * n
             align = min(size, 16) if n in (2, 4) else element.itemsize
-            return numpy.dtype((element, (n,))), align
+            return numpy.dtype((element, (n,))), align, (size + align - 1) // align * align
         dtype = numpy.dtype("bool" if short == "bool_" else short)
-        return dtype, dtype.itemsize
+        return dtype, dtype.itemsize, dtype.itemsize
     raise TypeError(f"{owner.__name__}: field type {annotation!r} has no NumPy dtype")
 
 
@@ -166,12 +182,12 @@ def _dtype_of(cls):
     names, formats, offsets = [], [], []
     offset, align = 0, info.align or 1
     for field in info.fields:
-        dtype, field_align = _layout(cls, annotations[field])
+        dtype, field_align, field_size = _layout(cls, annotations[field])
         offset = (offset + field_align - 1) // field_align * field_align
         names.append(field)
         formats.append(dtype)
         offsets.append(offset)
-        offset += dtype.itemsize
+        offset += field_size
         align = max(align, field_align)
     size = max((offset + align - 1) // align * align, align if not names else 0)
     return numpy.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size},

@@ -174,6 +174,8 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::ShflXorSync:
     case Builtin::MatchAnySync:
     case Builtin::MatchAllSync:
+    case Builtin::LaneBit:
+    case Builtin::WithLaneBit:
     case Builtin::Popc:
     case Builtin::Brev:
     case Builtin::Clz:

@@ -99,7 +99,9 @@ std::string CudaEmitter::sequenced(
       continue;
     }
     std::string temp = freshTemp();
-    out += typeName(operand->type) + " " + temp + " = " + expr(*operand) + "; ";
+    // A struct with atomic fields is a place: the temporary refers to it.
+    std::string reference = types::holdsAtomic(operand->type) ? "& " : " ";
+    out += typeName(operand->type) + reference + temp + " = " + expr(*operand) + "; ";
     codes.push_back(temp);
   }
   return out + "return " + combine(codes) + "; }()";

@@ -120,7 +120,9 @@ std::string CudaEmitter::signature(int index, const std::string& name) {
   std::string out = name + "(";
   for (size_t i = 0; i < function.params.size(); ++i) {
     if (i) out += ", ";
-    out += typeName(function.locals.at(function.params[i]).type) + " " + localName(function.params[i]);
+    const types::Type* type = function.locals.at(function.params[i]).type;
+    // A struct with atomic fields is used in place: its parameter refers to the caller's.
+    out += typeName(type) + (types::holdsAtomic(type) ? "& " : " ") + localName(function.params[i]);
   }
   function_ = saved;
   return out + ")";
@@ -139,8 +141,9 @@ void CudaEmitter::functionBody(int index) {
   for (size_t i = 0; i < function.locals.size(); ++i) {
     if (params.count(static_cast<int>(i))) continue;
     const types::Type* type = function.locals[i].type;
-    WEFT_CHECK(type != nullptr && type->kind != types::TypeKind::None,
-               "a local without a value type: " + function.locals[i].name);
+    WEFT_CHECK(type != nullptr && type->kind != types::TypeKind::None && !types::holdsAtomic(type),
+               "a local without a value type, or holding atomics (sema keeps those in place): " +
+                   function.locals[i].name);
     line(1, "[[maybe_unused]] " + typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();

@@ -70,6 +70,8 @@ constexpr SimtHelper kHelpers[] = {
     {Builtin::ShflDownSync, "weft::shuffle<weft::Shuffle::Down>", Header::Simt, false},
     {Builtin::ShflXorSync, "weft::shuffle<weft::Shuffle::Xor>", Header::Simt, false},
     {Builtin::MatchAnySync, "weft::match_any_sync", Header::Simt, false},
+    {Builtin::LaneBit, "weft::lane_bit", Header::Simt, false},
+    {Builtin::WithLaneBit, "weft::with_lane_bit", Header::Simt, false},
     {Builtin::Popc, "weft::popc", Header::Simt, false},
     {Builtin::Brev, "weft::brev", Header::Simt, false},
     {Builtin::Clz, "weft::clz", Header::Simt, false},

@@ -66,8 +66,7 @@ std::string CudaEmitter::typeName(const Type* type) {
     case TypeKind::Error: WEFT_CHECK(false, "an Error type reached codegen"); return {};
     case TypeKind::None: return "void";
     case TypeKind::Scalar:
-      noteScalar(type->scalar);
-      return types::cxxName(type->scalar);
+    case TypeKind::WarpMask: noteScalar(type->scalar); return types::cxxName(type->scalar);
     case TypeKind::Array:
       WEFT_CHECK(type->ndim >= 1, "an array type with no dimensions reached codegen");
       if (type->element != nullptr)
@@ -78,8 +77,12 @@ std::string CudaEmitter::typeName(const Type* type) {
     case TypeKind::Tuple: return tupleStructName(type);
     case TypeKind::Struct: return structName(type);
     case TypeKind::Atomic:
+      // Spelled in struct members even where no atomic operation brings in the header.
+      usesAtomics_ = true;
       return "weft::Atomic<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->align) + ">";
-    case TypeKind::AtomicRef: return "weft::AtomicRef<" + std::string(types::cxxName(type->scalar)) + ">";
+    case TypeKind::AtomicRef:
+      usesAtomics_ = true;
+      return "weft::AtomicRef<" + std::string(types::cxxName(type->scalar)) + ">";
     case TypeKind::Vector:
       noteScalar(type->scalar);
       usesVectors_ = true;

@@ -1,6 +1,7 @@
 // Type annotations: `device.float32`, `int`, `device.float32x4`, `device.float32[:, :]`, a
 // @struct class, `tuple[device.int32, device.float32]`, `ConstExpr`, `ConstExpr[device.int32]`,
-// resolved in a function's global environment.
+// and a struct field's `device.Atomic(int, align=16)`, resolved in a function's (or struct's)
+// global environment.
 #include "sema/checker.h"
 
 namespace weft::sema {
@@ -109,11 +110,40 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
     if (result.type != nullptr) result.kind = Annotation::Kind::Type;
   } else if (v.kind == Value::Kind::NumberType) {
     result.kind = Annotation::Kind::Type;
-    result.type = v.vectorSize != 0 ? types.vector(v.scalar, v.vectorSize) : types.scalar(v.scalar);
+    result.type = v.warpMask            ? types.warpMask()
+                  : v.vectorSize != 0 ? types.vector(v.scalar, v.vectorSize)
+                                      : types.scalar(v.scalar);
   } else if (v.kind == Value::Kind::Intrinsic && v.intrinsic == Intrinsic::ConstExpr) {
     result.kind = Annotation::Kind::ConstExpr;
   }
   return result;
+}
+
+const types::Type* resolveAtomicAnnotation(const syntax::Expr& annotation, Environment* environment,
+                                           types::TypeContext& types) {
+  if (annotation.kind != syntax::ExprKind::Call) return nullptr;
+  const auto& call = syntax::as<syntax::CallExpr>(annotation);
+  Value callee = resolveDotted(*call.func, environment);
+  if (callee.kind != Value::Kind::Intrinsic || callee.intrinsic != Intrinsic::Atomic || call.args.size() != 1)
+    return nullptr;
+  Value dtype = resolveDotted(*call.args[0], environment);
+  if (dtype.kind != Value::Kind::NumberType || dtype.vectorSize != 0 || types::byteSize(dtype.scalar) > 8)
+    return nullptr;
+  int align = 0;
+  for (const syntax::Keyword* keyword : call.keywords) {
+    // align= is an int literal or a global int constant.
+    std::optional<ConstValue> value;
+    if (keyword->value->kind == syntax::ExprKind::Constant) {
+      value = fromSyntax(syntax::as<syntax::ConstantExpr>(*keyword->value).value);
+    } else if (keyword->value->kind == syntax::ExprKind::Name) {
+      Value global = resolveDotted(*keyword->value, environment);
+      value = global.constant;
+    }
+    int64_t n = value && value->kind == ConstValue::Kind::Int ? value->intValue : -1;
+    if (keyword->arg != "align" || n < 1 || n > 256 || (n & (n - 1)) != 0) return nullptr;
+    align = static_cast<int>(n);
+  }
+  return types.atomic(dtype.scalar, align);
 }
 
 }  // namespace weft::sema

@@ -106,8 +106,12 @@ Value resolveEntity(std::string_view qualifiedName) {
       return v;
     }
     if (module == "numpy") return {};
-    // WarpMask (SIMT.md: an int32 with bit access) is represented as uint32, bit i = lane i.
-    if (member == "WarpMask") return numberType(types::ScalarKind::UInt32, "device.WarpMask");
+    // WarpMask (SIMT.md: an int32 with bit access) is a uint32, bit i = lane i, with mask[i].
+    if (member == "WarpMask") {
+      Value v = numberType(types::ScalarKind::UInt32, "device.WarpMask");
+      v.warpMask = true;
+      return v;
+    }
     if (Value target = resolveTargetEntity(member); target.kind != Value::Kind::Error) return target;
     for (const IntrinsicEntry& entry : kIntrinsics) {
       if (entry.name == "weft." + member) {

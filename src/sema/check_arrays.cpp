@@ -145,6 +145,7 @@ Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
   if (base.isError()) return base;
   if (base.type()->isArray()) return arrayIndex(base, *e.slice, e.loc);
   if (base.type()->isVector()) return vectorIndex(base, *e.slice, e.loc);
+  if (base.type()->kind == types::TypeKind::WarpMask) return warpMaskLane(base, *e.slice, e.loc);
   if (base.type()->kind == types::TypeKind::Tuple) {
     Value index = value(*e.slice);
     if (index.isError()) return index;
@@ -240,13 +241,19 @@ bool FunctionChecker::declareArray(int local, const syntax::Expr& valueExpr, Sou
                {what, shape.constant ? toString(*shape.constant) : "a run-time " + describe(shape)});
     return true;
   }
-  if (!isAtomic && dtype.kind != Value::Kind::NumberType) {
+  const types::Type* element = atomic;
+  if (!isAtomic && dtype.kind == Value::Kind::StructType) {
+    element = structTypeOf(dtype, dtypeExpr->loc);
+    if (element == nullptr) return true;
+  } else if (!isAtomic && dtype.kind == Value::Kind::NumberType && dtype.vectorSize == 0) {
+    element = types.scalar(dtype.scalar);
+  } else if (!isAtomic) {
     sink.error(diag::ArrayDtype, dtypeExpr->loc, {what});
     return true;
   }
   types::MemorySpace space = callee.intrinsic == Intrinsic::SharedArray ? types::MemorySpace::Shared : types::MemorySpace::Local;
   int ndim = static_cast<int>(dims->size());
-  const types::Type* type = isAtomic ? types.array(atomic, ndim, space) : types.array(dtype.scalar, ndim, space);
+  const types::Type* type = types.array(element, ndim, space);
   LocalState& state = locals_[static_cast<size_t>(local)];
   if (state.isParam) {
     sink.error(diag::ParameterRetyped, loc, {state.name, types::toString(state.fixed), types::toString(type)});

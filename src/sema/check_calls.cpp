@@ -130,11 +130,6 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
 }
 
 Value FunctionChecker::numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args) {
-  if (args.empty()) {
-    ConstValue zero;
-    zero.kind = ConstValue::Kind::Int;
-    return typedLiteral(zero, callee.scalar, e.loc);
-  }
   if (args.size() == 2) {
     // complex(re, im): both parts real numbers, each converted to the result's real type.
     types::ScalarKind real = callee.scalar == types::ScalarKind::Complex64 ? types::ScalarKind::Float32
@@ -154,7 +149,17 @@ Value FunctionChecker::numberCast(const Value& callee, const syntax::CallExpr& e
     make->builtin = Builtin::MakeComplex;
     return runtime(make);
   }
-  return cast(args[0], callee.scalar, e.loc);
+  Value number;
+  if (args.empty()) {
+    ConstValue zero;
+    zero.kind = ConstValue::Kind::Int;
+    number = typedLiteral(zero, callee.scalar, e.loc);
+  } else {
+    number = cast(args[0], callee.scalar, e.loc);
+  }
+  if (!callee.warpMask || number.isError()) return number;
+  // device.WarpMask(x): the uint32 typed as a mask (the same bits), so that mask[i] works.
+  return runtime(make(TypedExprKind::Cast, types.warpMask(), e.loc, {number.expr}));
 }
 
 Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, const Value* self) {

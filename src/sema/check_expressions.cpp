@@ -271,7 +271,7 @@ Value FunctionChecker::tupleDisplay(const syntax::TupleExpr& e) {
   bool failed = false;
   for (const syntax::Expr* element : e.elts) {
     Value v = value(*element);
-    if (v.isError()) {
+    if (v.isError() || copiesAtomicStruct(v, "putting it in a tuple", element->loc)) {
       failed = true;
       continue;
     }
@@ -298,7 +298,7 @@ Value FunctionChecker::promoteTo(Value v, types::ScalarKind kind, SourceLoc loc)
     }
     return typedLiteral(*v.constant, kind, v.expr->loc);
   }
-  if (v.type()->scalar == kind) return v;
+  if (v.type() == types.scalar(kind)) return v;  // a WarpMask operand computes as a plain uint32
   Value cast = runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}), v.nonNegative);
   return cast;
 }
@@ -322,7 +322,7 @@ Value FunctionChecker::cast(Value v, types::ScalarKind kind, SourceLoc loc) {
     Value literal = typedLiteral(*v.constant, kind, loc);
     return literal;
   }
-  if (v.type()->scalar == kind) return v;
+  if (v.type() == types.scalar(kind)) return v;
   return runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}), v.nonNegative);
 }
 
@@ -557,7 +557,8 @@ Value FunctionChecker::unary(const syntax::UnaryOpExpr& e) {
     }
     return weakLiteral(folded.value, e.loc);
   }
-  if (types::isBool(type->scalar)) operand = promoteTo(operand, types::ScalarKind::Int32, e.loc);
+  // bool computes as int32, a WarpMask as a plain uint32 (as int's operators on a subclass return int).
+  operand = promoteTo(operand, types::isBool(type->scalar) ? types::ScalarKind::Int32 : type->scalar, e.loc);
   if (op == UnaryOp::Pos) return operand;
   TypedExpr* n = make(TypedExprKind::Unary, operand.type(), e.loc, {operand.expr});
   n->unaryOp = op;
@@ -714,6 +715,7 @@ Value FunctionChecker::ifExp(const syntax::IfExpExpr& e) {
   Value body = value(*e.body);
   Value orelse = value(*e.orelse);
   if (test.isError() || body.isError() || orelse.isError()) return errorValue();
+  if (copiesAtomicStruct(body, "a conditional expression (x if c else y)", e.loc)) return errorValue();
   const types::Type* type = nullptr;
   if (body.type()->isScalar() && orelse.type()->isScalar()) {
     if (body.weak && orelse.weak) {

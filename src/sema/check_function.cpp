@@ -49,6 +49,7 @@ std::string mangleType(const types::Type* type) {
     case types::TypeKind::Struct: return "r" + std::to_string(type->name.size()) + type->name;
     case types::TypeKind::Atomic: return "y" + std::to_string(type->align) + mangleScalar(type->scalar);
     case types::TypeKind::AtomicRef: return "q" + mangleScalar(type->scalar);
+    case types::TypeKind::WarpMask: return "wm";
   }
   return "x";
 }
@@ -634,7 +635,7 @@ bool FunctionChecker::noteReturn(Value v, SourceLoc loc, bool bare) {
     sink.error(diag::KernelReturnsValue, loc, {s.source->name});
     return false;
   }
-  if (v.isError()) {
+  if (v.isError() || copiesAtomicStruct(v, "returning it", loc)) {
     returnJoin_.sawError = true;
     return false;
   }
@@ -687,6 +688,10 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
       if (!bound.weak) bound.scalar = s.constParamTypes[i]->scalar;
       constParams_[params[i]->arg] = bound;
       continue;
+    }
+    if (s.source->decorator == FunctionSource::Decorator::Kernel && types::holdsAtomic(argument.type)) {
+      sink.error(diag::AtomicStructArgument, params[i]->loc,
+                 {params[i]->arg, types::toString(argument.type)});
     }
     int index = addLocal(params[i]->arg, params[i]->loc);
     LocalState& local = locals_[static_cast<size_t>(index)];

@@ -20,6 +20,7 @@ const char* entityKind(const FunctionSource& source) {
 bool hasMachineRepresentation(const types::Type* type) {
   switch (type->kind) {
     case types::TypeKind::Scalar:
+    case types::TypeKind::WarpMask:
     case types::TypeKind::Array:
     case types::TypeKind::Vector: return true;
     case types::TypeKind::Tuple:

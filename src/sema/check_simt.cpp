@@ -1,7 +1,7 @@
-// SIMT intrinsics (shared/spec/SIMT.md): block votes with predicate callables, warp masks,
-// votes, shuffles and matches, atomics (AtomicRef, Atomic arrays, memory orders and thread
-// scopes checked here), threadfence, the numeric intrinsics, dynamic shared memory, the
-// order=/align= options of shared and local arrays, and print().
+// SIMT intrinsics (shared/spec/SIMT.md): block votes with predicate callables, warp masks
+// (WarpMask values and their lanes, mask[i] and mask[i] = b), votes, shuffles and matches, atomics
+// (AtomicRef, Atomic arrays, memory orders and thread scopes checked here), threadfence, the numeric
+// intrinsics, dynamic shared memory, the order=/align= options of shared and local arrays, and print().
 #include <array>
 #include <string_view>
 
@@ -251,6 +251,7 @@ Value FunctionChecker::atomicMember(Value ref, const std::string& attr, SourceLo
 Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) {
   std::string what = callee.name + (callee.name.ends_with("()") ? "" : "()");
   const types::Type* u32 = types.scalar(ScalarKind::UInt32);
+  const types::Type* maskType = types.warpMask();
   const types::Type* i32 = types.scalar(ScalarKind::Int32);
   const types::Type* boolean = types.scalar(ScalarKind::Bool);
   auto builtinCall = [&](Builtin builtin, const types::Type* type, std::vector<TypedExpr*> operands,
@@ -315,7 +316,7 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
   if (k == Intrinsic::ActiveMask || k == Intrinsic::LanemaskLt) {
     if (!requireArgs(what, e, 0, 0)) return errorValue();
     return builtinCall(callee.intrinsic == Intrinsic::ActiveMask ? Builtin::ActiveMask : Builtin::LanemaskLt,
-                       u32, {}, true);
+                       maskType, {}, true);
   }
   if (k == Intrinsic::Syncwarp) {
     if (!requireArgs(what, e, 0, 1)) return errorValue();
@@ -338,7 +339,7 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
     TypedExpr* p = mask != nullptr ? predicateArg(1) : nullptr;
     if (p == nullptr) return errorValue();
     if (callee.intrinsic == Intrinsic::BallotSync)
-      return builtinCall(Builtin::BallotSync, u32, {mask, p}, true);
+      return builtinCall(Builtin::BallotSync, maskType, {mask, p}, true);
     Builtin builtin = callee.intrinsic == Intrinsic::AllSync   ? Builtin::AllSync
                       : callee.intrinsic == Intrinsic::AnySync ? Builtin::AnySync
                                                                : Builtin::EqSync;
@@ -366,8 +367,8 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
     TypedExpr* v = mask != nullptr ? warpValue(1) : nullptr;
     if (v == nullptr) return errorValue();
     if (callee.intrinsic == Intrinsic::MatchAnySync)
-      return builtinCall(Builtin::MatchAnySync, u32, {mask, v}, true);
-    return builtinCall(Builtin::MatchAllSync, types.tuple({u32, boolean}), {mask, v}, false);
+      return builtinCall(Builtin::MatchAnySync, maskType, {mask, v}, true);
+    return builtinCall(Builtin::MatchAllSync, types.tuple({maskType, boolean}), {mask, v}, false);
   }
   if (k == Intrinsic::Popc || k == Intrinsic::Brev || k == Intrinsic::Clz || k == Intrinsic::Ffs) {
     if (!requireArgs(what, e, 1, 1)) return errorValue();
@@ -377,7 +378,10 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
       sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "an integer", describe(v)});
       return errorValue();
     }
-    if (callee.intrinsic == Intrinsic::Brev) return builtinCall(Builtin::Brev, v.type(), {v.expr}, false);
+    if (callee.intrinsic == Intrinsic::Brev) {
+      Value bits = promoteTo(v, v.type()->scalar, e.args[0]->loc);  // a WarpMask reverses as a plain uint32
+      return builtinCall(Builtin::Brev, bits.type(), {bits.expr}, false);
+    }
     Builtin builtin = callee.intrinsic == Intrinsic::Popc  ? Builtin::Popc
                       : callee.intrinsic == Intrinsic::Clz ? Builtin::Clz
                                                            : Builtin::Ffs;
@@ -668,6 +672,60 @@ Value FunctionChecker::printCall(const syntax::CallExpr& e) {
   call->builtin = Builtin::Print;
   call->text = format;
   return runtime(call);
+}
+
+Value FunctionChecker::warpMaskLaneIndex(const syntax::Expr& lane) {
+  Value v = value(lane);
+  if (v.isError()) return v;
+  if (!v.type()->isScalar() || !(types::isInteger(v.type()->scalar) || types::isBool(v.type()->scalar))) {
+    sink.error(diag::ArgumentType, lane.loc, {"1", "WarpMask[]", "an integer lane", describe(v)});
+    return errorValue();
+  }
+  if (v.constant) {
+    int64_t n = v.constant->kind == ConstValue::Kind::Bool ? v.constant->boolValue : v.constant->intValue;
+    if (n < 0 || n > 31) {
+      sink.error(diag::WarpMaskLane, lane.loc, {toString(*v.constant)});
+      return errorValue();
+    }
+  }
+  return promoteTo(v, ScalarKind::Int64, lane.loc);
+}
+
+Value FunctionChecker::warpMaskLane(Value mask, const syntax::Expr& lane, SourceLoc loc) {
+  Value index = warpMaskLaneIndex(lane);
+  if (index.isError()) return index;
+  TypedExpr* bit =
+      make(TypedExprKind::BuiltinCall, types.scalar(ScalarKind::Bool), loc, {mask.expr, index.expr});
+  bit->builtin = Builtin::LaneBit;
+  return runtime(bit);
+}
+
+void FunctionChecker::warpMaskAssign(const syntax::SubscriptExpr& target, Value mask, Value bit,
+                                     SourceLoc loc) {
+  auto local = target.value->kind == syntax::ExprKind::Name
+                   ? localByName_.find(syntax::as<syntax::NameExpr>(*target.value).id)
+                   : localByName_.end();
+  if (local == localByName_.end()) {
+    sink.error(
+        diag::AssignTarget, target.loc,
+        {"a lane of a WarpMask that is not in a variable; copy it into one first (m = ...; m[i] = True)"});
+    return;
+  }
+  Value index = warpMaskLaneIndex(*target.slice);
+  Value set = truth(bit, loc);
+  if (index.isError() || set.isError()) return;
+  // Python evaluates the value before the target: one with effects goes to a temporary first.
+  if (set.expr->kind != TypedExprKind::Literal && set.expr->kind != TypedExprKind::Local) {
+    int temporary = newTemporary(set.type(), loc);
+    assignLocal(temporary, set, loc);
+    TypedExpr* ref = make(TypedExprKind::Local, set.type(), loc);
+    ref->local = temporary;
+    set = runtime(ref);
+  }
+  TypedExpr* updated =
+      make(TypedExprKind::BuiltinCall, types.warpMask(), loc, {mask.expr, index.expr, set.expr});
+  updated->builtin = Builtin::WithLaneBit;
+  assignLocal(local->second, runtime(updated), loc);
 }
 
 }  // namespace weft::sema

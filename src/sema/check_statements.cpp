@@ -84,6 +84,8 @@ void FunctionChecker::stmt(const syntax::Stmt& s) {
         if (local != localByName_.end() && declareArray(local->second, *a.value, s.loc)) return;
       }
       Value v = value(*a.value);
+      // One report for `a = b = m[i]` (which would go through a temporary).
+      if (a.targets.size() > 1 && copiesAtomicStruct(v, "assigning it to variables", s.loc)) return;
       if (a.targets.size() > 1 && !v.isError() && !isIndependent(*v.expr)) {
         int temporary = newTemporary(v.type(), s.loc);
         assignLocal(temporary, v, s.loc);
@@ -255,6 +257,10 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
       const auto& sub = syntax::as<syntax::SubscriptExpr>(target);
       Value base = value(*sub.value);
       if (base.isError()) return;
+      if (base.type()->kind == types::TypeKind::WarpMask) {
+        warpMaskAssign(sub, base, v, loc);
+        return;
+      }
       if (base.type()->isVector()) {
         vectorAssign(base, "", target.loc);
         return;
@@ -265,6 +271,7 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
       }
       Value element = arrayIndex(base, *sub.slice, target.loc);
       if (element.isError() || v.isError()) return;
+      if (copiesAtomicStruct(element, "storing into an array element", loc)) return;
       Value stored = convert(v, element.type(), loc);
       if (stored.isError()) return;
       emit(TypedStmtKind::Store, loc, {element.expr, stored.expr});
@@ -306,6 +313,10 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
     if (sink.all().size() > diagnosticsBeforeStatement_ || poisonedReads_ > poisonedReadsBeforeStatement_) {
       state.join.sawError = true;
     }
+    return;
+  }
+  if (copiesAtomicStruct(v, "assigning it to variable '" + state.name + "'", loc)) {
+    state.join.sawError = true;
     return;
   }
   state.nonNegative = state.nonNegative && (v.nonNegative || nonNegativeExpr(*v.expr));

@@ -1,6 +1,13 @@
 // Heterogeneous structs (@struct classes): resolving a class's fields from its source,
 // construction, field reads, methods, `replace` (the way to get a modified copy: structs are
 // immutable), and the errors for assigning or adding attributes.
+//
+// A struct with atomic fields (types::holdsAtomic: the specification's ticket_mutex) is a
+// place, never a value: every expression of its type is an array element, a parameter (a C++
+// reference), or a field of one of those, because sema rejects whatever would make or copy
+// one (construction, replace, assignment to a variable, return, store, tuples, conditional
+// expressions, kernel arguments). So `m[i].lock()` binds `self` to the array element itself,
+// and `self.line` is an AtomicRef to the element's member.
 #include <functional>
 
 #include "sema/checker.h"
@@ -126,6 +133,8 @@ const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, 
             }
           }
         }
+        if (fieldType == nullptr)
+          fieldType = resolveAtomicAnnotation(*field.annotation, source->globals.get(), types);
         if (fieldType == nullptr) {
           Annotation annotation = resolveAnnotationAt(*field.annotation, source->globals.get(), types, depth);
           if (annotation.kind == Annotation::Kind::Type) fieldType = annotation.type;
@@ -232,6 +241,12 @@ Value FunctionChecker::structConstruct(const Value& callee, const syntax::CallEx
   const types::Type* type = structTypeOf(callee, e.loc);
   if (type == nullptr) return errorValue();
   std::string what = type->name;
+  if (types::holdsAtomic(type)) {
+    for (const syntax::Expr* arg : e.args) expr(*arg);
+    for (const syntax::Keyword* keyword : e.keywords) expr(*keyword->value);
+    sink.error(diag::AtomicStructConstruct, e.loc, {what});
+    return errorValue();
+  }
   size_t count = type->elements.size();
   if (e.args.size() > count) {
     sink.error(diag::ArgumentCount, e.loc,
@@ -281,8 +296,11 @@ Value FunctionChecker::structAttribute(Value base, const std::string& attr, Sour
   const types::Type* type = base.type();
   int index = fieldIndex(type, attr);
   if (index >= 0) {
-    TypedExpr* get = make(TypedExprKind::TupleGet, type->elements[static_cast<size_t>(index)], loc, {base.expr});
+    const types::Type* fieldType = type->elements[static_cast<size_t>(index)];
+    TypedExpr* get = make(TypedExprKind::TupleGet, fieldType, loc, {base.expr});
     get->index = index;
+    // The base is a place (see the top of this file): the field's atomic is in memory.
+    if (fieldType->kind == types::TypeKind::Atomic) return atomicElement(runtime(get), loc);
     return runtime(get, nonNegativeExpr(*get));
   }
   Value method;
@@ -305,6 +323,7 @@ Value FunctionChecker::methodCall(const Value& callee, const syntax::CallExpr& e
   // s.replace(field=value, ...): a copy of `s` with the named fields changed.
   const types::Type* type = self.type();
   std::string what = type->name + ".replace";
+  if (copiesAtomicStruct(self, "replace()", e.loc)) return errorValue();
   if (!e.args.empty()) {
     sink.error(diag::ArgumentCount, e.loc, {what + "()", "keyword arguments only (field=value)", std::to_string(e.args.size()) + " positional"});
     return errorValue();
@@ -356,8 +375,17 @@ void FunctionChecker::attributeAssign(const syntax::AttributeExpr& target) {
   if (base.isError()) return;
   if (base.kind == Value::Kind::RunTime && base.type()->isStruct()) {
     const types::Type* type = base.type();
-    if (fieldIndex(type, target.attr) >= 0) {
-      sink.error(diag::StructImmutable, target.loc, {target.attr, "struct " + type->name});
+    int index = fieldIndex(type, target.attr);
+    if (index >= 0 && type->elements[static_cast<size_t>(index)]->kind == types::TypeKind::Atomic) {
+      sink.error(diag::AtomicFieldAssign, target.loc, {target.attr, "struct " + type->name});
+    } else if (index >= 0) {
+      // A struct with atomic fields is never copied, so replace() is no way out for it.
+      std::string fix = types::holdsAtomic(type)
+                            ? "to change it in place, make it atomic (" + target.attr +
+                                  ": device.Atomic(dtype)) and write it with s." + target.attr +
+                                  ".store(value)"
+                            : "make a modified copy with s.replace(" + target.attr + "=...)";
+      sink.error(diag::StructImmutable, target.loc, {target.attr, "struct " + type->name, fix});
     } else {
       sink.error(diag::StructNoAttribute, target.loc, {"struct " + type->name, target.attr});
     }
@@ -368,6 +396,12 @@ void FunctionChecker::attributeAssign(const syntax::AttributeExpr& target) {
     return;
   }
   sink.error(diag::AssignTarget, target.loc, {"an attribute"});
+}
+
+bool FunctionChecker::copiesAtomicStruct(const Value& v, const std::string& how, SourceLoc loc) {
+  if (v.kind != Value::Kind::RunTime || v.isError() || !types::holdsAtomic(v.type())) return false;
+  sink.error(diag::AtomicStructCopy, loc, {how, types::toString(v.type())});
+  return true;
 }
 
 }  // namespace weft::sema

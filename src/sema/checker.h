@@ -49,6 +49,7 @@ struct Value {
   Intrinsic intrinsic = Intrinsic::Abs;
   Builtin math = Builtin::Sqrt;
   int vectorSize = 0;  // NumberType: a vector type of this many `scalar`s (float32x4); 0: a number
+  bool warpMask = false;  // NumberType: device.WarpMask (types::TypeKind::WarpMask, a uint32)
   std::shared_ptr<StructSource> structSource;
 
   bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
@@ -119,6 +120,11 @@ struct Annotation {
 // Resolves `annotation` in `environment` (names, attributes of known modules,
 // `T[:]`/`T[:, :]` arrays, `ConstExpr`, `ConstExpr[T]`). Reports nothing.
 Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types);
+// The type a struct field annotated `device.Atomic(dtype, align=N)` holds (dtype a number type
+// of at most 8 bytes, N a constant power of two up to 256); nullptr when `annotation` is not
+// such a call. Reports nothing.
+const types::Type* resolveAtomicAnnotation(const syntax::Expr& annotation, Environment* environment,
+                                           types::TypeContext& types);
 // resolveAnnotation inside the definition of a struct nested `depth` deep.
 Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types,
                                int depth);
@@ -309,6 +315,9 @@ class FunctionChecker {
   Value methodCall(const Value& callee, const syntax::CallExpr& e);
   // `x.attr = v` (always an error: structs are immutable, attributes cannot be added).
   void attributeAssign(const syntax::AttributeExpr& target);
+  // Reports `how` ("returning it"...) as a copy of `v` when `v` holds atomics (a struct with
+  // atomic fields lives in memory and is used in place); true after reporting.
+  bool copiesAtomicStruct(const Value& v, const std::string& how, SourceLoc loc);
 
   // ---- check_vectors.cpp: vectors, and the attributes of numbers ----
   // `float32x4(a, b, c, d)`.
@@ -342,8 +351,14 @@ class FunctionChecker {
   // as atomics.h numbers them; false after reporting.
   bool memoryOrderAndScope(const syntax::Expr* memory, const syntax::Expr* scope, int& order, int& threadScope);
   Value printCall(const syntax::CallExpr& e);
-  // An element of an array of Atomic(dtype): the AtomicRef to it.
+  // An element of an array of Atomic(dtype), or an Atomic field of a struct: the AtomicRef to it.
   Value atomicElement(Value element, SourceLoc loc);
+  // `mask[lane]` of a WarpMask: whether the lane's bit is set (bool).
+  Value warpMaskLane(Value mask, const syntax::Expr& lane, SourceLoc loc);
+  // `mask[lane] = bit` (`mask` a WarpMask variable): the variable with the lane's bit set to bool(bit).
+  void warpMaskAssign(const syntax::SubscriptExpr& target, Value mask, Value bit, SourceLoc loc);
+  // The lane of mask[lane]: an integer (as int64); a constant outside 0..31 is reported.
+  Value warpMaskLaneIndex(const syntax::Expr& lane);
   // The order=/align= keywords of shared_array/local_array; false after reporting.
   bool arrayLayoutOption(const syntax::Keyword& keyword, const std::string& what, bool& fortranOrder, int& align);
 

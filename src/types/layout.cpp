@@ -33,7 +33,8 @@ Layout layoutOf(const Type* type) {
   switch (type->kind) {
     case TypeKind::Error: WEFT_CHECK(false, "layoutOf an Error type"); return {};
     case TypeKind::None: return Layout{8, 8, {}};
-    case TypeKind::Scalar: {
+    case TypeKind::Scalar:
+    case TypeKind::WarpMask: {
       uint64_t bytes = static_cast<uint64_t>(byteSize(type->scalar));
       return Layout{bytes, bytes, {}};
     }

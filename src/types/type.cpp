@@ -37,6 +37,7 @@ std::string keyOf(const Type& type) {
     case TypeKind::Vector: return "V" + std::string(info(type.scalar).pythonName) + "x" + std::to_string(type.size);
     case TypeKind::Atomic: return "Y" + std::string(info(type.scalar).pythonName) + "@" + std::to_string(type.align);
     case TypeKind::AtomicRef: return "Q" + std::string(info(type.scalar).pythonName);
+    case TypeKind::WarpMask: return "M";
     case TypeKind::Struct: {
       std::string key = "R" + type.name + "#" + std::to_string(type.identity) + "@" + std::to_string(type.align) + "(";
       for (size_t i = 0; i < type.elements.size(); ++i) key += type.fieldNames[i] + ":" + keyOf(*type.elements[i]) + ",";
@@ -91,6 +92,10 @@ TypeContext::TypeContext() {
   Type none;
   none.kind = TypeKind::None;
   none_ = intern(none);
+  Type mask;
+  mask.kind = TypeKind::WarpMask;
+  mask.scalar = ScalarKind::UInt32;
+  warpMask_ = intern(mask);
   for (size_t i = 0; i < std::size(kScalars); ++i) {
     Type scalar;
     scalar.kind = TypeKind::Scalar;
@@ -199,8 +204,18 @@ std::string toString(const Type* type) {
       return "Atomic(" + std::string(pythonName(type->scalar)) +
              (type->align != 0 ? ", align=" + std::to_string(type->align) : std::string()) + ")";
     case TypeKind::AtomicRef: return "AtomicRef(" + std::string(pythonName(type->scalar)) + ")";
+    case TypeKind::WarpMask: return "WarpMask";
   }
   return "<unknown>";
+}
+
+bool holdsAtomic(const Type* type) {
+  if (type->kind == TypeKind::Atomic) return true;
+  if (type->kind != TypeKind::Struct && type->kind != TypeKind::Tuple) return false;
+  for (const Type* element : type->elements) {
+    if (holdsAtomic(element)) return true;
+  }
+  return false;
 }
 
 }  // namespace weft::types

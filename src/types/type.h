@@ -18,16 +18,18 @@ enum class ScalarKind : uint8_t {
 };
 
 enum class TypeKind : uint8_t {
-  Error,   // after a reported error; flows on silently
-  None,    // NoneType (the return type of procedures)
-  Scalar,  // a number type
-  Array,   // a strided view: element type, ndim
-  Tuple,   // a heterogeneous tuple of values
-  Struct,  // a @struct class: named fields (types in `elements`), lexical order
-  Vector,  // an immutable vector of `size` (1..4) numbers of type `scalar` (float32x4)
+  Error,      // after a reported error; flows on silently
+  None,       // NoneType (the return type of procedures)
+  Scalar,     // a number type
+  Array,      // a strided view: element type, ndim
+  Tuple,      // a heterogeneous tuple of values
+  Struct,     // a @struct class: named fields (types in `elements`), lexical order
+  Vector,     // an immutable vector of `size` (1..4) numbers of type `scalar` (float32x4)
   Atomic,     // Atomic(dtype): an atomically accessed `scalar` aligned to `align` (0: natural);
               // only an array element or a struct field, never a value
   AtomicRef,  // a reference to an atomically accessed `scalar` (AtomicRef(array, index))
+  WarpMask,   // a warp's lanes as the bits of a `scalar` UInt32 (bit i: lane i); a number
+              // (isScalar()) whose lanes read and write with mask[i] (SIMT.md's WarpMask)
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.
@@ -48,7 +50,8 @@ struct Type {
   int size = 0;                              // Vector: the number of elements
 
   bool isError() const { return kind == TypeKind::Error; }
-  bool isScalar() const { return kind == TypeKind::Scalar; }
+  // Numbers: Scalar, and WarpMask (a subclass of int in the specification) as its `scalar`.
+  bool isScalar() const { return kind == TypeKind::Scalar || kind == TypeKind::WarpMask; }
   bool isArray() const { return kind == TypeKind::Array; }
   bool isStruct() const { return kind == TypeKind::Struct; }
   bool isVector() const { return kind == TypeKind::Vector; }
@@ -93,6 +96,8 @@ class TypeContext {
   const Type* atomic(ScalarKind element, int align);
   // A reference to an atomically accessed `element`.
   const Type* atomicRef(ScalarKind element);
+  // WarpMask: a uint32 whose bit i is lane i.
+  const Type* warpMask() const { return warpMask_; }
 
  private:
   const Type* intern(Type type);
@@ -100,8 +105,14 @@ class TypeContext {
   std::map<std::string, const Type*> byKey_;
   const Type* error_;
   const Type* none_;
+  const Type* warpMask_;
   std::vector<const Type*> scalars_;
 };
+
+// Whether a value of `type` holds an Atomic (an Atomic, or a struct or tuple with one among
+// its fields, however nested; arrays are descriptors and hold none). Such a value lives in
+// memory, where other threads see its atomics: device code uses it in place and never copies it.
+bool holdsAtomic(const Type* type);
 
 // Renders a type as the user writes it: "float32", "array(float32, 2d)", "tuple(int32, float32)".
 std::string toString(const Type* type);

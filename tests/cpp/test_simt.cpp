@@ -207,5 +207,18 @@ TEST(SimtHeaders, AtomicsReturnTheOldValue) {
   EXPECT_EQ(counter.value, -2);
 }
 
+TEST(SimtHeaders, WarpMaskLanes) {
+  uint32_t mask = 0x80000005u;
+  EXPECT_TRUE(lane_bit(mask, 0));
+  EXPECT_FALSE(lane_bit(mask, 1));
+  EXPECT_TRUE(lane_bit(mask, 31));
+  EXPECT_FALSE(lane_bit(mask, 32));  // lanes outside the warp read as clear
+  EXPECT_FALSE(lane_bit(0xffffffffu, -1));
+  EXPECT_EQ(with_lane_bit(mask, 1, true), 0x80000007u);
+  EXPECT_EQ(with_lane_bit(mask, 31, false), 0x5u);
+  EXPECT_EQ(with_lane_bit(mask, 0, true), mask);
+  EXPECT_EQ(with_lane_bit(mask, 40, true), mask);  // and are never set
+}
+
 }  // namespace
 }  // namespace weft

@@ -124,6 +124,50 @@ def test_warp_votes_ballot_activemask_and_lanemask(target, rng):
 
 
 @device.kernel
+def warp_mask_lanes(x, mine, rebuilt, changed, below, peers):
+    i = device.tid(1)
+    lane = device.lane_id
+    mask = device.ballot_sync(FULL, lambda: x[i] > 50)
+    mine[i] = mask[lane]  # this lane's own vote, read back from the mask
+    copy = device.WarpMask()
+    for k in range(32):
+        copy[k] = mask[k]
+    rebuilt[i] = copy
+    mask[lane] = False
+    mask[31] = x[i] % 2 == 0
+    changed[i] = mask
+    lower = device.lanemask_lt()
+    n = 0
+    for k in range(32):
+        if lower[k]:
+            n += 1
+    below[i] = n
+    same = device.match_any_sync(device.activemask(), x[i] % 4)
+    m = 0
+    for k in range(32):
+        m += same[k]
+    peers[i] = m
+
+
+def test_warp_mask_lanes_read_and_write_bits(target, rng):
+    block = 64
+    x = rng.integers(0, 100, block).astype(np.int32)
+    mine, rebuilt, changed, below, peers = (np.zeros(block, t) for t in (np.bool_, np.uint32, np.uint32, np.int32,
+                                                                         np.int32))
+    run(target, warp_mask_lanes, x, mine, rebuilt, changed, below, peers, block=block)
+    warp, lane = lanes_of(block)
+    np.testing.assert_array_equal(mine, x > 50)
+    ballots = np.array([sum(1 << k for k in range(32) if x[32 * w + k] > 50) for w in warp], np.uint64)
+    np.testing.assert_array_equal(rebuilt, ballots.astype(np.uint32))
+    expected = ballots & ~(np.uint64(1) << lane.astype(np.uint64))
+    expected = np.where(x % 2 == 0, expected | np.uint64(1 << 31), expected & np.uint64(FULL >> 1))
+    np.testing.assert_array_equal(changed, expected.astype(np.uint32))
+    np.testing.assert_array_equal(below, lane)
+    keys = (x % 4).reshape(-1, 32)
+    np.testing.assert_array_equal(peers, [(keys[w] == keys[w][k]).sum() for w, k in zip(warp, lane)])
+
+
+@device.kernel
 def partial_warp_mask(active):
     active[device.tid(1)] = device.activemask()
 
@@ -653,6 +697,13 @@ def print_to_file(a):
 
 
 @device.kernel
+def lane_out_of_range(a):
+    mask = device.activemask()
+    mask[32] = True
+    a[0] = mask
+
+
+@device.kernel
 def atomic_bad_dtype(a):
     s = device.shared_array(2, device.Atomic(device.complex128))
     a[0] = 1
@@ -680,6 +731,7 @@ def atomic_bad_dtype(a):
         (print_an_array, 'print("a is", a)', "print() cannot print array(float32, 1d)"),
         (print_bad_sep, "sep=a[0]", "print()'s sep= must be a string constant, not float32"),
         (print_to_file, "file=None", "print() got an unexpected keyword argument 'file'"),
+        (lane_out_of_range, "mask[32]", "lane 32 is out of range for a WarpMask, whose lanes are 0 to 31"),
         (atomic_bad_dtype, "device.complex128", "device.Atomic() needs a number type of at most 8 bytes, not "
                                                 "type device.complex128"),
     ],
@@ -771,19 +823,3 @@ def test_simt_kernel_compiles_for_sm90(tmp_path):
                         "atom.shared", "atom.global", "vprintf", "membar", "%dynamic_smem_size"):
         assert instruction in ptx, instruction
 
-
-@device.struct
-class ticket_mutex_struct:
-    line: device.Atomic(int, align=16)
-    current: device.Atomic(int, align=16)
-
-
-@device.kernel
-def takes_mutex(m, out):
-    out[0] = 1
-
-
-def test_atomic_struct_members_are_a_compile_error_for_now():
-    assert repr(device.Atomic(device.int32, align=8)).startswith("Atomic(")
-    with pytest.raises(weft.CompileError, match=r"device\.Atomic\(int, align=16\)"):
-        weft.launch(takes_mutex, ticket_mutex_struct(0, 0), np.zeros(1, np.int32), grid=1, block=1, target="cpu")

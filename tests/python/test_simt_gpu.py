@@ -27,6 +27,7 @@ from test_simt_cpu import (  # noqa: F401
     test_syncwarp_orders_shared_memory,
     test_ticket_mutex_with_many_contending_blocks,
     test_warp_shuffle_reduction,
+    test_warp_mask_lanes_read_and_write_bits,
     test_warp_votes_ballot_activemask_and_lanemask,
 )
 

@@ -113,6 +113,60 @@ def test_array_of_structs_from_a_structured_dtype():
 
 
 @device.kernel
+def mirror_bodies_in_shared_memory(bodies, out, masses):
+    tile = device.shared_array(64, Body)
+    scratch = device.local_array(2, Vec)
+    t = device.thread_idx.x
+    i = device.tid(1)
+    tile[t] = bodies[i]
+    device.syncthreads()
+    b = tile[63 - t]
+    scratch[0] = b.pos
+    scratch[1] = scratch[0].scaled(2.0)
+    out[i] = scratch[1]
+    masses[i] = b.mass
+
+
+def test_shared_and_local_arrays_of_structs(rng):
+    n = 128
+    bodies = np.zeros(n, Body.dtype)
+    for axis in "xyz":
+        bodies["pos"][axis] = rng.standard_normal(n)
+    bodies["mass"] = rng.random(n)
+    out = np.zeros(n, Vec.dtype)
+    masses = np.zeros(n)
+    run(mirror_bodies_in_shared_memory, bodies, out, masses, n=n, block=64)
+    mirrored = bodies.reshape(2, 64)[:, ::-1].reshape(n)
+    for axis in "xyz":
+        np.testing.assert_array_equal(out[axis], mirrored["pos"][axis] * np.float32(2))
+    np.testing.assert_array_equal(masses, mirrored["mass"])
+
+
+@device.struct
+class Lanes:
+    mask: device.WarpMask
+    tag: device.int8
+
+
+@device.kernel
+def lane_of_a_mask_field(lanes, out):
+    i = device.tid(1)
+    if i < out.size:
+        out[i] = lanes[i].mask[lanes[i].tag]
+
+
+def test_a_warp_mask_field(rng):
+    assert Lanes.dtype.fields["mask"] == (np.dtype(np.uint32), 0) and Lanes.dtype.itemsize == 8
+    n = 100
+    lanes = np.zeros(n, Lanes.dtype)
+    lanes["mask"] = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    lanes["tag"] = rng.integers(0, 32, n)
+    out = np.zeros(n, np.bool_)
+    run(lane_of_a_mask_field, lanes, out, n=n)
+    np.testing.assert_array_equal(out, (lanes["mask"] >> lanes["tag"].astype(np.uint32)) & 1 == 1)
+
+
+@device.kernel
 def record_sum(records, out):
     i = device.tid(1)
     if i < out.size:

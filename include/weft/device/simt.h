@@ -111,6 +111,17 @@ WEFT_SIMT uint32_t activemask(uint64_t site) {
 WEFT_SIMT uint32_t lanemask_lt() {
   return (1u << static_cast<uint32_t>(lane_id())) - 1u;
 }
+// mask[lane]: whether the lane's bit is set (false for a lane outside 0..31, which sema
+// rejects when the lane is a constant).
+WEFT_SIMT bool lane_bit(uint32_t mask, int64_t lane) {
+  return lane >= 0 && lane < 32 && ((mask >> lane) & 1u) != 0;
+}
+// mask[lane] = bit: the mask with the lane's bit set or cleared (unchanged for a lane outside 0..31).
+WEFT_SIMT uint32_t with_lane_bit(uint32_t mask, int64_t lane, bool bit) {
+  if (lane < 0 || lane >= 32) return mask;
+  uint32_t one = 1u << lane;
+  return bit ? mask | one : mask & ~one;
+}
 WEFT_SIMT void syncwarp(uint32_t mask) {
 #if defined(WEFT_TARGET_HOST)
   uint64_t values[32];
