@@ -28,7 +28,6 @@ from test_simt_cpu import (  # noqa: F401
     test_ticket_mutex_with_many_contending_blocks,
     test_warp_shuffle_reduction,
     test_warp_votes_ballot_activemask_and_lanemask,
-    rng,
 )
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not weft.gpu_available(), reason="needs a usable GPU")]
