@@ -59,6 +59,8 @@ class CudaEmitter {
   std::string compareChain(const sema::TypedExpr& expr);
   std::string andOr(const sema::TypedExpr& expr);
   std::string arrayElement(const sema::TypedExpr& expr);
+  // emit_array_views.cpp: slices, view(dtype) and reshape as calls of array_views.h.
+  std::string arrayView(const sema::TypedExpr& expr);
   std::string tupleMake(const sema::TypedExpr& expr);
   // emit_vectors.cpp: vectors, and the headers narrow floats and vectors need.
   std::string vectorMake(const sema::TypedExpr& expr);

@@ -163,6 +163,9 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
     case TypedExprKind::TupleMake: return tupleMake(e);
     case TypedExprKind::VectorMake: return vectorMake(e);
     case TypedExprKind::VectorElement: return vectorElement(e);
+    case TypedExprKind::ArraySlice:
+    case TypedExprKind::ArrayView:
+    case TypedExprKind::ArrayReshape: return arrayView(e);
     case TypedExprKind::TupleGet: {
       WEFT_CHECK(e.operands.size() == 1 && (e.operands[0]->type->kind == types::TypeKind::Tuple ||
                                             e.operands[0]->type->kind == types::TypeKind::Struct),

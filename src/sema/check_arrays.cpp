@@ -1,5 +1,6 @@
 // Arrays and tuples: element access with Python's negative-index wraparound where an index
-// may be negative, array attributes, tuple indexing, shared and local array declarations.
+// may be negative (subscripts that make views continue in check_array_views.cpp), array
+// attributes, tuple indexing, shared and local array declarations.
 #include "sema/checker.h"
 
 namespace weft::sema {
@@ -86,39 +87,109 @@ Value FunctionChecker::arrayAttribute(Value array, const std::string& attr, Sour
     ndim.intValue = type->ndim;
     return weakLiteral(ndim, loc);
   }
+  if (attr == "dtype") return arrayDtype(array, loc);
+  if (attr == "view" || attr == "reshape" || attr == "astype") {
+    Value method;
+    method.kind = Value::Kind::Method;
+    method.expr = array.expr;
+    method.name = attr;
+    return method;
+  }
   sink.error(diag::UnknownAttribute, loc, {types::toString(type), attr});
   return errorValue();
 }
 
-Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc) {
-  const types::Type* type = array.type();
-  std::vector<Value> indices;
+bool FunctionChecker::tupleElements(Value tuple, const std::string& use, SourceLoc loc,
+                                    std::vector<Value>& out) {
+  if (tuple.expr->kind != TypedExprKind::Local &&
+      (tuple.expr->kind != TypedExprKind::TupleMake || !isPure(*tuple.expr))) {
+    sink.error(diag::UnsupportedExpression, tuple.expr->loc,
+               {use + " with a tuple computed by a call", "; assign the tuple to a variable first"});
+    return false;
+  }
+  for (size_t k = 0; k < tuple.type()->elements.size(); ++k)
+    out.push_back(tupleElement(tuple, static_cast<int64_t>(k), loc));
+  return true;
+}
+
+bool FunctionChecker::indexParts(const syntax::Expr& index, std::vector<IndexPart>& parts) {
+  auto component = [&](const syntax::Expr& e) {
+    IndexPart part;
+    part.loc = e.loc;
+    if (e.kind == syntax::ExprKind::Constant &&
+        syntax::as<syntax::ConstantExpr>(e).value.kind == syntax::ConstantValue::Kind::Ellipsis) {
+      part.kind = IndexPart::Kind::Ellipsis;
+    } else if (e.kind == syntax::ExprKind::Slice) {
+      part.kind = IndexPart::Kind::Slice;
+      const auto& slice = syntax::as<syntax::SliceExpr>(e);
+      std::pair<const syntax::Expr*, std::optional<Value>*> bounds[] = {
+          {slice.lower, &part.start}, {slice.upper, &part.stop}, {slice.step, &part.step}};
+      for (auto [bound, out] : bounds) {
+        if (bound == nullptr) continue;
+        Value v = expr(*bound);
+        if (v.kind == Value::Kind::Constant && v.constant->kind == ConstValue::Kind::None)
+          continue;  // a[None:n]
+        *out = toRunTime(v, bound->loc);
+      }
+    } else {
+      part.index = value(e);
+    }
+    parts.push_back(part);
+  };
   if (index.kind == syntax::ExprKind::Tuple) {
-    for (const syntax::Expr* element : syntax::as<syntax::TupleExpr>(index).elts) indices.push_back(value(*element));
+    for (const syntax::Expr* element : syntax::as<syntax::TupleExpr>(index).elts) component(*element);
+  } else if (index.kind == syntax::ExprKind::Slice || index.kind == syntax::ExprKind::Constant) {
+    component(index);
   } else {
     Value v = value(index);
     if (!v.isError() && v.type()->kind == types::TypeKind::Tuple) {
-      if (v.expr->kind == TypedExprKind::Local || (v.expr->kind == TypedExprKind::TupleMake && isPure(*v.expr))) {
-        for (size_t k = 0; k < v.type()->elements.size(); ++k) indices.push_back(tupleElement(v, static_cast<int64_t>(k), loc));
-      } else {
-        sink.error(diag::UnsupportedExpression, index.loc,
-                   {"indexing with a tuple computed by a call", "; assign the tuple to a variable first"});
-        return errorValue();
+      std::vector<Value> elements;
+      if (!tupleElements(v, "indexing", index.loc, elements)) return false;
+      for (const Value& element : elements) {
+        IndexPart part;
+        part.index = element;
+        part.loc = index.loc;
+        parts.push_back(part);
       }
     } else {
-      indices.push_back(v);
+      IndexPart part;
+      part.index = v;
+      part.loc = index.loc;
+      parts.push_back(part);
     }
   }
-  for (const Value& v : indices) {
-    if (v.isError()) return errorValue();
+  for (const IndexPart& part : parts) {
+    if (part.kind == IndexPart::Kind::Index && part.index.isError()) return false;
+    for (const std::optional<Value>* bound : {&part.start, &part.stop, &part.step}) {
+      if (*bound && (*bound)->isError()) return false;
+    }
   }
-  if (static_cast<int>(indices.size()) != type->ndim) {
-    sink.error(diag::IndexCount, loc, {types::toString(type), std::to_string(type->ndim), std::to_string(indices.size())});
+  return true;
+}
+
+Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc) {
+  const types::Type* type = array.type();
+  std::vector<IndexPart> parts;
+  if (!indexParts(index, parts)) return errorValue();
+  // An ellipsis among an index per dimension stands for no dimension: the element.
+  size_t integers = 0;
+  bool view = false;
+  for (const IndexPart& part : parts) {
+    integers += part.kind == IndexPart::Kind::Index ? 1 : 0;
+    view = view || part.kind == IndexPart::Kind::Slice;
+  }
+  if (view || static_cast<int>(integers) < type->ndim || parts.size() > integers + 1)
+    return arraySlice(array, parts, loc);
+  if (static_cast<int>(integers) != type->ndim) {
+    sink.error(diag::IndexCount, loc,
+               {types::toString(type), std::to_string(type->ndim), std::to_string(integers)});
     return errorValue();
   }
   const types::Type* elementType = type->element != nullptr ? type->element : types.scalar(type->scalar);
   TypedExpr* element = make(TypedExprKind::ArrayElement, elementType, loc, {array.expr});
-  for (const Value& v : indices) {
+  for (const IndexPart& part : parts) {
+    if (part.kind == IndexPart::Kind::Ellipsis) continue;
+    const Value& v = part.index;
     if (!v.type()->isScalar() || !types::isInteger(v.type()->scalar)) {
       sink.error(diag::IndexType, v.expr->loc, {describe(v)});
       return errorValue();

@@ -119,7 +119,8 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
     }
     case Value::Kind::Intrinsic: return intrinsicCall(callee, e);
     case Value::Kind::StructType: return structConstruct(callee, e);
-    case Value::Kind::Method: return methodCall(callee, e);
+    case Value::Kind::Method:
+      return callee.expr->type->isArray() ? arrayMethodCall(callee, e) : methodCall(callee, e);
     case Value::Kind::Error:
     case Value::Kind::RunTime:
     case Value::Kind::Constant:

@@ -256,7 +256,8 @@ Value FunctionChecker::expr(const syntax::Expr& e) {
       return errorValue();
     case K::Tuple: return tupleDisplay(syntax::as<syntax::TupleExpr>(e));
     case K::Slice:
-      sink.error(diag::UnsupportedExpression, e.loc, {"slicing", "; index single elements, e.g. a[i, j]"});
+      sink.error(diag::UnsupportedExpression, e.loc,
+                 {"slicing anything but an array", "; index single elements, e.g. t[0]"});
       return errorValue();
   }
   return errorValue();

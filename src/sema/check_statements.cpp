@@ -31,6 +31,9 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::ArrayShape:
     case TypedExprKind::ArrayStride:
     case TypedExprKind::ArraySize:
+    case TypedExprKind::ArraySlice:
+    case TypedExprKind::ArrayView:
+    case TypedExprKind::ArrayReshape:
     case TypedExprKind::TupleGet: return false;
   }
   for (const TypedExpr* operand : e.operands) {
@@ -271,6 +274,10 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
       }
       Value element = arrayIndex(base, *sub.slice, target.loc);
       if (element.isError() || v.isError()) return;
+      if (element.type()->isArray()) {
+        sink.error(diag::SliceAssign, target.loc, {"a[...] that selects several elements"});
+        return;
+      }
       if (copiesAtomicStruct(element, "storing into an array element", loc)) return;
       Value stored = convert(v, element.type(), loc);
       if (stored.isError()) return;
@@ -430,6 +437,10 @@ void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
   Value element = arrayIndex(base, *sub.slice, s.target->loc);
   Value right = value(*s.value);
   if (element.isError() || right.isError()) return;
+  if (element.type()->isArray()) {
+    sink.error(diag::SliceAssign, s.target->loc, {"a[...] that selects several elements"});
+    return;
+  }
   // The place is evaluated once: indices computed by calls go to temporaries first.
   for (TypedExpr*& operand : element.expr->operands) {
     if (isPureIndex(*operand)) continue;

@@ -56,6 +56,15 @@ struct Value {
   const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
 };
 
+// One component of an array subscript a[...], evaluated left to right: an integer index, a
+// slice start:stop:step (a part omitted or None is absent), or an ellipsis.
+struct IndexPart {
+  enum class Kind : uint8_t { Index, Slice, Ellipsis } kind = Kind::Index;
+  Value index;                             // Index
+  std::optional<Value> start, stop, step;  // Slice
+  SourceLoc loc;
+};
+
 // ---- builtins.cpp: the registry of names sema knows ----
 
 // Canonical module name ("cuda.device" and "weft" are one module); empty when unknown.
@@ -372,6 +381,21 @@ class FunctionChecker {
   bool nonNegativeExpr(const TypedExpr& e) const;
   // What a dotted name denotes (modules, intrinsics), without reporting; Error otherwise.
   Value peekEntity(const syntax::Expr& e);
+  // The components of the subscript `index`, evaluated in order (a tuple value gives one
+  // Index per element); false after reporting.
+  bool indexParts(const syntax::Expr& index, std::vector<IndexPart>& parts);
+  // The elements of `tuple`, each read once: a variable or a tuple display without calls (a
+  // tuple computed by a call is reported, naming `use`); false after reporting.
+  bool tupleElements(Value tuple, const std::string& use, SourceLoc loc, std::vector<Value>& out);
+
+  // ---- check_array_views.cpp: views of arrays (docs/arrays.md) ----
+  // `array[parts]` with a slice, an ellipsis or fewer indices than dimensions: a view.
+  Value arraySlice(Value array, const std::vector<IndexPart>& parts, SourceLoc loc);
+  // `a.dtype`: the element type as a callable entity (a number type or a @struct class).
+  Value arrayDtype(Value array, SourceLoc loc);
+  // `a.view(dtype)`, `a.reshape(shape)`, `a.astype(dtype, copy=False)` (callee: the Method
+  // value arrayAttribute returned for them).
+  Value arrayMethodCall(const Value& callee, const syntax::CallExpr& e);
 
   // ---- check_statements.cpp ----
   void block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out);
@@ -430,6 +454,12 @@ class FunctionChecker {
   Value tupleDisplay(const syntax::TupleExpr& e);
   Value threadIndex(Intrinsic which, SourceLoc loc);
   Value arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc);
+  // check_array_views.cpp: the dtype argument of view()/astype(): an element type (a number or
+  // struct type); nullptr after reporting.
+  const types::Type* dtypeArgument(const syntax::Expr& e, const std::string& what);
+  Value arrayView(Value array, const syntax::CallExpr& e);
+  Value arrayReshape(Value array, const syntax::CallExpr& e);
+  Value arrayAstype(Value array, const syntax::CallExpr& e);
   std::optional<std::vector<int64_t>> constantShape(const Value& shape);
   bool requireArgs(const std::string& what, const syntax::CallExpr& e, size_t min, size_t max);
 

@@ -118,6 +118,30 @@ class Printer {
       }
       case TypedExprKind::VectorElement:
         return operand(0) + "[" + (e.operands.size() > 1 ? operand(1) : std::to_string(e.index)) + "]";
+      case TypedExprKind::ArraySlice: {
+        std::string text = operand(0) + "[";
+        size_t next = 1;
+        for (size_t i = 0; i < e.axes.size(); ++i) {
+          const ArrayAxis& axis = e.axes[i];
+          text += i ? ", " : "";
+          if (axis.isIndex) {
+            text += operand(next++) + (axis.wrap ? " wrap" : "");
+            continue;
+          }
+          if (axis.hasStart) text += operand(next++);
+          text += ":";
+          if (axis.hasStop) text += operand(next++);
+          text += ":" + operand(next++);
+        }
+        return text + "]" + (e.checked ? " checked" : "") + ":" + type;
+      }
+      case TypedExprKind::ArrayView:
+        return operand(0) + ".view()" + (e.checked ? " checked" : "") + ":" + type;
+      case TypedExprKind::ArrayReshape: {
+        std::string text = operand(0) + ".reshape(";
+        for (size_t i = 1; i < e.operands.size(); ++i) text += (i > 1 ? ", " : "") + operand(i);
+        return text + ")" + (e.checked ? " checked" : "") + ":" + type;
+      }
     }
     return "?";
   }

@@ -50,6 +50,24 @@ enum class TypedExprKind : uint8_t {
   VectorMake,    // a new vector of `type` from its elements (operands, already of its dtype)
   VectorElement, // operands[0][index] of a vector, or operands[0][operands[1]] (a run-time
                  // integer index; `wrapNegative[0]` says whether it may be negative)
+  // Views (include/weft/device/array_views.h): a new descriptor of `type` over the elements of
+  // the array operands[0], nothing copied. `checked`: run-time preconditions stop the kernel
+  // when they fail (debug=True); unchecked, a failure gives an empty view.
+  ArraySlice,    // operands[0][axes...]: `axes` has one entry per dimension of operands[0];
+                 // operands[1..] are the axes' present int64 values in order
+  ArrayView,     // operands[0].view(dtype): its elements reinterpreted as `type`'s element type
+  ArrayReshape,  // operands[0].reshape(operands[1..]): the new dimensions (int64; negative: inferred)
+};
+
+// How ArraySlice selects one dimension: an integer index (one operand; the dimension is
+// dropped; `wrap`: a negative value counts from the end), or a slice start:stop:step whose
+// start and stop operands are present when `hasStart`/`hasStop` (omitted: Python's None) and
+// whose step operand always is (nonzero when constant).
+struct ArrayAxis {
+  bool isIndex = false;
+  bool wrap = true;
+  bool hasStart = false;
+  bool hasStop = false;
 };
 
 // Whether a call of `builtin` does more than compute its value (a barrier, a warp collective,
@@ -81,6 +99,8 @@ struct TypedExpr {
   int index = 0;
   std::vector<bool> wrapNegative;
   std::string text;  // BuiltinCall Print: the printf format
+  std::vector<ArrayAxis> axes;  // ArraySlice
+  bool checked = false;         // ArraySlice, ArrayView, ArrayReshape
 };
 
 enum class TypedStmtKind : uint8_t {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "codegen/codegen.h"
+#include "sema_test_support.h"
 #include "support/check.h"
 #include "weft/device/host_context.h"
 
@@ -973,6 +974,55 @@ TEST(Codegen, AssertFailThrowsOnHost) {
     EXPECT_EQ(std::string(error.what()), "kernels.py:" + line + ": assertion failed");
   }
   EXPECT_EQ(values[0], -5);
+  expectCompilesForSm90(unit);
+}
+
+// Views from Python source through sema (debug=True: checked) and codegen: their values on the
+// host, a failed precondition stopping the kernel with the Python line, and sm_90.
+TEST(Codegen, CheckedArrayViewsRunOnHost) {
+  auto checked = testing::checkKernel(
+      "from cuda import device\n"
+      "\n"
+      "@device.kernel\n"
+      "def k(a, out, step, flag):\n"
+      "    v = a[6:1:step]\n"
+      "    out[0] = len(v)\n"
+      "    out[1] = v[0]\n"
+      "    out[2] = a.reshape(2, -1)[1, 0]\n"
+      "    out[3] = a[::2].reshape(2, 2)[1, 1]\n"
+      "    out[4] = a.view(device.int32)[2]\n"
+      "    if flag:\n"
+      "        out[5] = a.reshape(2, 4)[:, :3].reshape(-1)[0]\n",
+      "k", {"int64[:]", "int64[:]", "int64", "bool"}, true);
+  ASSERT_TRUE(checked->ok()) << checked->errors;
+  codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
+  EXPECT_NE(unit.source.find("weft::CheckAt{\"test.py\", 5}"), std::string::npos) << unit.source;
+  HostKernel kernel(unit);
+  ASSERT_NE(kernel.entry, nullptr);
+  std::vector<int64_t> a = {0, 1, 2, 3, 4, 5, 6, 7}, out(6, -1);
+  Descriptor<1> da = vector(a), dout = vector(out);
+  int64_t step = -2;
+  bool flag = false;
+  void* args[] = {&da, &dout, &step, &flag};
+  host::ThreadContext context{};
+  context.blockDim = {1, 1, 1};
+  context.gridDim = {1, 1, 1};
+  kernel.entry(&context, args);
+  EXPECT_EQ(out, (std::vector<int64_t>{3, 6, 4, 6, 1, -1}));
+  auto expectStop = [&](const std::string& message) {
+    try {
+      kernel.entry(&context, args);
+      ADD_FAILURE() << "the kernel did not stop: " << message;
+    } catch (const std::runtime_error& error) {
+      EXPECT_EQ(std::string(error.what()), message);
+    }
+  };
+  step = 0;
+  expectStop("test.py:5: slice step cannot be zero");
+  step = 1;
+  flag = true;
+  expectStop(
+      "test.py:12: reshape(): the array's strides allow no view of this shape (a copy would be needed)");
   expectCompilesForSm90(unit);
 }
 

@@ -449,6 +449,83 @@ TEST(SemaTyping, NegativeIndexWrapsUnlessProvablyNonNegative) {
       << r->dump;
 }
 
+TEST(SemaTyping, SlicesAreViewsOfTheSameArrayType) {
+  auto r =
+      run("@device.kernel\n"
+          "def k(a, m, i):\n"
+          "    v = a[1:-1:2]\n"
+          "    row = m[i]\n"
+          "    col = m[:, i]\n"
+          "    sub = m[1:3, ::-2]\n"
+          "    last = m[..., -1]\n"
+          "    whole = a[...]\n"
+          "    e = m[0, 1, ...]\n"
+          "    rev = a[None:None:-1]\n"
+          "    s = device.shared_array((4, 4), device.float32)\n"
+          "    t = s[1]\n"
+          "    v[0] = row[1] + col[2] + sub[0, 0] + last[0] + whole[0] + e + rev[0] + t[0]\n",
+          {"float32[:]", "float32[:,:]", "int32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "v"), "array(float32, 1d)");
+  EXPECT_EQ(localType(*r, "row"), "array(float32, 1d)");
+  EXPECT_EQ(localType(*r, "col"), "array(float32, 1d)");
+  EXPECT_EQ(localType(*r, "sub"), "array(float32, 2d)");
+  EXPECT_EQ(localType(*r, "last"), "array(float32, 1d)");
+  EXPECT_EQ(localType(*r, "whole"), "array(float32, 1d)");
+  EXPECT_EQ(localType(*r, "e"), "float32");
+  EXPECT_EQ(localType(*r, "t"), "array(float32, 1d, shared)");
+  EXPECT_NE(r->dump.find("whole = a[::1:int64]:array(float32, 1d)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("v = a[1:int64:-1:int64:2:int64]:array(float32, 1d)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("row = m[int64(i) wrap, ::1:int64]:array(float32, 1d)"), std::string::npos)
+      << r->dump;
+  EXPECT_NE(r->dump.find("col = m[::1:int64, int64(i) wrap]:array(float32, 1d)"), std::string::npos)
+      << r->dump;
+  EXPECT_NE(r->dump.find("sub = m[1:int64:3:int64:1:int64, ::-2:int64]"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("last = m[::1:int64, -1:int64 wrap]"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("e = m[0:int64, 1:int64]:float32"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("rev = a[::-1:int64]"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, ViewReshapeAstypeAndDtype) {
+  auto r =
+      run("import numpy\n"
+          "@device.kernel\n"
+          "def k(a, m, n):\n"
+          "    bits = a.view(device.int32)\n"
+          "    halves = m.view(dtype=numpy.float32)\n"
+          "    flat = m.reshape(-1)\n"
+          "    cube = a.reshape((2, n, -1))\n"
+          "    same = m.astype(m.dtype, copy=False)\n"
+          "    unchanged = a.view(a.dtype)\n"
+          "    x = a.dtype(3)\n"
+          "    again = m.reshape(m.shape)\n"
+          "    a[0] = bits[0] + halves[0, 0] + flat[0] + cube[0, 0, 0] + same[0, 0] + unchanged[0] + x + "
+          "again[0, 0]\n",
+          {"float32[:]", "float64[:,:]", "int32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "bits"), "array(int32, 1d)");
+  EXPECT_EQ(localType(*r, "halves"), "array(float32, 2d)");
+  EXPECT_EQ(localType(*r, "flat"), "array(float64, 1d)");
+  EXPECT_EQ(localType(*r, "cube"), "array(float32, 3d)");
+  EXPECT_EQ(localType(*r, "same"), "array(float64, 2d)");
+  EXPECT_EQ(localType(*r, "x"), "float32");
+  EXPECT_NE(r->dump.find("bits = a.view():array(int32, 1d)"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("cube = a.reshape(int64(2:int32), int64(n), int64(-1:int32)):array(float32, 3d)"),
+            std::string::npos)
+      << r->dump;
+  EXPECT_NE(r->dump.find("same = m\n"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("unchanged = a\n"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("again = m.reshape(m.shape[0], m.shape[1])"), std::string::npos) << r->dump;
+  // debug=True checks the views' run-time preconditions.
+  auto checked = run("@device.kernel\ndef k(a, n):\n    b = a[::n].reshape(2, -1).view(device.int32)\n",
+                     {"float32[:]", "int64"}, true);
+  ASSERT_TRUE(checked->ok()) << checked->errors;
+  EXPECT_NE(checked->dump.find("a[::n] checked:array(float32, 1d).reshape(2:int64, -1:int64) "
+                               "checked:array(float32, 2d).view() checked"),
+            std::string::npos)
+      << checked->dump;
+}
+
 TEST(SemaTyping, LocalArray) {
   auto r = run(
       "@device.kernel\n"
@@ -754,7 +831,8 @@ TEST(SemaDiagnostics, UnsupportedExpressions) {
   expectError("@device.kernel\ndef k(a):\n    b = {1: 2}\n", {"int32[:]"}, "UnsupportedExpression", 3, "dict");
   expectError("@device.kernel\ndef k(a):\n    b = 'text'\n", {"int32[:]"}, "UnsupportedExpression", 3, "string");
   expectError("@device.kernel\ndef k(a):\n    b = a[0] is 1\n", {"int32[:]"}, "UnsupportedExpression", 3, "'is'");
-  expectError("@device.kernel\ndef k(a):\n    b = a[1:2]\n", {"int32[:]"}, "UnsupportedExpression", 3, "slicing");
+  expectError("@device.kernel\ndef k(a):\n    t = (1, 2, 3)\n    a[0] = t[1:2]\n", {"int32[:]"},
+              "UnsupportedExpression", 4, "slicing anything but an array");
   expectError("@device.kernel\ndef k(a):\n    print(*a)\n", {"int32[:]"}, "UnsupportedExpression", 3, "starred");
   expectError("@device.kernel\ndef k(a):\n    yield a\n", {"int32[:]"}, "UnsupportedExpression", 3, "yield");
 }
@@ -871,7 +949,52 @@ TEST(SemaDiagnostics, NotConstant) {
 }
 
 TEST(SemaDiagnostics, IndexCount) {
-  expectError("@device.kernel\ndef k(a):\n    a[0] = 1\n", {"int32[:,:]"}, "IndexCount", 3, "2 dimensions");
+  expectError("@device.kernel\ndef k(a):\n    a[0, 1, 2] = 1\n", {"int32[:,:]"}, "IndexCount", 3,
+              "2 dimensions");
+  expectError("@device.kernel\ndef k(a):\n    b = a[0, :, 1]\n", {"int32[:,:]"}, "IndexCount", 3,
+              "indexed with 3 indices");
+}
+
+// Views of arrays (check_array_views.cpp); their results are checked against NumPy in
+// tests/python/test_array_views_cpu.py.
+TEST(SemaDiagnostics, ArrayViews) {
+  const std::string k = "@device.kernel\ndef k(a, m, n):\n";
+  const std::vector<std::string> args = {"float32[:]", "float64[:,:]", "int32"};
+  expectError(k + "    b = a[::0]\n", args, "SliceStep", 3, "slice step cannot be zero");
+  expectError(k + "    z = 0\n    b = m[1:n:z]\n", args, "SliceStep", 4);
+  expectError(k + "    b = m[..., 0, ...]\n", args, "IndexEllipsis", 3, "a single ellipsis");
+  expectError(k + "    a[1:3] = 0.0\n", args, "SliceAssign", 3, "assign one element at a time");
+  expectError(k + "    m[0] += 1.0\n", args, "SliceAssign", 3, "would write every element of a view");
+  expectError(
+      "@device.struct\nclass P:\n    x: device.float32\n    y: device.float32\n    z: device.float32\n\n" +
+          k + "    b = a.view(P).view(device.float64)\n",
+      args, "ArrayViewDtype", 9, "its size (8 bytes) must divide the element size (12 bytes)");
+  expectError(
+      k + "    s = device.shared_array(4, device.Atomic(device.int32))\n    b = s.view(device.float32)\n",
+      args, "ArrayViewDtype", 4, "atomic");
+  expectError(k + "    b = m.reshape(-1, -1)\n", args, "ReshapeShape", 3, "has more than one -1");
+  expectError(k + "    b = m.reshape((-1, 2, -3))\n", args, "ReshapeShape", 3, "has more than one -1");
+  expectError(k + "    b = m.reshape(())\n", args, "ReshapeShape", 3, "no 0-dimensional arrays");
+  expectError(k + "    b = m.reshape(2.0, 3)\n", args, "ReshapeShape", 3, "a dimension of type float32");
+  expectError(k + "    b = m.astype(device.float32, copy=False)\n", args, "ArrayAllocates", 3,
+              "astype(float32) of array(float64, 2d) would allocate a new array, which device code cannot "
+              "do; convert each "
+              "element where it is used, e.g. device.float32(a[i])");
+  expectError(k + "    b = m.astype(m.dtype)\n", args, "ArrayAllocates", 3,
+              "write a.astype(dtype, copy=False)");
+  expectError(k + "    b = m.astype(m.dtype, copy=True)\n", args, "ArrayAllocates", 3, "copy=True");
+  expectError(k + "    b = m.reshape(6, copy=True)\n", args, "ArrayAllocates", 3, "reshape(copy=True)");
+  // Misuses reported through general kinds.
+  expectError(k + "    b = a[1.5:]\n", args, "IndexType", 3,
+              "an array index must be an integer, not float32");
+  expectError(k + "    b = m.view(device.float32x2)\n", args, "ArgumentType", 3, "a dtype");
+  expectError(k + "    b = m.reshape(2, 3, order='F')\n", args, "ArgumentType", 3, "'C'");
+  expectError(k + "    b = m.astype(m.dtype, copy=n > 0)\n", args, "NotConstant", 3, "copy= of astype()");
+  expectError(k + "    b = m.view(device.float32, 1)\n", args, "ArgumentCount", 3, "view()");
+  expectError(k + "    b = m.astype(m.dtype, casting='no')\n", args, "KeywordArgument", 3, "'casting'");
+  expectError(k + "    b = m.reshape(m.shape, shape=(6,))\n", args, "KeywordArgument", 3, "'shape'");
+  expectError("def dims():\n    return (2, -1)\n\n" + k + "    b = a.reshape(dims())\n", args,
+              "UnsupportedExpression", 6, "reshape() with a tuple computed by a call");
 }
 
 TEST(SemaDiagnostics, IndexType) {

@@ -86,21 +86,27 @@ WEFT_INTRINSIC void syncthreads() {
 #endif
 }
 
-// A failed `assert` (debug builds): reports `file:line` and stops the kernel. On the GPU the
-// trap makes the launch fail (the runtime raises weft.CudaError); on the CPU target it throws
-// for the runner to rethrow, since trapping would kill the user's process. Host and device:
-// an interoperable function compiled by nvcc for C++ host code stops that program.
-WEFT_HD void assert_fail(const char* file, int line) {
+// A failed run-time check of a debug build (an `assert`, a view's precondition): reports
+// `file:line: what` and stops the kernel. On the GPU the trap makes the launch fail (the
+// runtime raises weft.CudaError); on the CPU target it throws for the runner to rethrow, since
+// trapping would kill the user's process. Host and device: an interoperable function compiled
+// by nvcc for C++ host code stops that program.
+WEFT_HD void check_fail(const char* file, int line, const char* what) {
 #if defined(WEFT_TARGET_HOST)
-  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": assertion failed");
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what);
 #else
-  printf("%s:%d: assertion failed\n", file, line);
+  printf("%s:%d: %s\n", file, line, what);
 #if defined(__CUDA_ARCH__)
   __trap();
 #else
   __builtin_trap();
 #endif
 #endif
+}
+
+// A failed `assert` (debug builds).
+WEFT_HD void assert_fail(const char* file, int line) {
+  check_fail(file, line, "assertion failed");
 }
 
 }  // namespace weft

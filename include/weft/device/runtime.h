@@ -3,6 +3,7 @@
 #pragma once
 
 #include "weft/device/array.h"
+#include "weft/device/array_views.h"
 #include "weft/device/config.h"
 #include "weft/device/intrinsics.h"
 #include "weft/device/math.h"
