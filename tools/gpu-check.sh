@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU device machine (no network; Python venv at /opt/torch/.venv with numpy, nanobind,
 # scikit-build-core, cmake, ninja, torch, cupy and numba-cuda): builds weft from this checkout,
-# runs the GPU tests, the CPU tests, every example on both targets and the benchmark. Every log
+# runs the GPU tests, the toolkit-dependent CPU tests, every example on both targets, the benchmarks
+# and the CPU tests. Every log
 # goes under $OUT; a short summary is printed last (and saved as $OUT/summary.txt).
 #
 #   bash tools/gpu-check.sh            # everything
@@ -15,7 +16,7 @@ PY=${PY:-/opt/torch/.venv/bin/python}
 export PATH="$(dirname "$PY"):/usr/local/cuda/bin:$PATH"
 export PYTHONUNBUFFERED=1
 export WEFT_CACHE_DIR=${WEFT_CACHE_DIR:-/tmp/weft-gpu-check-cache}
-STEPS=${STEPS:-build gpu examples bench cpu}
+STEPS=${STEPS:-build gpu toolkit examples bench cpu}
 
 declare -a summary=()
 record() { summary+=("$(printf '%-9s %s' "$1" "$2")"); }
@@ -38,8 +39,15 @@ if has_step build; then
 fi
 
 if has_step gpu; then
-  timeout 300 "$PY" -m pytest -q -m gpu -rs tests/python 2>&1 | tee "$OUT/pytest-gpu.log"
+  timeout 420 "$PY" -m pytest -q -m gpu -rs tests/python 2>&1 | tee "$OUT/pytest-gpu.log"
   record gpu-tests "rc=$? $(tail -n 1 "$OUT/pytest-gpu.log")"
+fi
+
+# The CPU tests that use the toolkit's own tools (cuobjdump, nvcc), present on the GPU machine.
+if has_step toolkit; then
+  timeout 300 "$PY" -m pytest -q -m 'not gpu' -rs tests/python/test_target.py tests/python/test_interop.py \
+    tests/python/test_sm90_ptxas.py 2>&1 | tee "$OUT/pytest-toolkit.log"
+  record toolkit "rc=$? $(tail -n 1 "$OUT/pytest-toolkit.log")"
 fi
 
 if has_step examples; then
