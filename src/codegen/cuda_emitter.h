@@ -37,6 +37,8 @@ class CudaEmitter {
 
   // emit_types.cpp: names, types, literals and conversions.
   std::string typeName(const types::Type* type);
+  // A function's or call's result type: NoneType is `void` there.
+  std::string returnTypeName(const types::Type* type);
   std::string tupleStructName(const types::Type* type);
 
   // emit_structs.cpp: @struct classes as standard-layout C++ structs, and the static_asserts

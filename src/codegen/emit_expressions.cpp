@@ -138,7 +138,7 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
       WEFT_CHECK(!callee.isKernel, "device code calls the kernel " + callee.pythonName);
       WEFT_CHECK(callee.params.size() == e.operands.size(), "a call with the wrong number of arguments");
       std::string name = functionName(e.callee);
-      return sequenced(e.operands, typeName(e.type), [&](const std::vector<std::string>& codes) {
+      return sequenced(e.operands, returnTypeName(e.type), [&](const std::vector<std::string>& codes) {
         std::string out = name + "(";
         for (size_t i = 0; i < codes.size(); ++i) {
           if (i) out += ", ";

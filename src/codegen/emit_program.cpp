@@ -134,15 +134,15 @@ void CudaEmitter::functionBody(int index) {
   std::set<int> params(function.params.begin(), function.params.end());
   body_ += "// " + function.pythonName + "\n";
   lineDirective(function.loc);
-  std::string returnType = function.isKernel ? "void" : typeName(function.returnType);
+  std::string returnType = function.isKernel ? "void" : returnTypeName(function.returnType);
   body_ += qualifiers(function, recursive_[index]) + " " + returnType + " " + signature(index, symbolOf(index)) +
            " {\n";
   // Every local has one type for the whole function: declare them all up front.
   for (size_t i = 0; i < function.locals.size(); ++i) {
     if (params.count(static_cast<int>(i))) continue;
     const types::Type* type = function.locals[i].type;
-    WEFT_CHECK(type != nullptr && type->kind != types::TypeKind::None && !types::holdsAtomic(type),
-               "a local without a value type, or holding atomics (sema keeps those in place): " +
+    WEFT_CHECK(type != nullptr && !types::holdsAtomic(type),
+               "a local without a type, or holding atomics (sema keeps those in place): " +
                    function.locals[i].name);
     line(1, "[[maybe_unused]] " + typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
   }
@@ -221,7 +221,7 @@ EmittedUnit CudaEmitter::emit() {
   for (size_t i = 0; i < program_.functions.size(); ++i) {
     const TypedFunction& function = program_.functions[i];
     if (function.isKernel) continue;
-    forwards += qualifiers(function, recursive_[i]) + " " + typeName(function.returnType) + " " +
+    forwards += qualifiers(function, recursive_[i]) + " " + returnTypeName(function.returnType) + " " +
                 signature(static_cast<int>(i), functionName(static_cast<int>(i))) + ";\n";
   }
   for (size_t i = 0; i < program_.functions.size(); ++i) functionBody(static_cast<int>(i));

@@ -64,7 +64,7 @@ std::string CudaEmitter::typeName(const Type* type) {
   WEFT_CHECK(type != nullptr, "an expression without a type reached codegen");
   switch (type->kind) {
     case TypeKind::Error: WEFT_CHECK(false, "an Error type reached codegen"); return {};
-    case TypeKind::None: return "void";
+    case TypeKind::None: return "void*";  // a value of NoneType: nullptr (returnTypeName: void)
     case TypeKind::Scalar:
     case TypeKind::WarpMask: noteScalar(type->scalar); return types::cxxName(type->scalar);
     case TypeKind::Array:
@@ -127,8 +127,13 @@ std::string CudaEmitter::freshTemp() {
   return "w_" + std::to_string(temps_++);
 }
 
+std::string CudaEmitter::returnTypeName(const Type* type) {
+  return type->kind == TypeKind::None ? "void" : typeName(type);
+}
+
 std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
   const Type* type = expr.type;
+  if (type->kind == TypeKind::None) return "static_cast<void*>(nullptr)";
   WEFT_CHECK(type != nullptr && type->isScalar(), "a literal that is not a number");
   const sema::Literal& value = expr.literal;
   std::string cxx = typeName(type);

@@ -254,6 +254,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
     for (nb::handle field : fields) info.fieldNames.push_back(nb::borrow(field));
   } else if (type == &PyTuple_Type) {
     info.cls = ArgumentClass::Tuple;
+  } else if (type == Py_TYPE(Py_None)) {
+    info.cls = ArgumentClass::None;
   } else if (type == &PyBool_Type) {
     info.cls = ArgumentClass::Bool;
   } else if (type == &PyLong_Type) {
@@ -317,6 +319,9 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       result.imagValue = PyComplex_ImagAsDouble(value);
       return result;
     case ArgumentClass::NumpyScalar: return numpyScalar(value, info.scalar);
+    case ArgumentClass::None:
+      result.kind = ArgumentValue::Kind::None;
+      return result;
     case ArgumentClass::Struct:
     case ArgumentClass::Tuple: return fromStruct(value, info, name, target, stream, consumed);
     case ArgumentClass::NumpyArray:

@@ -81,6 +81,7 @@ enum class ArgumentClass : uint8_t {
   ArrayInterface,      // has __array_interface__
   Struct,              // an instance of a @struct class (`structSource`, `fieldNames`)
   Tuple,               // a Python tuple (a heterogeneous tuple argument)
+  None,                // None: NoneType, passed as a null void*
   Unsupported,
 };
 

@@ -75,6 +75,7 @@ const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& 
   if (value.kind == ArgumentValue::Kind::Array && value.array.elementStruct)
     return types.array(argumentStruct(value.array.elementStruct, types), value.array.ndim);
   if (value.kind == ArgumentValue::Kind::Array) return types.array(value.array.dtype, value.array.ndim);
+  if (value.kind == ArgumentValue::Kind::None) return types.none();
   if (value.kind == ArgumentValue::Kind::Aggregate) {
     if (value.structSource) return argumentStruct(value.structSource, types);
     std::vector<const types::Type*> members;

@@ -29,6 +29,7 @@ std::string describeArgument(const ArgumentValue& argument) {
   if (argument.kind == ArgumentValue::Kind::Aggregate)
     return argument.structSource ? "struct " + argument.structSource->name
                                  : "a tuple of " + std::to_string(argument.members.size());
+  if (argument.kind == ArgumentValue::Kind::None) return "None";
   return types::pythonName(argument.scalar);
 }
 
@@ -97,8 +98,9 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
   const std::vector<const types::Type*>& parameterTypes = frontEnd.parameterTypes;
   for (size_t i = 0; i < parameterTypes.size(); ++i) {
     const types::Type* type = parameterTypes[i];
-    WEFT_CHECK(type && (type->isScalar() || type->isArray() || type->isStruct() || type->kind == types::TypeKind::Tuple),
-               "kernel '" + kernelName_ + "' has a parameter that is not a scalar, array, tuple or struct");
+    WEFT_CHECK(type && (type->isScalar() || type->isArray() || type->isStruct() || type->kind == types::TypeKind::Tuple ||
+                        type->kind == types::TypeKind::None),
+               "kernel '" + kernelName_ + "' has a parameter that is not a scalar, array, tuple, struct or None");
     size_t alignment = alignmentOf(type);
     bytes_ = (bytes_ + alignment - 1) / alignment * alignment;
     std::string name = i < frontEnd.parameterNames.size() ? frontEnd.parameterNames[i] : "#" + std::to_string(i + 1);
@@ -120,6 +122,7 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
 ParameterLayout::Slot ParameterLayout::makeSlot(const types::Type* type, std::string name, size_t offset) {
   Slot slot;
   slot.isArray = type->isArray();
+  slot.isNone = type->kind == types::TypeKind::None;
   slot.scalar = type->scalar;
   slot.ndim = type->ndim;
   slot.typeName = types::toString(type);
@@ -142,7 +145,11 @@ ParameterLayout::Slot ParameterLayout::makeSlot(const types::Type* type, std::st
 }
 
 void ParameterLayout::packValue(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
-  if (slot.isAggregate) packAggregate(slot, argument, destination);
+  if (slot.isNone) {
+    if (argument.kind != ArgumentValue::Kind::None)
+      fail(LaunchError::Kind::Type, slot, "expected None, got " + describeArgument(argument));
+    store<void*>(destination, nullptr);
+  } else if (slot.isAggregate) packAggregate(slot, argument, destination);
   else if (slot.isArray) packArray(slot, argument, destination);
   else packScalar(slot, argument, destination);
 }

@@ -40,6 +40,7 @@ class ParameterLayout {
   // TypeContext that interned it.
   struct Slot {
     bool isArray = false;
+    bool isNone = false;       // NoneType: a null void*
     types::ScalarKind scalar = types::ScalarKind::Bool;  // array: the element type
     int ndim = 0;
     std::string typeName;      // for messages

@@ -58,7 +58,8 @@ struct ArrayValue {
 // One launch argument as the runtime receives it.
 struct ArgumentValue {
   // Aggregate: a tuple (`structSource` null) or a @struct instance; `members` in order.
-  enum class Kind : uint8_t { Scalar, Array, Aggregate } kind = Kind::Scalar;
+  // None: Python's None (NoneType's only value).
+  enum class Kind : uint8_t { Scalar, Array, Aggregate, None } kind = Kind::Scalar;
   types::ScalarKind scalar = types::ScalarKind::Int32;  // Scalar: the value's kind
   int64_t intValue = 0;    // Scalar integers and bool
   double floatValue = 0;   // Scalar floating; complex: real part

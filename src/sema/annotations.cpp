@@ -104,6 +104,11 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
     result.type = element != nullptr ? types.array(element, ndim) : types.array(base.scalar, ndim);
     return result;
   }
+  if (annotation.kind == syntax::ExprKind::Constant &&
+      syntax::as<syntax::ConstantExpr>(annotation).value.kind == syntax::ConstantValue::Kind::None) {
+    // `p: None`: NoneType, passed as a null void*.
+    return Annotation{Annotation::Kind::Type, types.none()};
+  }
   Value v = resolveDotted(annotation, environment);
   if (v.kind == Value::Kind::StructType) {
     result.type = structAnnotation(v, types, depth);

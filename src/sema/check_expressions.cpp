@@ -154,10 +154,13 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
     case Value::Kind::Constant:
       if (v.constant->kind == ConstValue::Kind::Str) {
         sink.error(diag::UnsupportedExpression, loc, {"a string", " (strings may only appear in print())"});
+        return errorValue();
       } else {
-        sink.error(diag::UnsupportedExpression, loc, {"None as a value", ""});
+        // None: a value of NoneType, whose machine representation is a null void*.
+        Value none = runtime(make(TypedExprKind::Literal, types.none(), loc));
+        none.constant = v.constant;
+        return none;
       }
-      return errorValue();
     case Value::Kind::Intrinsic:
       if (v.intrinsic == Intrinsic::ThreadIdx || v.intrinsic == Intrinsic::BlockIdx || v.intrinsic == Intrinsic::BlockDim ||
           v.intrinsic == Intrinsic::GridDim) {
@@ -579,9 +582,7 @@ Value FunctionChecker::compare(const syntax::CompareExpr& e) {
       case syntax::CmpOperator::Gt: ops.push_back(CompareOp::Gt); break;
       case syntax::CmpOperator::GtE: ops.push_back(CompareOp::GtE); break;
       case syntax::CmpOperator::Is:
-      case syntax::CmpOperator::IsNot:
-        sink.error(diag::UnsupportedExpression, e.loc, {"the 'is' operator", "; compare numbers with == or !="});
-        return errorValue();
+      case syntax::CmpOperator::IsNot: return isNone(e);
       case syntax::CmpOperator::In:
       case syntax::CmpOperator::NotIn:
         sink.error(diag::UnsupportedExpression, e.loc, {"the 'in' operator", "; compare with == in a loop"});
@@ -741,6 +742,40 @@ Value FunctionChecker::ifExp(const syntax::IfExpExpr& e) {
   if (a.isError() || b.isError()) return errorValue();
   return runtime(make(TypedExprKind::Conditional, type, e.loc, {test.expr, a.expr, b.expr}),
                  body.nonNegative && orelse.nonNegative);
+}
+
+}  // namespace weft::sema
+
+namespace weft::sema {
+
+// `x is None`, `x is not None` (either side may be None): the answer follows from the types,
+// since None is the only value of NoneType; `is` between other values has no device meaning.
+Value FunctionChecker::isNone(const syntax::CompareExpr& e) {
+  bool negated = e.ops.front() == syntax::CmpOperator::IsNot;
+  if (e.ops.size() != 1) {
+    sink.error(diag::UnsupportedExpression, e.loc, {"a comparison chain with 'is'", "; compare with None on its own"});
+    return errorValue();
+  }
+  Value left = value(*e.left);
+  Value right = value(*e.comparators.front());
+  if (left.isError() || right.isError()) return errorValue();
+  bool leftNone = left.type()->kind == types::TypeKind::None;
+  bool rightNone = right.type()->kind == types::TypeKind::None;
+  if (!leftNone && !rightNone) {
+    sink.error(diag::UnsupportedExpression, e.loc, {"'is' between two values that are not None", "; compare numbers with == or !="});
+    return errorValue();
+  }
+  for (const Value* side : {&left, &right}) {
+    TypedExprKind kind = side->expr->kind;
+    if (kind != TypedExprKind::Literal && kind != TypedExprKind::Local && kind != TypedExprKind::TupleGet) {
+      sink.error(diag::UnsupportedExpression, e.loc, {"'is None' of a computed value", "; assign it to a variable first"});
+      return errorValue();
+    }
+  }
+  ConstValue answer;
+  answer.kind = ConstValue::Kind::Bool;
+  answer.boolValue = (leftNone && rightNone) != negated;
+  return typedLiteral(answer, types::ScalarKind::Bool, e.loc);
 }
 
 }  // namespace weft::sema

@@ -67,35 +67,6 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   }
 }
 
-// True when control cannot fall off the end of `body` (every path returns).
-bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
-  for (const syntax::Stmt* s : body) {
-    if (s->kind == syntax::StmtKind::Return) return true;
-    if (s->kind == syntax::StmtKind::If) {
-      const auto& branch = syntax::as<syntax::IfStmt>(*s);
-      if (alwaysReturns(branch.body) && alwaysReturns(branch.orelse)) return true;
-    }
-    if (s->kind == syntax::StmtKind::While) {
-      const auto& loop = syntax::as<syntax::WhileStmt>(*s);
-      bool forever = loop.test->kind == syntax::ExprKind::Constant &&
-                     syntax::as<syntax::ConstantExpr>(*loop.test).value.kind == syntax::ConstantValue::Kind::Bool &&
-                     syntax::as<syntax::ConstantExpr>(*loop.test).value.boolValue;
-      bool breaks = false;
-      std::function<void(const std::vector<syntax::Stmt*>&)> findBreak = [&](const std::vector<syntax::Stmt*>& stmts) {
-        for (const syntax::Stmt* inner : stmts) {
-          if (inner->kind == syntax::StmtKind::Break) breaks = true;
-          if (inner->kind == syntax::StmtKind::If) {
-            findBreak(syntax::as<syntax::IfStmt>(*inner).body);
-            findBreak(syntax::as<syntax::IfStmt>(*inner).orelse);
-          }
-        }
-      };
-      findBreak(loop.body);
-      if (forever && !breaks) return true;
-    }
-  }
-  return false;
-}
 
 // Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
 const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line) {
@@ -162,6 +133,35 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
 }
 
 }  // namespace
+
+bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
+  for (const syntax::Stmt* s : body) {
+    if (s->kind == syntax::StmtKind::Return) return true;
+    if (s->kind == syntax::StmtKind::If) {
+      const auto& branch = syntax::as<syntax::IfStmt>(*s);
+      if (alwaysReturns(branch.body) && alwaysReturns(branch.orelse)) return true;
+    }
+    if (s->kind == syntax::StmtKind::While) {
+      const auto& loop = syntax::as<syntax::WhileStmt>(*s);
+      bool forever = loop.test->kind == syntax::ExprKind::Constant &&
+                     syntax::as<syntax::ConstantExpr>(*loop.test).value.kind == syntax::ConstantValue::Kind::Bool &&
+                     syntax::as<syntax::ConstantExpr>(*loop.test).value.boolValue;
+      bool breaks = false;
+      std::function<void(const std::vector<syntax::Stmt*>&)> findBreak = [&](const std::vector<syntax::Stmt*>& stmts) {
+        for (const syntax::Stmt* inner : stmts) {
+          if (inner->kind == syntax::StmtKind::Break) breaks = true;
+          if (inner->kind == syntax::StmtKind::If) {
+            findBreak(syntax::as<syntax::IfStmt>(*inner).body);
+            findBreak(syntax::as<syntax::IfStmt>(*inner).orelse);
+          }
+        }
+      };
+      findBreak(loop.body);
+      if (forever && !breaks) return true;
+    }
+  }
+  return false;
+}
 
 std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arguments, const std::vector<bool>& constParams) {
   std::string text = name + "_";

@@ -29,8 +29,8 @@ bool hasMachineRepresentation(const types::Type* type) {
         if (!hasMachineRepresentation(element)) return false;
       }
       return true;
+    case types::TypeKind::None: return true;  // void*
     case types::TypeKind::Error:
-    case types::TypeKind::None:
     case types::TypeKind::Atomic:
     case types::TypeKind::AtomicRef: return false;
   }

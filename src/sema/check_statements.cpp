@@ -64,7 +64,11 @@ TypedStmt* FunctionChecker::emit(TypedStmtKind kind, SourceLoc loc, std::vector<
 void FunctionChecker::block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out) {
   std::vector<TypedStmt*>* saved = out_;
   out_ = &out;
-  for (const syntax::Stmt* s : body) stmt(*s);
+  for (const syntax::Stmt* s : body) {
+    if (unreachable_) break;
+    stmt(*s);
+  }
+  unreachable_ = false;
   out_ = saved;
 }
 
@@ -132,6 +136,18 @@ void FunctionChecker::stmt(const syntax::Stmt& s) {
       const auto& i = syntax::as<syntax::IfStmt>(s);
       if (checkTargetIf(*this, i)) return;
       Value test = condition(*i.test);
+      if (!test.isError() && test.constant && isNumber(*test.constant)) {
+        // A condition known at compile time (`if p is None:` where p's type decides, a global
+        // flag, a ConstExpr test): only the branch taken is checked and emitted, so the other
+        // may hold code that is only valid for other types; when that branch always returns,
+        // the rest of the enclosing block is dead too.
+        const std::vector<syntax::Stmt*>& taken = truthOf(*test.constant) ? i.body : i.orelse;
+        std::vector<TypedStmt*> live;
+        block(taken, live);
+        out_->insert(out_->end(), live.begin(), live.end());
+        unreachable_ = alwaysReturns(taken);
+        return;
+      }
       std::vector<TypedStmt*> body, orelse;
       block(i.body, body);
       block(i.orelse, orelse);
@@ -329,8 +345,8 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
   state.nonNegative = state.nonNegative && (v.nonNegative || nonNegativeExpr(*v.expr));
   state.constantSeen = state.constantSeen || v.constant.has_value();
   state.constant = v.constant;
-  if (v.type()->kind == types::TypeKind::None) {
-    sink.error(diag::UnsupportedExpression, loc, {"None as a value", " (the function called here returns nothing)"});
+  if (v.type()->kind == types::TypeKind::None && v.expr->kind == TypedExprKind::Call) {
+    sink.error(diag::UnsupportedExpression, loc, {"the result of a function that returns nothing", "; call it as a statement"});
     state.join.sawError = true;
     return;
   }

@@ -274,6 +274,9 @@ types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak);
 // The join of two typed types; nullptr when they do not unify.
 const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types);
 
+// True when control cannot fall off the end of `body` (every path returns).
+bool alwaysReturns(const std::vector<syntax::Stmt*>& body);
+
 // check_interop.cpp: marks every function an interoperable function reaches on the host
 // (outside `if target(...)` branches the host does not take) hostCallable, and reports the
 // device-only operations those functions use there.
@@ -448,6 +451,7 @@ class FunctionChecker {
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
   Value minMax(bool isMax, const syntax::CallExpr& e, std::vector<Value> args);
   Value compare(const syntax::CompareExpr& e);
+  Value isNone(const syntax::CompareExpr& e);
   Value boolOp(const syntax::BoolOpExpr& e);
   Value unary(const syntax::UnaryOpExpr& e);
   Value ifExp(const syntax::IfExpExpr& e);
@@ -472,6 +476,9 @@ class FunctionChecker {
   TypeJoin returnJoin_;
   SourceLoc bareReturnLoc_;
   bool sawBareReturn_ = false;
+  // The rest of the current block cannot run (after an `if` with a constant condition whose
+  // taken branch always returns): block() stops checking it.
+  bool unreachable_ = false;
   bool sawValueReturn_ = false;
   SourceLoc valueReturnLoc_;
   // An error value stands for a reported error when, since the statement began, a

@@ -58,6 +58,7 @@ std::string literalText(const TypedExpr& e) {
     }
     return text;
   }
+  if (e.type->kind == types::TypeKind::None) return "None";
   return "?";
 }
 

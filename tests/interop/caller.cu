@@ -28,10 +28,11 @@ extern "C" __host__ __device__ int dot2(int2 a, int2 b);
 extern "C" __host__ __device__ double momentum(Particle p);
 extern "C" __host__ __device__ DoubleInt swap(IntDouble t);
 extern "C" __host__ __device__ float total(cuda::interoperable_array_descriptor<float, 1> a);
+extern "C" __host__ __device__ bool is_null(void* p);
 extern "C" __global__ void scale_rows(cuda::interoperable_array_descriptor<double, 2> m, double k);
 
 constexpr int kInputs = 8;  // floats; then 5 ints
-constexpr int kResults = 9;
+constexpr int kResults = 10;
 
 // in: kInputs floats, ints: 5 ints, vector: n floats; out: kResults doubles.
 extern "C" __global__ void call_weft(const float* in, const int* ints, float* vector, int n, double* out) {
@@ -53,6 +54,7 @@ extern "C" __global__ void call_weft(const float* in, const int* ints, float* ve
   // The host half of an interoperable function, called from the device here for comparison.
   out[8] = total(cuda::interoperable_array_descriptor<float, 1>(
       cuda::std::mdspan<float, cuda::std::dextents<cuda::std::uint64_t, 1>>(vector, n)));
+  out[9] = is_null(nullptr);
 }
 
 #if !defined(__CUDACC_RTC__)

@@ -44,6 +44,11 @@ def total(a: device.float32[:]) -> device.float32:
     return s
 
 
+@device.func(interop=True)
+def is_null(p: None) -> bool:
+    return p is None
+
+
 @device.kernel(interop=True)
 def scale_rows(m: device.float64[:, :], k: device.float64):
     i, j = device.tid(2)
@@ -67,3 +72,4 @@ def evaluate(inputs: device.float32[:], ints: device.int32[:], evens: device.flo
     out[6] = swapped[1]
     out[7] = total(evens)
     out[8] = total(vector)
+    out[9] = is_null(None)

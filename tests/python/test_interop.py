@@ -27,7 +27,7 @@ INTEROP = REPO / "tests" / "interop"
 CUDA = pathlib.Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"))
 NVCC = CUDA / "bin" / "nvcc"
 N_VECTOR = 37
-N_RESULTS = 9
+N_RESULTS = 10
 
 
 def load_kernels():
@@ -79,6 +79,7 @@ def expected_results(inputs):
         np.float64(f[7]) * np.float64(f[6]),
         np.float64(f[0]), i[4],
         evens, whole,
+        1,  # is_null(None)
     ], dtype=np.float64)
 
 
@@ -94,7 +95,8 @@ def check_results(results, inputs):
     assert results[3] == expected[3]
     np.testing.assert_allclose(results[4], expected[4], rtol=1e-15)
     assert results[5] == expected[5] and results[6] == expected[6]
-    np.testing.assert_allclose(results[7:], expected[7:], rtol=1e-5)
+    np.testing.assert_allclose(results[7:9], expected[7:9], rtol=1e-5)
+    assert results[9] == 1
 
 
 # ---- weft's own launches (JIT), and the host ---------------------------------------------------

@@ -139,10 +139,8 @@ def test_both_branches_agree_on_cpu():
 def test_emitted_unit_has_preprocessor_tests():
     out = np.zeros(4, np.int32)
     source = which_branch._emit_cuda(out, target="cpu")
-    assert "#if !__CUDA_ARCH__\n" in source
-    assert "#if __CUDA_ARCH__ == 900\n" in source
-    assert "#if __CUDA_ARCH__ >= 800\n" in source
-    assert "#else\n" in source and "#endif\n" in source
+    for line in ("#if !__CUDA_ARCH__\n", "#if __CUDA_ARCH__ == 900\n", "#if __CUDA_ARCH__ >= 800\n", "#else\n", "#endif\n"):
+        assert line in source, source
 
 
 def _compile_error(source, tmp_path, name="k"):
