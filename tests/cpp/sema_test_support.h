@@ -81,4 +81,28 @@ inline std::unique_ptr<CheckedKernel> checkKernel(const std::string& source, con
   return result;
 }
 
+// Checks kernel `kernel` of `source` (named `fileName`) with its argument types taken from its
+// annotations, as weftc does.
+inline std::unique_ptr<CheckedKernel> checkAnnotated(const std::string& source, const std::string& kernel,
+                                                     const std::string& fileName) {
+  auto result = std::make_unique<CheckedKernel>();
+  uint32_t file = result->sources.add(fileName, source);
+  result->module = syntax::parse(file, result->diagnostics);
+  if (!result->module || result->diagnostics.hasErrors()) {
+    result->errors = result->diagnostics.render();
+    return result;
+  }
+  auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
+  sema::CheckRequest request;
+  for (const syntax::FunctionDefStmt* def : sema::listEntryPoints(*result->module)) {
+    if (def->name == kernel)
+      request.entries.push_back(sema::entryFromAnnotations(*def, *environment, result->types, result->diagnostics));
+  }
+  if (!request.entries.empty() && !result->diagnostics.hasErrors())
+    result->program = sema::check(request, result->types, result->sources, result->diagnostics);
+  result->errors = result->diagnostics.render();
+  if (!result->diagnostics.hasErrors()) result->dump = sema::dumpTypedProgram(result->program);
+  return result;
+}
+
 }  // namespace weft::testing

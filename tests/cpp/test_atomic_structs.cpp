@@ -14,6 +14,7 @@
 #include "sema/static_environment.h"
 #include "sema/typed_dump.h"
 #include "syntax/syntax.h"
+#include "sema_test_support.h"
 #include "types/layout.h"
 
 namespace weft {
@@ -25,21 +26,7 @@ using types::ScalarKind;
 #error "WEFT_SOURCE_DIR must name the repository (CMake defines it for weft_tests)"
 #endif
 
-// A kernel checked with its argument types taken from its annotations (as weftc does).
-struct Checked {
-  types::TypeContext types;
-  SourceManager sources;
-  Diagnostics diagnostics{sources};
-  std::unique_ptr<syntax::Module> module;
-  sema::TypedProgram program;
-  std::string errors;
-  std::string dump;
-  std::vector<std::string> kinds() const {
-    std::vector<std::string> result;
-    for (const Diagnostic& d : diagnostics.all()) result.emplace_back(d.kind);
-    return result;
-  }
-};
+using Checked = testing::CheckedKernel;
 
 const char* kPrelude = R"(from cuda import device
 
@@ -70,22 +57,7 @@ class guarded:
 )";
 
 std::unique_ptr<Checked> check(const std::string& body) {
-  auto result = std::make_unique<Checked>();
-  uint32_t file = result->sources.add("atomic.py", std::string(kPrelude) + body);
-  result->module = syntax::parse(file, result->diagnostics);
-  if (!result->module || result->diagnostics.hasErrors()) {
-    result->errors = result->diagnostics.render();
-    return result;
-  }
-  auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
-  sema::CheckRequest request;
-  const syntax::FunctionDefStmt* def = sema::listEntryPoints(*result->module).front();
-  request.entries.push_back(sema::entryFromAnnotations(*def, *environment, result->types, result->diagnostics));
-  if (!result->diagnostics.hasErrors())
-    result->program = sema::check(request, result->types, result->sources, result->diagnostics);
-  result->errors = result->diagnostics.render();
-  if (!result->diagnostics.hasErrors()) result->dump = sema::dumpTypedProgram(result->program);
-  return result;
+  return testing::checkAnnotated(std::string(kPrelude) + body, "k", "atomic.py");
 }
 
 int preludeLines() {

@@ -12,6 +12,7 @@
 #include "sema/sema.h"
 #include "sema/static_environment.h"
 #include "syntax/syntax.h"
+#include "sema_test_support.h"
 #include "types/layout.h"
 
 namespace weft {
@@ -23,42 +24,10 @@ using types::ScalarKind;
 #error "WEFT_SOURCE_DIR must name the repository (CMake defines it for weft_tests)"
 #endif
 
-// A kernel checked with its argument types taken from its annotations (as weftc does).
-struct Checked {
-  types::TypeContext types;
-  SourceManager sources;
-  Diagnostics diagnostics{sources};
-  std::unique_ptr<syntax::Module> module;
-  sema::TypedProgram program;
-  std::string errors;
-  std::vector<std::string> kinds() const {
-    std::vector<std::string> result;
-    for (const Diagnostic& d : diagnostics.all()) result.emplace_back(d.kind);
-    return result;
-  }
-};
+using Checked = testing::CheckedKernel;
 
 std::unique_ptr<Checked> check(const std::string& source, const std::string& kernel = "k") {
-  auto result = std::make_unique<Checked>();
-  uint32_t file = result->sources.add("structs.py", source);
-  result->module = syntax::parse(file, result->diagnostics);
-  if (!result->module || result->diagnostics.hasErrors()) {
-    result->errors = result->diagnostics.render();
-    return result;
-  }
-  auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
-  sema::CheckRequest request;
-  request.entries.push_back({sema::staticFunction(*environment, kernel), {}});
-  const syntax::FunctionDefStmt* def = nullptr;
-  for (const syntax::Stmt* s : result->module->body) {
-    if (s->kind == syntax::StmtKind::FunctionDef && syntax::as<syntax::FunctionDefStmt>(*s).name == kernel)
-      def = &syntax::as<syntax::FunctionDefStmt>(*s);
-  }
-  request.entries[0].arguments = sema::argumentsFromAnnotations(*def, *environment, result->types, result->diagnostics);
-  if (!result->diagnostics.hasErrors())
-    result->program = sema::check(request, result->types, result->sources, result->diagnostics);
-  result->errors = result->diagnostics.render();
-  return result;
+  return testing::checkAnnotated(source, kernel, "structs.py");
 }
 
 const char* kPrelude = R"(from cuda import device

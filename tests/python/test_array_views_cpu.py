@@ -8,7 +8,6 @@ failed preconditions (empty views, or a stop with debug=True); and the compile e
 test_array_views_gpu.py runs the tests that take `target` again on the GPU.
 """
 
-import inspect
 
 import ml_dtypes
 import numpy
@@ -17,6 +16,7 @@ import pytest
 
 import weft
 from cuda import device
+from launching import run, line_of
 from test_sm90_ptxas import CUDA, compile_for_sm90
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
@@ -25,24 +25,6 @@ I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 @pytest.fixture(scope="module")
 def target():
     return "cpu"
-
-
-def run(target, kernel, *args, grid=1, block=1):
-    if target == "gpu":
-        dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        weft.launch(kernel, *dev, grid=grid, block=block, target="gpu")
-        weft.synchronize()
-        for a, d in zip(args, dev):
-            if isinstance(a, np.ndarray):
-                a[...] = d.copy_to_host()
-    else:
-        weft.launch(kernel, *args, grid=grid, block=block, target=target)
-        weft.synchronize()
-
-
-def line_of(function, text):
-    lines, first = inspect.getsourcelines(function)
-    return first + next(i for i, line in enumerate(lines) if text in line)
 
 
 def blocks(n, block=64):

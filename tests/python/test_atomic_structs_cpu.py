@@ -6,37 +6,18 @@ for copying one; checked against NumPy on random data.
 test_atomic_structs_gpu.py runs the same tests on the GPU by overriding the `target` fixture.
 """
 
-import inspect
 
 import numpy as np
 import pytest
 
 import weft
 from cuda import device
+from launching import run, line_of
 
 
 @pytest.fixture(scope="module")
 def target():
     return "cpu"
-
-
-def run(target, kernel, *args, grid=1, block=1):
-    """Launches `kernel` on `target` and leaves the results in the NumPy arrays of `args`."""
-    if target == "gpu":
-        dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        weft.launch(kernel, *dev, grid=grid, block=block, target="gpu")
-        weft.synchronize()
-        for a, d in zip(args, dev):
-            if isinstance(a, np.ndarray):
-                a[...] = d.copy_to_host()
-    else:
-        weft.launch(kernel, *args, grid=grid, block=block, target=target)
-        weft.synchronize()
-
-
-def line_of(function, text):
-    lines, first = inspect.getsourcelines(function)
-    return first + next(i for i, line in enumerate(lines) if text in line)
 
 
 # The specification's example, verbatim.

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import weft
 from cuda import device
+from launching import run
 
 HERE = pathlib.Path(__file__).resolve()
 REPO = HERE.parents[2]
@@ -35,20 +36,6 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 @pytest.fixture(scope="module")
 def target():
     return "cpu"
-
-
-def run(target, kernel, *args, grid=1, block=1):
-    """Launches `kernel` on `target` and leaves the results in the NumPy arrays of `args`."""
-    if target == "gpu":
-        dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        weft.launch(kernel, *dev, grid=grid, block=block, target="gpu")
-        weft.synchronize()
-        for a, d in zip(args, dev):
-            if isinstance(a, np.ndarray):
-                a[...] = d.copy_to_host()
-    else:
-        weft.launch(kernel, *args, grid=grid, block=block, target=target)
-        weft.synchronize()
 
 
 def blocks_for(n, block):

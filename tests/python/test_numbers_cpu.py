@@ -14,6 +14,7 @@ import pytest
 
 import weft
 from cuda import device
+from launching import run
 
 NARROW = {
     "float16": np.float16,
@@ -28,19 +29,6 @@ ALL_REAL = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint3
 @pytest.fixture(scope="module")
 def target():
     return "cpu"
-
-
-def run(target, kernel, *args, grid=1, block=1):
-    if target == "gpu":
-        dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        weft.launch(kernel, *dev, grid=grid, block=block, target="gpu")
-        weft.synchronize()
-        for a, d in zip(args, dev):
-            if isinstance(a, np.ndarray):
-                a[...] = d.copy_to_host()
-    else:
-        weft.launch(kernel, *args, grid=grid, block=block, target=target)
-        weft.synchronize()
 
 
 @device.kernel

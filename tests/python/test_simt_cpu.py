@@ -7,7 +7,6 @@ print(), and the diagnostics of each, checked against NumPy/CPython on random da
 test_simt_gpu.py runs the same tests on the GPU by overriding the `target` fixture.
 """
 
-import inspect
 import math
 
 import numpy as np
@@ -15,6 +14,7 @@ import pytest
 
 import weft
 from cuda import device
+from launching import run, line_of
 
 FULL = 0xFFFFFFFF
 
@@ -22,25 +22,6 @@ FULL = 0xFFFFFFFF
 @pytest.fixture(scope="module")
 def target():
     return "cpu"
-
-
-def run(target, kernel, *args, grid=1, block=1, shared=0):
-    """Launches `kernel` on `target` and leaves the results in the NumPy arrays of `args`."""
-    if target == "gpu":
-        dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        weft.launch(kernel, *dev, grid=grid, block=block, shared=shared, target="gpu")
-        weft.synchronize()
-        for a, d in zip(args, dev):
-            if isinstance(a, np.ndarray):
-                a[...] = d.copy_to_host()
-    else:
-        weft.launch(kernel, *args, grid=grid, block=block, shared=shared, target=target)
-        weft.synchronize()
-
-
-def line_of(function, text):
-    lines, first = inspect.getsourcelines(function)
-    return first + next(i for i, line in enumerate(lines) if text in line)
 
 
 def lanes_of(block):

@@ -49,26 +49,6 @@ WEFT_HD AtomicRef<T> atomic_ref_of(Atomic<T, Align>& place) {
 
 namespace detail {
 
-// The bits of a value of at most 8 bytes, zero-extended, and back.
-template <class T>
-WEFT_HD uint64_t toBitsOf(T value) {
-  static_assert(sizeof(T) <= 8, "atomics on values of at most 8 bytes");
-  // A byte copy (NVRTC has no memcpy without headers; compilers turn it into a move).
-  uint64_t bits = 0;
-  const unsigned char* from = reinterpret_cast<const unsigned char*>(&value);
-  unsigned char* to = reinterpret_cast<unsigned char*>(&bits);
-  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
-  return bits;
-}
-template <class T>
-WEFT_HD T fromBitsOf(uint64_t bits) {
-  T value;
-  const unsigned char* from = reinterpret_cast<const unsigned char*>(&bits);
-  unsigned char* to = reinterpret_cast<unsigned char*>(&value);
-  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
-  return value;
-}
-
 #if defined(WEFT_TARGET_HOST)
 constexpr int hostOrder(int order) {
   return order == kRelaxed   ? __ATOMIC_RELAXED
@@ -133,12 +113,12 @@ template <int Scope, class T>
 __device__ __forceinline__ T casRelaxed(T* p, T expected, T desired) {
   if constexpr (sizeof(T) == 8) {
     unsigned long long old =
-        casWord<Scope>(reinterpret_cast<unsigned long long*>(p), toBitsOf(expected), toBitsOf(desired));
-    return fromBitsOf<T>(old);
+        casWord<Scope>(reinterpret_cast<unsigned long long*>(p), toBits(expected), toBits(desired));
+    return fromBits<T>(old);
   } else if constexpr (sizeof(T) == 4) {
-    unsigned old = casWord<Scope>(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(toBitsOf(expected)),
-                                  static_cast<unsigned>(toBitsOf(desired)));
-    return fromBitsOf<T>(old);
+    unsigned old = casWord<Scope>(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(toBits(expected)),
+                                  static_cast<unsigned>(toBits(desired)));
+    return fromBits<T>(old);
   } else {
     // The containing aligned word; the other bytes must not change.
     unsigned long long address = reinterpret_cast<unsigned long long>(p);
@@ -147,9 +127,9 @@ __device__ __forceinline__ T casRelaxed(T* p, T expected, T desired) {
     unsigned field = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
     unsigned current = *reinterpret_cast<volatile unsigned*>(word);
     for (;;) {
-      T present = fromBitsOf<T>((current & field) >> shift);
-      if (toBitsOf(present) != toBitsOf(expected)) return present;
-      unsigned next = (current & ~field) | (static_cast<unsigned>(toBitsOf(desired)) << shift);
+      T present = fromBits<T>((current & field) >> shift);
+      if (toBits(present) != toBits(expected)) return present;
+      unsigned next = (current & ~field) | (static_cast<unsigned>(toBits(desired)) << shift);
       unsigned seen = casWord<Scope>(word, current, next);
       if (seen == current) return expected;
       current = seen;
@@ -172,13 +152,13 @@ WEFT_ATOMIC T atomic_load(AtomicRef<T> ref) {
   detail::fenceBefore<Order == kSeqCst ? kSeqCst : kRelaxed, Scope>();
   T value;
   if constexpr (sizeof(T) == 8) {
-    value = detail::fromBitsOf<T>(*reinterpret_cast<volatile unsigned long long*>(ref.target));
+    value = detail::fromBits<T>(*reinterpret_cast<volatile unsigned long long*>(ref.target));
   } else if constexpr (sizeof(T) == 4) {
-    value = detail::fromBitsOf<T>(*reinterpret_cast<volatile unsigned*>(ref.target));
+    value = detail::fromBits<T>(*reinterpret_cast<volatile unsigned*>(ref.target));
   } else if constexpr (sizeof(T) == 2) {
-    value = detail::fromBitsOf<T>(*reinterpret_cast<volatile unsigned short*>(ref.target));
+    value = detail::fromBits<T>(*reinterpret_cast<volatile unsigned short*>(ref.target));
   } else {
-    value = detail::fromBitsOf<T>(*reinterpret_cast<volatile unsigned char*>(ref.target));
+    value = detail::fromBits<T>(*reinterpret_cast<volatile unsigned char*>(ref.target));
   }
   detail::fenceAfter<Order, Scope>();
   return value;
@@ -192,15 +172,15 @@ WEFT_ATOMIC void atomic_store(AtomicRef<T> ref, T value) {
 #else
   detail::fenceBefore<Order, Scope>();
   if constexpr (sizeof(T) == 8) {
-    *reinterpret_cast<volatile unsigned long long*>(ref.target) = detail::toBitsOf(value);
+    *reinterpret_cast<volatile unsigned long long*>(ref.target) = detail::toBits(value);
   } else if constexpr (sizeof(T) == 4) {
-    *reinterpret_cast<volatile unsigned*>(ref.target) = static_cast<unsigned>(detail::toBitsOf(value));
+    *reinterpret_cast<volatile unsigned*>(ref.target) = static_cast<unsigned>(detail::toBits(value));
   } else if constexpr (sizeof(T) == 2) {
     *reinterpret_cast<volatile unsigned short*>(ref.target) =
-        static_cast<unsigned short>(detail::toBitsOf(value));
+        static_cast<unsigned short>(detail::toBits(value));
   } else {
     *reinterpret_cast<volatile unsigned char*>(ref.target) =
-        static_cast<unsigned char>(detail::toBitsOf(value));
+        static_cast<unsigned char>(detail::toBits(value));
   }
   detail::fenceAfter<Order == kSeqCst ? kSeqCst : kRelaxed, Scope>();
 #endif
@@ -240,7 +220,7 @@ WEFT_ATOMIC T atomicUpdate(AtomicRef<T> ref, F update) {
   T old = atomic_load<kRelaxed, Scope>(ref);
   for (;;) {
     T seen = casRelaxed<Scope>(ref.target, old, update(old));
-    if (toBitsOf(seen) == toBitsOf(old)) break;
+    if (toBits(seen) == toBits(old)) break;
     old = seen;
   }
   fenceAfter<Order, Scope>();
@@ -415,7 +395,7 @@ template <int Order, int Scope, class T>
 WEFT_ATOMIC void atomic_wait(AtomicRef<T> ref, T old) {
   for (;;) {
     T now = atomic_load<Order, Scope>(ref);
-    if (detail::toBitsOf(now) != detail::toBitsOf(old)) return;
+    if (detail::toBits(now) != detail::toBits(old)) return;
 #if defined(WEFT_TARGET_HOST)
     host::ThreadContext* self = host::current;
     self->yieldThread(self);

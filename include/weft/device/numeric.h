@@ -82,6 +82,27 @@ struct Traits<complex128> {
 template <class T>
 inline constexpr bool kIsNarrow = false;
 
+// The bits of a value of at most 8 bytes, zero-extended, and back (warp collectives and
+// atomics move bits). A byte copy: NVRTC has no memcpy without headers, and compilers turn the
+// loop into a move.
+template <class T>
+WEFT_HD uint64_t toBits(T value) {
+  static_assert(sizeof(T) <= 8, "values of at most 8 bytes");
+  uint64_t bits = 0;
+  const unsigned char* from = reinterpret_cast<const unsigned char*>(&value);
+  unsigned char* to = reinterpret_cast<unsigned char*>(&bits);
+  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
+  return bits;
+}
+template <class T>
+WEFT_HD T fromBits(uint64_t bits) {
+  T value;
+  const unsigned char* from = reinterpret_cast<const unsigned char*>(&bits);
+  unsigned char* to = reinterpret_cast<unsigned char*>(&value);
+  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
+  return value;
+}
+
 template <class T>
 inline constexpr bool kIsInteger =
     Traits<T>::kCategory == Category::Signed || Traits<T>::kCategory == Category::Unsigned;

@@ -25,26 +25,6 @@ namespace weft {
 
 namespace detail {
 
-// The bits of a value of at most 8 bytes, zero-extended (shuffles and matches move bits).
-template <class T>
-WEFT_HD uint64_t toBits(T value) {
-  static_assert(sizeof(T) <= 8, "warp collectives move values of at most 8 bytes");
-  // A byte copy (NVRTC has no memcpy without headers; compilers turn it into a move).
-  uint64_t bits = 0;
-  const unsigned char* from = reinterpret_cast<const unsigned char*>(&value);
-  unsigned char* to = reinterpret_cast<unsigned char*>(&bits);
-  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
-  return bits;
-}
-template <class T>
-WEFT_HD T fromBits(uint64_t bits) {
-  T value;
-  const unsigned char* from = reinterpret_cast<const unsigned char*>(&bits);
-  unsigned char* to = reinterpret_cast<unsigned char*>(&value);
-  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = from[i];
-  return value;
-}
-
 #if defined(WEFT_TARGET_HOST)
 // The calling lane's position in its block, linear (x fastest).
 inline uint32_t linearThread(const host::ThreadContext& thread) {
