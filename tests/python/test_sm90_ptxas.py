@@ -55,6 +55,23 @@ EXAMPLE_SIGNATURES = {
 
 # Kernels of test_kernels_cpu.py, annotated for one specialization each.
 KERNEL_SOURCES = {
+    "none_values": """
+from cuda import device
+
+def scale_unless(factor, x):
+    if factor is None:
+        return x
+    return x * factor
+
+@device.kernel
+def maybe_scale(a: device.float32[:], factor: None, options: tuple[None, device.float32]):
+    i = device.tid(1)
+    nothing = None
+    if i < a.size:
+        a[i] = scale_unless(factor, a[i]) + scale_unless(nothing, options[1])
+        if options[0] is not None:
+            a[i] = -a[i]
+""",
     "int_ops_int64": """
 from cuda import device
 
