@@ -270,8 +270,13 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
     }
     return -1;
   }
-  std::vector<ArgumentInfo> arguments = requested;
-  if (source->interop && !interopArguments(*source, params, where, sink, arguments)) return -1;
+  // An interoperable function's argument types are its annotations.
+  std::vector<ArgumentInfo> annotated;
+  if (source->interop) {
+    annotated = requested;
+    if (!interopArguments(*source, params, where, sink, annotated)) return -1;
+  }
+  const std::vector<ArgumentInfo>& arguments = source->interop ? annotated : requested;
   std::vector<bool> constParams(params.size(), false);
   std::vector<const types::Type*> constTypes(params.size(), nullptr);
   std::string key = std::to_string(source->identity) + "|" + source->fileName + ":" + std::to_string(def->loc.line) + "|" +

@@ -130,6 +130,9 @@ void ProgramChecker::checkInteropName(const FunctionSource& source, const syntax
 }
 
 void markHostCallable(TypedProgram& program, Diagnostics& diagnostics) {
+  bool anyInterop = false;
+  for (const TypedFunction& function : program.functions) anyInterop = anyInterop || function.hostCallable;
+  if (!anyInterop) return;  // a program without interoperable functions runs on the device only
   std::vector<HostUses> uses(program.functions.size());
   for (size_t i = 0; i < program.functions.size(); ++i)
     collectHostUses(program.functions[i], program.functions[i].body, uses[i]);

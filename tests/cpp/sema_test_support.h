@@ -3,6 +3,12 @@
 // ConstExpr values ("const 16").
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,6 +109,27 @@ inline std::unique_ptr<CheckedKernel> checkAnnotated(const std::string& source, 
   result->errors = result->diagnostics.render();
   if (!result->diagnostics.hasErrors()) result->dump = sema::dumpTypedProgram(result->program);
   return result;
+}
+
+// Compiles `source` (an emitted unit) with the host compiler for the CPU target and, where the
+// toolkit is installed, with nvcc for sm_90 (whose front end is NVRTC's, but which also evaluates
+// the offsetof asserts); both must accept it.
+inline void expectUnitCompiles(const std::string& source, const std::string& tag) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("weft_" + tag + "_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "unit.cpp") << source;
+  std::string host = "c++ -std=c++20 -fsyntax-only -DWEFT_HOST -I" WEFT_SOURCE_DIR "/include " +
+                     (dir / "unit.cpp").string() + " 2> " + (dir / "host.log").string();
+  EXPECT_EQ(std::system(host.c_str()), 0) << source;
+  const char* nvcc = "/usr/local/cuda/bin/nvcc";
+  if (access(nvcc, X_OK) == 0) {
+    std::ofstream(dir / "unit.cu") << source;
+    std::string device = std::string(nvcc) + " -std=c++17 -arch=sm_90 -cubin -I" WEFT_SOURCE_DIR "/include " +
+                         (dir / "unit.cu").string() + " -o " + (dir / "unit.cubin").string() + " 2> " +
+                         (dir / "nvcc.log").string();
+    EXPECT_EQ(std::system(device.c_str()), 0) << source;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace weft::testing

@@ -76,26 +76,6 @@ void expectError(const std::string& body, const std::string& kind, const std::st
       << checked->errors;
 }
 
-// Compiles `unit` with the host compiler (the CPU target) and, where the toolkit is installed,
-// with nvcc for sm_90; both must accept it (the layout static_asserts included).
-void expectCompiles(const codegen::EmittedUnit& unit) {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("weft_atomic_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "unit.cpp") << unit.source;
-  std::string host = "c++ -std=c++20 -fsyntax-only -DWEFT_HOST -I" WEFT_SOURCE_DIR "/include " +
-                     (dir / "unit.cpp").string() + " 2> " + (dir / "host.log").string();
-  EXPECT_EQ(std::system(host.c_str()), 0) << unit.source;
-  const char* nvcc = "/usr/local/cuda/bin/nvcc";
-  if (access(nvcc, X_OK) == 0) {
-    std::ofstream(dir / "unit.cu") << unit.source;
-    std::string device = std::string(nvcc) + " -std=c++17 -arch=sm_90 -cubin -I" WEFT_SOURCE_DIR "/include " +
-                         (dir / "unit.cu").string() + " -o " + (dir / "unit.cubin").string() + " 2> " +
-                         (dir / "nvcc.log").string();
-    EXPECT_EQ(std::system(device.c_str()), 0) << unit.source;
-  }
-  std::filesystem::remove_all(dir);
-}
 
 TEST(AtomicStructLayout, AtomicMembersAreAlignedAndPadded) {
   types::TypeContext types;
@@ -171,7 +151,7 @@ def k(mutexes: ticket_mutex[:], gs: guarded[:], counter: device.int64[:]):
       << unit.source;
   EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(weft_structs::guarded, "), std::string::npos)
       << unit.source;
-  expectCompiles(unit);
+  testing::expectUnitCompiles(unit.source, "atomic");
 }
 
 TEST(AtomicStructSema, EvaluationOrderTemporariesReferTheElement) {
@@ -195,7 +175,7 @@ def k(mutexes: ticket_mutex[:], counter: device.int32[:]):
   EXPECT_TRUE(checked->program.usesBarrier);
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
   EXPECT_NE(unit.source.find("weft_structs::ticket_mutex& w_"), std::string::npos) << unit.source;
-  expectCompiles(unit);
+  testing::expectUnitCompiles(unit.source, "atomic");
 }
 
 TEST(AtomicStructErrors, CopiesSayHowToUseItInPlace) {
@@ -270,7 +250,7 @@ def k(out: device.int32[:], flags: device.bool_[:]):
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
   EXPECT_NE(unit.source.find("weft::with_lane_bit("), std::string::npos) << unit.source;
   EXPECT_NE(unit.source.find("weft::lane_bit("), std::string::npos) << unit.source;
-  expectCompiles(unit);
+  testing::expectUnitCompiles(unit.source, "atomic");
 
   const std::string k = "@device.kernel\ndef k(out: device.int32[:]):\n    mask = device.activemask()\n";
   expectError(k + "    out[0] = mask[32]\n", "WarpMaskLane",

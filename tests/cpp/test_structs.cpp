@@ -117,23 +117,8 @@ def k(ps: Particle[:], out: device.float32[:], v: Vec):
             std::string::npos)
       << unit.source;
 
-  // The unit compiles for the CPU target (the static_asserts hold for the host compiler).
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("weft_structs_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "unit.cpp") << unit.source;
-  std::string host = "c++ -std=c++20 -fsyntax-only -DWEFT_HOST -I" WEFT_SOURCE_DIR "/include " +
-                     (dir / "unit.cpp").string() + " 2> " + (dir / "host.log").string();
-  EXPECT_EQ(std::system(host.c_str()), 0) << unit.source;
-  // And for sm_90 (nvcc's front end is NVRTC's).
-  const char* nvcc = "/usr/local/cuda/bin/nvcc";
-  if (access(nvcc, X_OK) == 0) {
-    std::ofstream(dir / "unit.cu") << unit.source;
-    std::string device = std::string(nvcc) + " -std=c++17 -arch=sm_90 -cubin -I" WEFT_SOURCE_DIR "/include " +
-                         (dir / "unit.cu").string() + " -o " + (dir / "unit.cubin").string() + " 2> " +
-                         (dir / "nvcc.log").string();
-    EXPECT_EQ(std::system(device.c_str()), 0) << unit.source;
-  }
-  std::filesystem::remove_all(dir);
+  // The unit compiles for the CPU target and for sm_90 (the static_asserts hold for both).
+  testing::expectUnitCompiles(unit.source, "structs");
 }
 
 TEST(StructSema, TuplesCarryLayoutAsserts) {
