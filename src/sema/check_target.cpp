@@ -128,8 +128,8 @@ std::string renderInterval(int64_t lo, int64_t hi) {
   if (lo == hi) return arch + " == " + std::to_string(lo);
   if (lo == 1 && hi == kUnbounded) return arch;
   std::string lower = lo % 10 == 0 ? arch + " >= " + std::to_string(lo) : arch + " > " + std::to_string(lo - 1);
+  if (hi == kUnbounded) return lower;  // before hi + 1 below, which would overflow
   std::string upper = hi % 10 == 0 ? arch + " <= " + std::to_string(hi) : arch + " < " + std::to_string(hi + 1);
-  if (hi == kUnbounded) return lower;
   if (lo == 0) return upper;
   return "(" + lower + " && " + upper + ")";
 }
