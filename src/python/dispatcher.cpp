@@ -104,6 +104,35 @@ PyObject* const* tupleItems(nb::handle tuple) {
   return PySequence_Fast_ITEMS(tuple.ptr());
 }
 
+// `kernel[grid, block, stream, shared]` and the configured kernel's call are type slots, not
+// methods: CPython calls a slot directly, where a method costs a lookup and an argument tuple
+// with `self` prepended on every launch.
+PyObject* subscriptKernel(PyObject* kernel, PyObject* index) {
+  try {
+    return nb::cast(configure(nb::borrow(kernel), index)).release().ptr();
+  } catch (...) {
+    setPythonErrorFromCurrentException();
+    return nullptr;
+  }
+}
+
+PyObject* callConfiguredKernel(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0)
+      throw nb::type_error("kernel[grid, block](*args) takes no keyword arguments");
+    const ConfiguredKernel& configured = *nb::inst_ptr<ConfiguredKernel>(self);
+    nb::inst_ptr<Kernel>(configured.kernel)
+        ->launch(tupleItems(args), PyTuple_GET_SIZE(args), configured.config, nb::none());
+    Py_RETURN_NONE;
+  } catch (...) {
+    setPythonErrorFromCurrentException();
+    return nullptr;
+  }
+}
+
+PyType_Slot kernelSlots[] = {{Py_mp_subscript, reinterpret_cast<void*>(subscriptKernel)}, {0, nullptr}};
+PyType_Slot configuredKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(callConfiguredKernel)}, {0, nullptr}};
+
 }  // namespace
 
 Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_)
@@ -239,7 +268,18 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
                     nb::handle targetArgument) {
   if (!runtime_) prepare();
   runtime::Target target = runtime_->target(targetArgument);
-  std::vector<ArgumentValue> values;
+  // The kernel's reusable argument vector, so that a launch allocates nothing; a launch that
+  // finds it taken (by a launch that called back into Python or dropped the GIL) uses its own.
+  std::vector<ArgumentValue> own;
+  bool reuse = !argumentsInUse_;
+  std::vector<ArgumentValue>& values = reuse ? arguments_ : own;
+  struct Release {
+    bool* inUse;
+    ~Release() {
+      if (inUse) *inUse = false;
+    }
+  } releaseArguments{reuse ? &argumentsInUse_ : nullptr};
+  argumentsInUse_ = true;
   ConsumedTensors consumed;
   std::shared_ptr<Specialization> specialization =
       specialize(args, count, target, config.stream, values, consumed);
@@ -287,7 +327,8 @@ ConfiguredKernel configure(nb::object kernel, nb::handle index) {
 void bindKernels(nb::module_& module) {
   nb::class_<Kernel>(
       module, "Kernel",
-      "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)")
+      "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)",
+      nb::type_slots(kernelSlots))
       .def(nb::init<nb::object, bool, bool, bool>(), nb::arg("function"), nb::arg("debug") = false,
            nb::arg("fastmath") = false, nb::arg("interop") = false)
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
@@ -311,7 +352,6 @@ void bindKernels(nb::module_& module) {
              if (name == "__name__" || name == "__qualname__") return kernel.function.attr(name.c_str());
              throw nb::attribute_error(name.c_str());
            })
-      .def("__getitem__", [](nb::object self, nb::handle index) { return configure(std::move(self), index); })
       .def(
           "_emit_cuda",
           [](Kernel& kernel, nb::args args, nb::kwargs kwargs) {
@@ -323,12 +363,8 @@ void bindKernels(nb::module_& module) {
         return "<weft.kernel " + nb::cast<std::string>(kernel.function.attr("__qualname__")) + ">";
       });
 
-  nb::class_<ConfiguredKernel>(module, "ConfiguredKernel",
-                               "kernel[grid, block, stream, shared]: call it to launch")
-      .def("__call__", [](ConfiguredKernel& configured, nb::args args) {
-        nb::inst_ptr<Kernel>(configured.kernel)
-            ->launch(tupleItems(args), args.size(), configured.config, nb::none());
-      });
+  nb::class_<ConfiguredKernel>(module, "ConfiguredKernel", "kernel[grid, block, stream, shared]: call it to launch",
+                               nb::type_slots(configuredKernelSlots));
 
   module.def(
       "launch",

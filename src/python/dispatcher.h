@@ -71,6 +71,9 @@ class Kernel {
   std::shared_ptr<sema::FunctionSource> source_;
   std::vector<std::shared_ptr<Specialization>> specializations_;
   size_t compileCount_ = 0;
+  // Converted launch arguments, reused by one launch at a time (see launch()).
+  std::vector<runtime::ArgumentValue> arguments_;
+  bool argumentsInUse_ = false;
 };
 
 // `kernel[grid, block, stream, shared]`: a kernel with its launch configuration.

@@ -49,26 +49,60 @@ void raiseWeftError(const char* className, const std::string& text) {
   throw nb::python_error();
 }
 
+namespace {
+
+// Sets the Python error for weft's own C++ exceptions; rethrows any other.
+void translateWeftException(const std::exception_ptr& error) {
+  auto raise = [](const char* className, const std::string& text) {
+    nb::object type = nb::module_::import_("weft._errors").attr(className);
+    PyErr_SetString(type.ptr(), text.c_str());
+  };
+  try {
+    std::rethrow_exception(error);
+  } catch (const runtime::CudaError& cudaError) {
+    raise("CudaError", cudaError.what());
+  } catch (const runtime::LaunchError& launchError) {
+    PyErr_SetString(launchError.kind() == runtime::LaunchError::Kind::Type ? PyExc_TypeError : PyExc_ValueError,
+                    launchError.what());
+  } catch (const InternalCompilerError& internalError) {
+    raise("InternalCompilerError",
+          std::string(internalError.what()) +
+              "\nThis is a bug in weft, not in your program; please report it with the kernel's source.");
+  }
+}
+
+PyObject* builtinExceptionType(nb::exception_type type) {
+  switch (type) {
+    case nb::exception_type::stop_iteration: return PyExc_StopIteration;
+    case nb::exception_type::index_error: return PyExc_IndexError;
+    case nb::exception_type::key_error: return PyExc_KeyError;
+    case nb::exception_type::value_error: return PyExc_ValueError;
+    case nb::exception_type::type_error: return PyExc_TypeError;
+    case nb::exception_type::buffer_error: return PyExc_BufferError;
+    case nb::exception_type::import_error: return PyExc_ImportError;
+    case nb::exception_type::attribute_error: return PyExc_AttributeError;
+    default: return PyExc_RuntimeError;
+  }
+}
+
+}  // namespace
+
 void registerExceptionTranslators() {
-  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
-    auto raise = [](const char* className, const std::string& text) {
-      nb::object type = nb::module_::import_("weft._errors").attr(className);
-      PyErr_SetString(type.ptr(), text.c_str());
-    };
-    try {
-      std::rethrow_exception(error);
-    } catch (const runtime::CudaError& cudaError) {
-      raise("CudaError", cudaError.what());
-    } catch (const runtime::LaunchError& launchError) {
-      PyErr_SetString(
-          launchError.kind() == runtime::LaunchError::Kind::Type ? PyExc_TypeError : PyExc_ValueError,
-          launchError.what());
-    } catch (const InternalCompilerError& internalError) {
-      raise("InternalCompilerError",
-            std::string(internalError.what()) +
-                "\nThis is a bug in weft, not in your program; please report it with the kernel's source.");
-    }
-  });
+  nb::register_exception_translator([](const std::exception_ptr& error, void*) { translateWeftException(error); });
+}
+
+void setPythonErrorFromCurrentException() noexcept {
+  try {
+    translateWeftException(std::current_exception());
+  } catch (nb::python_error& error) {
+    error.restore();
+  } catch (const nb::builtin_exception& error) {
+    PyErr_SetString(builtinExceptionType(error.type()), error.what());
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "weft: an unknown C++ exception");
+  }
 }
 
 }  // namespace weft::python

@@ -50,4 +50,8 @@ class PythonRuntime {
 // Registers the translation of runtime::CudaError, LaunchError and InternalCompilerError.
 void registerExceptionTranslators();
 
+// Sets the Python error for the C++ exception being handled, as a nanobind-bound function
+// would: for the type slots that CPython calls directly (a kernel's subscript and call).
+void setPythonErrorFromCurrentException() noexcept;
+
 }  // namespace weft::python

@@ -107,6 +107,45 @@ def test_argument_count_and_types():
         launch(add_one, a, stream=BadStream())
 
 
+def test_subscript_and_call_errors():
+    a = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match=r"kernel\[grid, block\]\(\*args\)"):
+        add_one[1]
+    with pytest.raises(TypeError, match=r"kernel\[grid, block\]\(\*args\)"):
+        add_one[1, 2, None, 0, 5]
+    with pytest.raises(TypeError, match="takes no keyword arguments"):
+        add_one[1, 8](a=a)
+    with pytest.raises(TypeError, match=r"kernel 'add_one' takes 1 argument \(0 given\)"):
+        add_one[1, 8]()
+    with pytest.raises(ValueError, match="grid dimensions must be positive"):
+        add_one[0, 8]
+    configured = add_one[1, 8]
+    for _ in range(3):
+        configured(a)
+    np.testing.assert_array_equal(a, 3)
+
+
+class LaunchingArray:
+    """An array whose __array_interface__ launches the same kernel: the outer launch's
+    arguments must survive the inner launch."""
+
+    def __init__(self, inner, outer):
+        self.inner, self.outer = inner, outer
+
+    @property
+    def __array_interface__(self):
+        add_one[1, 32](self.inner)
+        return self.outer.__array_interface__
+
+
+def test_a_launch_inside_an_argument_conversion():
+    inner = np.arange(8, dtype=np.float32)
+    outer = np.arange(16, dtype=np.float32)
+    add_one[1, 32](LaunchingArray(inner, outer))
+    np.testing.assert_array_equal(inner, np.arange(8) + 1)
+    np.testing.assert_array_equal(outer, np.arange(16) + 1)
+
+
 class BadStream:
     def __cuda_stream__(self):
         return 42
