@@ -10,8 +10,8 @@ if [ ! -x "$py" ] || ! "$py" -c 'import weft' 2>/dev/null; then
   exit 2
 fi
 
-echo "test: building the C++ unit tests (build/tests)"
-cmake -G Ninja -S . -B build/tests -DWEFT_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+echo "test: building the C++ unit tests (build/tests, with UndefinedBehaviorSanitizer)"
+cmake -G Ninja -S . -B build/tests -DWEFT_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug -DWEFT_SANITIZE=ON >/dev/null
 ninja -C build/tests
 if [ -x build/tests/weft_tests ]; then
   echo "test: running the C++ unit tests"
