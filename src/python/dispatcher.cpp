@@ -106,28 +106,30 @@ PyObject* const* tupleItems(nb::handle tuple) {
 
 // `kernel[grid, block, stream, shared]` and the configured kernel's call are type slots, not
 // methods: CPython calls a slot directly, where a method costs a lookup and an argument tuple
-// with `self` prepended on every launch.
-PyObject* subscriptKernel(PyObject* kernel, PyObject* index) {
+// with `self` prepended on every launch. A slot returns null with the Python error set on failure.
+template <class Body>
+PyObject* runSlot(Body body) noexcept {
   try {
-    return nb::cast(configure(nb::borrow(kernel), index)).release().ptr();
+    return body();
   } catch (...) {
     setPythonErrorFromCurrentException();
     return nullptr;
   }
 }
 
+PyObject* subscriptKernel(PyObject* kernel, PyObject* index) {
+  return runSlot([&] { return nb::cast(configure(nb::borrow(kernel), index)).release().ptr(); });
+}
+
 PyObject* callConfiguredKernel(PyObject* self, PyObject* args, PyObject* kwargs) {
-  try {
+  return runSlot([&] {
     if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0)
       throw nb::type_error("kernel[grid, block](*args) takes no keyword arguments");
     const ConfiguredKernel& configured = *nb::inst_ptr<ConfiguredKernel>(self);
     nb::inst_ptr<Kernel>(configured.kernel)
         ->launch(tupleItems(args), PyTuple_GET_SIZE(args), configured.config, nb::none());
-    Py_RETURN_NONE;
-  } catch (...) {
-    setPythonErrorFromCurrentException();
-    return nullptr;
-  }
+    return Py_NewRef(Py_None);
+  });
 }
 
 PyType_Slot kernelSlots[] = {{Py_mp_subscript, reinterpret_cast<void*>(subscriptKernel)}, {0, nullptr}};
@@ -270,16 +272,16 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
   runtime::Target target = runtime_->target(targetArgument);
   // The kernel's reusable argument vector, so that a launch allocates nothing; a launch that
   // finds it taken (by a launch that called back into Python or dropped the GIL) uses its own.
-  std::vector<ArgumentValue> own;
   bool reuse = !argumentsInUse_;
+  std::vector<ArgumentValue> own;
   std::vector<ArgumentValue>& values = reuse ? arguments_ : own;
+  argumentsInUse_ = true;
   struct Release {
-    bool* inUse;
+    bool* inUse;  // null: this launch did not take the kernel's vector
     ~Release() {
       if (inUse) *inUse = false;
     }
   } releaseArguments{reuse ? &argumentsInUse_ : nullptr};
-  argumentsInUse_ = true;
   ConsumedTensors consumed;
   std::shared_ptr<Specialization> specialization =
       specialize(args, count, target, config.stream, values, consumed);
