@@ -15,7 +15,7 @@ is imported only by the array helpers (DeviceArray, to_device, empty, zeros).
 """
 
 from ._decorators import Function, func, kernel
-from ._errors import CompileError, CudaError, InternalCompilerError
+from ._errors import CompileError, CudaError, Diagnostic, DiagnosticNote, InternalCompilerError
 from ._intrinsics import ConstExpr, DeviceFunction, DeviceValue
 from ._intrinsics import FUNCTIONS as _FUNCTIONS, FUNCTION_CLASSES as _FUNCTION_CLASSES, VALUES as _VALUES
 from ._types import ArrayType, NumberType, NUMBER_TYPES as _NUMBER_TYPES
@@ -80,7 +80,8 @@ def cache_dir() -> str:
 
 
 __all__ = [
-    *SPEC_NAMES, "Function", "CompileError", "CudaError", "InternalCompilerError", "ArrayType",
+    *SPEC_NAMES, "Function", "CompileError", "Diagnostic", "DiagnosticNote", "CudaError", "InternalCompilerError",
+    "ArrayType",
     "NumberType", "DeviceFunction", "DeviceValue", *_ARRAY_NAMES, "gpu_available", "default_target",
     "synchronize", "cache_dir",
 ]

@@ -6,7 +6,7 @@ NumPy array, so the same program runs on both targets. It exports `__cuda_array_
 import numpy as np
 
 from . import _runtime
-from ._types import NumberType
+from ._types import BY_DTYPE_NAME, NumberType
 from ._weft import DeviceArrayBase, DeviceBuffer, dlpack_capsule
 
 _DLPACK_CPU = 1
@@ -111,18 +111,22 @@ class DeviceArray(DeviceArrayBase):
     def __cuda_array_interface__(self) -> dict:
         if self._host is not None:
             raise AttributeError("a CPU-backed DeviceArray has no __cuda_array_interface__")
-        return {
-            "shape": self.shape,
-            "strides": None,
-            "typestr": self._dtype.str,
-            "data": (self.data, False),
-            "version": 3,
-            "stream": None,
-        }
+        interface = {"shape": self.shape, "strides": None, "data": (self.data, False), "version": 3, "stream": None}
+        number = BY_DTYPE_NAME.get(self._dtype.name)
+        if number is None:
+            # A structured dtype: NumPy's typestr ("|V12") and its fields.
+            interface["typestr"] = self._dtype.str
+            interface["descr"] = self._dtype.descr
+        elif number._typestr:
+            interface["typestr"] = number._typestr
+        else:
+            # AttributeError, so that consumers that probe with hasattr() fall back to DLPack.
+            raise AttributeError(
+                f"a {number.name} DeviceArray has no __cuda_array_interface__: no typestr names {number.name}; "
+                "use __dlpack__ (e.g. torch.from_dlpack(array))")
+        return interface
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        if self._host is not None:
-            return self._host.__dlpack__()
         return dlpack_capsule(self)
 
     def __dlpack_device__(self) -> tuple:

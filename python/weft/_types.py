@@ -1,6 +1,11 @@
 """The numeric types of the device dialect (`weft.float32`, ...) and array type annotations
 (`weft.float32[:, :]`). Sema identifies them by `__weft_name__`; on the host they convert
-values to NumPy scalars."""
+values to NumPy scalars. The types and their dtypes come from the C++ scalar-kind table
+(src/types/scalar_kinds.def)."""
+
+import importlib
+
+from ._weft import scalar_kinds
 
 
 class ArrayType:
@@ -22,12 +27,17 @@ class ArrayType:
 
 
 class NumberType:
-    """A fixed-format number type: `name` is its dtype name ("float32")."""
+    """A fixed-format number type: `name` is its name in device code ("float32"); its host
+    dtype comes from NumPy, or from ml_dtypes for bfloat16 and the fp8 types."""
 
-    def __init__(self, name: str, numpy_name: str):
-        self.name = name
-        self._numpy_name = numpy_name
-        self.__weft_name__ = f"weft.{name}"
+    def __init__(self, kind: dict):
+        # `kind` is one row of the C++ scalar-kind table (_weft.scalar_kinds()).
+        self.name = kind["name"]
+        self._category = kind["category"]
+        self._dtype_module = kind["dtype_module"]
+        self._dtype_name = kind["dtype_name"]
+        self._typestr = kind["typestr"]
+        self.__weft_name__ = f"weft.{self.name}"
 
     @property
     def dtype(self):
@@ -35,11 +45,9 @@ class NumberType:
         types are ml_dtypes' dtypes)."""
         import numpy
 
-        if self._numpy_name in _ML_DTYPES:
-            import ml_dtypes
-
-            return numpy.dtype(getattr(ml_dtypes, self._numpy_name))
-        return numpy.dtype(self._numpy_name)
+        if self._dtype_module == "numpy":
+            return numpy.dtype(self._dtype_name)
+        return numpy.dtype(getattr(importlib.import_module(self._dtype_module), self._dtype_name))
 
     def __call__(self, value=0, imag=None):
         """On the host: `value` converted to this type, as a NumPy scalar. Fixed-width integers
@@ -69,20 +77,11 @@ class NumberType:
         return self.__weft_name__
 
 
-_NAMES = [
-    ("bool_", "bool"), ("int8", "int8"), ("int16", "int16"), ("int32", "int32"),
-    ("int64", "int64"), ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"),
-    ("uint64", "uint64"), ("float16", "float16"), ("float32", "float32"),
-    ("float64", "float64"), ("complex64", "complex64"), ("complex128", "complex128"),
-]
+# attribute of the weft package ("bool_", "float32") -> NumberType, in the table's order.
+NUMBER_TYPES = {kind["attribute"]: NumberType(kind) for kind in scalar_kinds()}
 
-# The types whose dtypes come from ml_dtypes rather than NumPy.
-_ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
-
-_NAMES += [("bfloat16", "bfloat16"), ("float8e4m3", "float8_e4m3fn"), ("float8e5m2", "float8_e5m2")]
-
-# name -> NumberType, in the order above.
-NUMBER_TYPES = {python_name: NumberType(python_name.rstrip("_"), numpy_name) for python_name, numpy_name in _NAMES}
+# NumPy's dtype.name ("float32", "float8_e4m3fn") -> NumberType.
+BY_DTYPE_NAME = {number._dtype_name: number for number in NUMBER_TYPES.values()}
 
 
 class Vector:
@@ -164,7 +163,7 @@ class VectorType:
 # name -> VectorType: every real fixed-format number type, N = 1..4 (CUDA's vector types).
 VECTOR_TYPES = {
     f"{number.name}x{size}": VectorType(number, size)
-    for name, number in NUMBER_TYPES.items()
-    if name not in ("bool_", "complex64", "complex128")
+    for number in NUMBER_TYPES.values()
+    if number._category in "SUF"
     for size in (1, 2, 3, 4)
 }

@@ -3,9 +3,11 @@
 #include "python/python_environment.h"
 
 #include <climits>
-#include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <optional>
+
+#include "weft/device/fp16.h"
 
 namespace weft::python {
 namespace {
@@ -14,6 +16,10 @@ using runtime::ArgumentValue;
 using runtime::LaunchError;
 using runtime::Target;
 using types::ScalarKind;
+using weft::detail::BFloat16Format;
+using weft::detail::Float16Format;
+using weft::detail::Float8E4M3Format;
+using weft::detail::Float8E5M2Format;
 
 // NumPy's array and dtype objects begin with these fields in every NumPy version since 1.7 (the
 // C ABI its headers compile into extensions); reading them avoids creating Python objects.
@@ -57,26 +63,17 @@ const char* kDeviceArrayOnCpu =
     "GPU memory cannot be used by the CPU target; pass a NumPy array (or a CPU-backed weft.DeviceArray), "
     "or launch with target='gpu'";
 
-std::optional<ScalarKind> scalarFromNumpyTypeNum(int typeNum) {
-  switch (typeNum) {
-    case 0: return ScalarKind::Bool;
-    case 1: return ScalarKind::Int8;
-    case 2: return ScalarKind::UInt8;
-    case 3: return ScalarKind::Int16;
-    case 4: return ScalarKind::UInt16;
-    case 5: return ScalarKind::Int32;
-    case 6: return ScalarKind::UInt32;
-    case 7: return sizeof(long) == 8 ? ScalarKind::Int64 : ScalarKind::Int32;
-    case 8: return sizeof(long) == 8 ? ScalarKind::UInt64 : ScalarKind::UInt32;
-    case 9: return ScalarKind::Int64;
-    case 10: return ScalarKind::UInt64;
-    case 11: return ScalarKind::Float32;
-    case 12: return ScalarKind::Float64;
-    case 14: return ScalarKind::Complex64;
-    case 15: return ScalarKind::Complex128;
-    case 23: return ScalarKind::Float16;
-    default: return std::nullopt;
+// The number types arrays may hold, for messages: every kind, or those an array interface's
+// typestr can name.
+std::string supportedDtypes(bool typestrOnly) {
+  std::string list;
+  for (size_t i = 0; i < types::kScalarKindCount; ++i) {
+    auto kind = static_cast<ScalarKind>(i);
+    if (typestrOnly && *types::typestr(kind) == '\0') continue;
+    if (!list.empty()) list += ", ";
+    list += types::pythonName(kind);
   }
+  return list;
 }
 
 // Fills C-contiguous strides (in elements) for `array.shape`.
@@ -86,20 +83,6 @@ void contiguousStrides(runtime::ArrayValue& array) {
     array.strides[d] = step;
     step *= array.shape[d] > 0 ? array.shape[d] : 1;
   }
-}
-
-// float16 bits -> double, for NumPy float16 scalars.
-double halfToDouble(uint16_t bits) {
-  int exponent = (bits >> 10) & 0x1f;
-  double mantissa = bits & 0x3ff;
-  double magnitude;
-  if (exponent == 0)
-    magnitude = mantissa * 0x1p-24;
-  else if (exponent == 31)
-    magnitude = mantissa == 0 ? HUGE_VAL : NAN;
-  else
-    magnitude = (1.0 + mantissa / 1024.0) * std::ldexp(1.0, exponent - 15);
-  return (bits & 0x8000) ? -magnitude : magnitude;
 }
 
 template <typename T>
@@ -122,7 +105,10 @@ ArgumentValue numpyScalar(PyObject* value, ScalarKind kind) {
     case ScalarKind::UInt16: result.intValue = readScalar<uint16_t>(value); break;
     case ScalarKind::UInt32: result.intValue = readScalar<uint32_t>(value); break;
     case ScalarKind::UInt64: result.intValue = static_cast<int64_t>(readScalar<uint64_t>(value)); break;
-    case ScalarKind::Float16: result.floatValue = halfToDouble(readScalar<uint16_t>(value)); break;
+    case ScalarKind::Float16: result.floatValue = Float16Format::decode(readScalar<uint16_t>(value)); break;
+    case ScalarKind::BFloat16: result.floatValue = BFloat16Format::decode(readScalar<uint16_t>(value)); break;
+    case ScalarKind::Float8E4M3: result.floatValue = Float8E4M3Format::decode(readScalar<uint8_t>(value)); break;
+    case ScalarKind::Float8E5M2: result.floatValue = Float8E5M2Format::decode(readScalar<uint8_t>(value)); break;
     case ScalarKind::Float32: result.floatValue = readScalar<float>(value); break;
     case ScalarKind::Float64: result.floatValue = readScalar<double>(value); break;
     case ScalarKind::Complex64: {
@@ -168,47 +154,11 @@ int64_t requireInt(PyObject* value, const std::string& name, const char* what) {
 }
 
 ScalarKind dlpackScalar(const DLDataType& dtype, const std::string& name) {
-  if (dtype.lanes == 1) {
-    switch (dtype.code) {
-      case 0:  // kDLInt
-        if (dtype.bits == 8) return ScalarKind::Int8;
-        if (dtype.bits == 16) return ScalarKind::Int16;
-        if (dtype.bits == 32) return ScalarKind::Int32;
-        if (dtype.bits == 64) return ScalarKind::Int64;
-        break;
-      case 1:  // kDLUInt
-        if (dtype.bits == 8) return ScalarKind::UInt8;
-        if (dtype.bits == 16) return ScalarKind::UInt16;
-        if (dtype.bits == 32) return ScalarKind::UInt32;
-        if (dtype.bits == 64) return ScalarKind::UInt64;
-        break;
-      case 2:  // kDLFloat
-        if (dtype.bits == 16) return ScalarKind::Float16;
-        if (dtype.bits == 32) return ScalarKind::Float32;
-        if (dtype.bits == 64) return ScalarKind::Float64;
-        break;
-      case 5:  // kDLComplex
-        if (dtype.bits == 64) return ScalarKind::Complex64;
-        if (dtype.bits == 128) return ScalarKind::Complex128;
-        break;
-      case 6:  // kDLBool
-        if (dtype.bits == 8) return ScalarKind::Bool;
-        break;
-      case 4:  // kDLBfloat
-        if (dtype.bits == 16) return ScalarKind::BFloat16;
-        break;
-      case 10:  // kDLFloat8_e4m3fn
-        if (dtype.bits == 8) return ScalarKind::Float8E4M3;
-        break;
-      case 12:  // kDLFloat8_e5m2
-        if (dtype.bits == 8) return ScalarKind::Float8E5M2;
-        break;
-      default: break;
-    }
-  }
+  std::optional<ScalarKind> kind = types::scalarFromDLPack(types::DLPackType{dtype.code, dtype.bits});
+  if (kind && dtype.lanes == 1) return *kind;
   typeError(name, "arrays of DLPack dtype (code " + std::to_string(dtype.code) + ", " +
                       std::to_string(dtype.bits) + " bits, " + std::to_string(dtype.lanes) +
-                      " lanes) are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128");
+                      " lanes) are not supported; use " + supportedDtypes(false));
 }
 
 }  // namespace
@@ -269,10 +219,12 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
   } else if (isSubtype(numpyArrayType_)) {
     info.cls = ArgumentClass::NumpyArray;
   } else if (isSubtype(numpyGenericType_)) {
+    // NumPy's scalars and ml_dtypes' store the value right after the object header.
     nb::object dtype = nb::steal(PyObject_CallMethod(numpyModule_, "dtype", "O", typeObject));
     if (!dtype.is_valid()) throw nb::python_error();
-    std::optional<ScalarKind> kind = types::scalarFromName(nb::cast<std::string>(dtype.attr("name")));
-    if (kind) {
+    std::optional<ScalarKind> kind = types::scalarFromDtypeName(nb::cast<std::string>(dtype.attr("name")));
+    if (kind && static_cast<size_t>(type->tp_basicsize) >=
+                    offsetof(NumpyScalarFields, value) + static_cast<size_t>(types::byteSize(*kind))) {
       info.cls = ArgumentClass::NumpyScalar;
       info.scalar = *kind;
     }
@@ -374,27 +326,21 @@ ArgumentValue ArgumentConverter::fromNumpyArray(PyObject* value, const std::stri
   auto* descr = reinterpret_cast<NumpyDescrFields*>(fields->descr);
   constexpr int kNumpyVoid = 20;  // NPY_VOID: structured dtypes
   if (descr->typeNum == kNumpyVoid) return fromStructuredArray(value, name);
-  std::optional<ScalarKind> kind = scalarFromNumpyTypeNum(descr->typeNum);
-  if (!kind) {
-    // ml_dtypes' narrow floats are user dtypes, known by their scalar type's name.
-    std::string_view scalarName = descr->typeobj->tp_name;
-    if (scalarName.ends_with("bfloat16")) kind = ScalarKind::BFloat16;
-    if (scalarName.ends_with("float8_e4m3fn")) kind = ScalarKind::Float8E4M3;
-    if (scalarName.ends_with("float8_e5m2")) kind = ScalarKind::Float8E5M2;
-  }
-  if (!kind)
-    typeError(name,
-              "NumPy arrays of this dtype are not supported; use bool, (u)int8..64, float16/32/64 or "
-              "complex64/128");
+  // The element kind is that of the dtype's scalar type (NumPy's own, or ml_dtypes' for the
+  // narrow floats), classified once per type.
+  const TypeInfo& element = classify(descr->typeobj);
+  if (element.cls != ArgumentClass::NumpyScalar)
+    typeError(name, "NumPy arrays of this dtype are not supported; use " + supportedDtypes(false));
+  ScalarKind kind = element.scalar;
   if (descr->byteorder == '>') typeError(name, "byte-swapped (big-endian) arrays are not supported");
   if (fields->nd > 8) valueError(name, "arrays have at most 8 dimensions");
   ArgumentValue result;
   result.kind = ArgumentValue::Kind::Array;
   runtime::ArrayValue& array = result.array;
   array.data = fields->data;
-  array.dtype = *kind;
+  array.dtype = kind;
   array.ndim = fields->nd;
-  int64_t itemSize = types::byteSize(*kind);
+  int64_t itemSize = types::byteSize(kind);
   for (int d = 0; d < fields->nd; ++d) {
     array.shape[d] = fields->dimensions[d];
     if (fields->strides[d] % itemSize != 0)
@@ -668,41 +614,10 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
 }
 
 types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name) {
-  if (typestr.size() >= 3 && typestr[0] != '>') {
-    char kind = typestr[1];
-    int bytes = std::atoi(typestr.c_str() + 2);
-    switch (kind) {
-      case 'b':
-        if (bytes == 1) return ScalarKind::Bool;
-        break;
-      case 'i':
-        if (bytes == 1) return ScalarKind::Int8;
-        if (bytes == 2) return ScalarKind::Int16;
-        if (bytes == 4) return ScalarKind::Int32;
-        if (bytes == 8) return ScalarKind::Int64;
-        break;
-      case 'u':
-        if (bytes == 1) return ScalarKind::UInt8;
-        if (bytes == 2) return ScalarKind::UInt16;
-        if (bytes == 4) return ScalarKind::UInt32;
-        if (bytes == 8) return ScalarKind::UInt64;
-        break;
-      case 'f':
-        if (bytes == 2) return ScalarKind::Float16;
-        if (bytes == 4) return ScalarKind::Float32;
-        if (bytes == 8) return ScalarKind::Float64;
-        break;
-      case 'c':
-        if (bytes == 8) return ScalarKind::Complex64;
-        if (bytes == 16) return ScalarKind::Complex128;
-        break;
-      default: break;
-    }
-  }
-  typeError(
-      name,
-      "arrays of typestr '" + typestr +
-          "' are not supported; use bool, (u)int8..64, float16/32/64 or complex64/128 (native byte order)");
+  if (std::optional<ScalarKind> kind = types::scalarFromTypestr(typestr)) return *kind;
+  typeError(name, "arrays of typestr '" + typestr + "' are not supported; use " + supportedDtypes(true) +
+                      " in native byte order (bfloat16 and the fp8 types have no typestr: pass such arrays "
+                      "through DLPack)");
 }
 
 std::array<uint32_t, 3> parseShape(nb::handle value, const char* what) {

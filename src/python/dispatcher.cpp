@@ -67,7 +67,7 @@ const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& sou
   SourceManager sources;
   Diagnostics diagnostics(sources);
   const types::Type* type = sema::resolveStruct(source, types, sources, diagnostics);
-  if (type == nullptr) raiseWeftError("CompileError", diagnostics.render());
+  if (type == nullptr) raiseCompileError(diagnostics.detach());
   return type;
 }
 
@@ -209,10 +209,9 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
   specialization->frontEnd = runtime_->compiler().compileFrontEnd(request, options);
   ++compileCount_;
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
-  if (!frontEnd.ok) {
-    raiseWeftError(frontEnd.internalError ? "InternalCompilerError" : "CompileError",
-                   frontEnd.diagnostics);
-  }
+  if (!frontEnd.internalError.empty())
+    raiseWeftError("InternalCompilerError", frontEnd.diagnostics.text() + frontEnd.internalError);
+  if (!frontEnd.ok) raiseCompileError(frontEnd.diagnostics);
   for (const sema::GlobalDependency& dependency : frontEnd.globals) {
     CheckedGlobal global;
     global.environment = dependency.environment;

@@ -9,6 +9,7 @@
 #include "python/dispatcher.h"
 #include "python/python_runtime.h"
 #include "syntax/syntax.h"
+#include "types/type.h"
 
 namespace nb = nanobind;
 
@@ -83,26 +84,15 @@ void destroyCapsule(PyObject* capsule) {
 
 nb::object dlpackCapsule(nb::handle arrayObject) {
   const DeviceArrayBase& array = nb::cast<const DeviceArrayBase&>(arrayObject);
-  if (array.onHost)
-    throw nb::type_error("dlpack_capsule() exports GPU arrays; a CPU array exports its NumPy array");
+  if (array.array.itemSize < 0)
+    throw nb::buffer_error("a weft.DeviceArray of a structured dtype has no DLPack dtype; pass it to kernels directly");
   auto* exported = new ExportedTensor;
   DLTensor& tensor = exported->managed.tensor;
   tensor.data = array.array.data;
-  tensor.device = DLDevice{kDLCUDA, 0};
+  tensor.device = DLDevice{array.onHost ? kDLCPU : kDLCUDA, 0};
   tensor.ndim = array.array.ndim;
-  int bits = types::byteSize(array.array.dtype) * 8;
-  uint8_t code = 0;
-  if (types::isBool(array.array.dtype))
-    code = 6;
-  else if (types::isUnsigned(array.array.dtype))
-    code = 1;
-  else if (types::isSigned(array.array.dtype))
-    code = 0;
-  else if (types::isFloating(array.array.dtype))
-    code = 2;
-  else
-    code = 5;
-  tensor.dtype = DLDataType{code, static_cast<uint8_t>(bits), 1};
+  types::DLPackType dtype = types::dlpackType(array.array.dtype);
+  tensor.dtype = DLDataType{dtype.code, dtype.bits, 1};
   exported->shape = array.array.shape;
   exported->strides = array.array.strides;
   tensor.shape = exported->shape.data();
@@ -125,8 +115,28 @@ std::string dumpAst(const std::string& source, const std::string& filename) {
   uint32_t file = sources.add(filename, source);
   Diagnostics diagnostics(sources);
   std::unique_ptr<syntax::Module> module = syntax::parse(file, diagnostics);
-  if (diagnostics.hasErrors() || !module) raiseWeftError("CompileError", diagnostics.render());
+  if (diagnostics.hasErrors() || !module) raiseCompileError(diagnostics.detach());
   return syntax::dumpAst(*module);
+}
+
+// scalar_kinds.def as Python values, for the package's number types (python/weft/_types.py).
+nb::tuple scalarKinds() {
+  nb::list kinds;
+  for (size_t i = 0; i < types::kScalarKindCount; ++i) {
+    auto kind = static_cast<types::ScalarKind>(i);
+    nb::dict entry;
+    entry["name"] = types::pythonName(kind);
+    entry["attribute"] = types::attributeName(kind);
+    entry["cxx_type"] = types::cxxName(kind);
+    entry["itemsize"] = types::byteSize(kind);
+    entry["category"] = std::string(1, types::category(kind));
+    entry["dtype_module"] = types::dtypeModule(kind);
+    entry["dtype_name"] = types::dtypeName(kind);
+    entry["typestr"] = types::typestr(kind);
+    entry["dlpack_code"] = types::dlpackType(kind).code;
+    kinds.append(entry);
+  }
+  return nb::tuple(kinds);
 }
 
 nb::tuple toTuple(const std::array<int64_t, 8>& values, int count) {
@@ -222,7 +232,10 @@ NB_MODULE(_weft, module) {
   registerExceptionTranslators();
   bindRuntime(module);
   bindKernels(module);
-  module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a GPU weft.DeviceArray");
+  module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a weft.DeviceArray (GPU or CPU memory)");
+  module.def("scalar_kinds", &scalarKinds,
+             "weft's number types in ScalarKind order, one dict each: name, attribute, cxx_type, itemsize, "
+             "category (B S U F C), dtype_module, dtype_name, typestr ('' if none), dlpack_code.");
   module.def(
       "dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",
       "The AST of `source` exactly as CPython's ast.dump(ast.parse(source)); CompileError on syntax errors.");

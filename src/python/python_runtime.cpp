@@ -49,6 +49,34 @@ void raiseWeftError(const char* className, const std::string& text) {
   throw nb::python_error();
 }
 
+void raiseCompileError(const DiagnosticReport& report) {
+  nb::module_ errors = nb::module_::import_("weft._errors");
+  nb::object diagnosticType = errors.attr("Diagnostic");
+  nb::object noteType = errors.attr("DiagnosticNote");
+  // file (None without a position), line, 1-based column as printed (0 without a position).
+  auto position = [&](SourceLoc loc) {
+    const std::string* file = report.fileName(loc);
+    if (file == nullptr) return nb::make_tuple(nb::none(), 0, 0);
+    return nb::make_tuple(*file, loc.line, loc.column + 1);
+  };
+  nb::list diagnostics;
+  for (size_t i = 0; i < report.diagnostics.size(); ++i) {
+    const Diagnostic& diagnostic = report.diagnostics[i];
+    nb::list notes;
+    for (const DiagnosticNote& note : diagnostic.notes) {
+      nb::tuple at = position(note.loc);
+      notes.append(noteType(at[0], at[1], at[2], note.message));
+    }
+    nb::tuple at = position(diagnostic.loc);
+    diagnostics.append(diagnosticType(severityName(diagnostic.severity), diagnostic.kind, at[0], at[1], at[2],
+                                      diagnostic.message, nb::tuple(notes), report.rendered[i]));
+  }
+  nb::object type = errors.attr("CompileError");
+  nb::object error = type(report.text(), diagnostics);
+  PyErr_SetObject(type.ptr(), error.ptr());
+  throw nb::python_error();
+}
+
 namespace {
 
 // Sets the Python error for weft's own C++ exceptions; rethrows any other.

@@ -12,9 +12,11 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 
 #include "python/arguments.h"
 #include "runtime/runtime.h"
+#include "support/diagnostics.h"
 
 namespace weft::python {
 
@@ -46,6 +48,10 @@ class PythonRuntime {
 
 // Raises weft.<className>(text) (CompileError, CudaError, InternalCompilerError).
 [[noreturn]] void raiseWeftError(const char* className, const std::string& text);
+
+// Raises weft.CompileError for `report`: its str() the rendered text, its `diagnostics` one
+// weft.Diagnostic per diagnostic (python/weft/_errors.py).
+[[noreturn]] void raiseCompileError(const DiagnosticReport& report);
 
 // Registers the translation of runtime::CudaError, LaunchError and InternalCompilerError.
 void registerExceptionTranslators();

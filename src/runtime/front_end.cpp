@@ -14,7 +14,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     // The TypeContext interns types for every specialization; sema is its only writer.
     std::lock_guard<std::mutex> lock(mutex_);
     sema::TypedProgram program = sema::check(checked, types_, sources, diagnostics);
-    result.diagnostics = diagnostics.render();
+    result.diagnostics = diagnostics.detach();
     if (diagnostics.hasErrors()) return result;
     WEFT_CHECK(program.kernel >= 0 && program.kernel < static_cast<int>(program.functions.size()),
                "sema succeeded without a kernel");
@@ -32,11 +32,11 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     result.ok = true;
   } catch (const InternalCompilerError& error) {
     result.ok = false;
-    result.internalError = true;
     std::string what = error.what();
     if (what.rfind("internal compiler error", 0) != 0) what = "internal compiler error: " + what;
-    result.diagnostics = diagnostics.render() + what +
-                         "\nThis is a bug in weft, not in your program; please report it with the kernel's source.\n";
+    result.diagnostics = diagnostics.detach();
+    result.internalError =
+        what + "\nThis is a bug in weft, not in your program; please report it with the kernel's source.\n";
   }
   return result;
 }

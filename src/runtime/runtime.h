@@ -14,6 +14,7 @@
 #include "backend/backend.h"
 #include "codegen/codegen.h"
 #include "sema/sema.h"
+#include "support/diagnostics.h"
 #include "types/type.h"
 
 namespace weft::runtime {
@@ -94,8 +95,9 @@ struct CompilerOptions {
 // The front end's result for one specialization.
 struct FrontEndResult {
   bool ok = false;
-  std::string diagnostics;  // rendered diagnostics (errors make ok false)
-  bool internalError = false;  // the failure is a weft bug (a failed WEFT_CHECK), not the program's
+  DiagnosticReport diagnostics;  // sema's diagnostics (errors make ok false)
+  // A failed WEFT_CHECK: a bug in weft, not in the program; its message (empty otherwise).
+  std::string internalError;
   codegen::EmittedUnit unit;
   std::string kernelName;                          // the kernel's Python name, for messages
   std::vector<const types::Type*> parameterTypes;  // the kernel's C++ parameters, in order

@@ -50,8 +50,6 @@ Diagnostic& Diagnostics::warning(const DiagnosticKind& kind, SourceLoc loc,
   return report(Severity::Warning, kind, loc, args);
 }
 
-namespace {
-
 std::string_view severityName(Severity severity) {
   switch (severity) {
     case Severity::Error: return "error";
@@ -60,6 +58,8 @@ std::string_view severityName(Severity severity) {
   }
   return "error";
 }
+
+namespace {
 
 void renderLocated(const SourceManager& sources, SourceLoc loc, Severity severity,
                    std::string_view message, std::string_view kind, std::string& out) {
@@ -103,6 +103,24 @@ std::string Diagnostics::render(const Diagnostic& diagnostic) const {
 std::string Diagnostics::render() const {
   std::string out;
   for (const Diagnostic& diagnostic : diagnostics_) out += render(diagnostic);
+  return out;
+}
+
+DiagnosticReport Diagnostics::detach() const {
+  DiagnosticReport report;
+  report.diagnostics = diagnostics_;
+  for (const Diagnostic& diagnostic : diagnostics_) report.rendered.push_back(render(diagnostic));
+  for (uint32_t file = 0; file < sources_->size(); ++file) report.fileNames.push_back(sources_->file(file).name());
+  return report;
+}
+
+const std::string* DiagnosticReport::fileName(SourceLoc loc) const {
+  return loc.line != 0 && loc.file < fileNames.size() ? &fileNames[loc.file] : nullptr;
+}
+
+std::string DiagnosticReport::text() const {
+  std::string out;
+  for (const std::string& text : rendered) out += text;
   return out;
 }
 

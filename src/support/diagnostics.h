@@ -12,6 +12,9 @@ namespace weft {
 
 enum class Severity { Error, Warning, Note };
 
+// The word a diagnostic of `severity` is printed with: "error", "warning", "note".
+std::string_view severityName(Severity severity);
+
 // A kind of diagnostic: a stable name (printed as `[Name]`) and a message format whose
 // `{0}`, `{1}`, ... are replaced by the arguments. Each stage declares its kinds in its own
 // `*_diagnostics.def` list with WEFT_DIAGNOSTIC(Name, "format").
@@ -32,6 +35,18 @@ struct Diagnostic {
   std::string_view kind;  // DiagnosticKind::name
   std::string message;
   std::vector<DiagnosticNote> notes;
+};
+
+// Diagnostics detached from the SourceManager of their compilation, so that they outlive it:
+// the runtime keeps a compilation's, and the Python binding turns them into Python values.
+struct DiagnosticReport {
+  std::vector<Diagnostic> diagnostics;  // in the order they were reported
+  std::vector<std::string> rendered;    // rendered[i]: diagnostics[i] as Diagnostics::render prints it
+  std::vector<std::string> fileNames;   // the file names, by SourceLoc::file
+  // The name of the file `loc` points into; null for a location without a position.
+  const std::string* fileName(SourceLoc loc) const;
+  // Every diagnostic rendered, in order (Diagnostics::render()).
+  std::string text() const;
 };
 
 // Replaces `{N}` in `format` by args[N]; `{{` and `}}` are literal braces.
@@ -57,6 +72,8 @@ class Diagnostics {
   // Renders one diagnostic as render() does.
   std::string render(const Diagnostic& diagnostic) const;
   const SourceManager& sources() const { return *sources_; }
+  // A copy of every diagnostic, rendered, with the names of the files they point into.
+  DiagnosticReport detach() const;
 
  private:
   Diagnostic& report(Severity severity, const DiagnosticKind& kind, SourceLoc loc,

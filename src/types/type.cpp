@@ -8,13 +8,20 @@ namespace {
 
 struct ScalarInfo {
   const char* pythonName;
+  const char* attribute;
   const char* cxxName;
   int bytes;
   char category;  // B, S, U, F, C as in scalar_kinds.def
+  const char* dtypeModule;
+  const char* dtypeName;
+  const char* typestr;
+  uint8_t dlpackCode;
 };
 
 constexpr ScalarInfo kScalars[] = {
-#define WEFT_SCALAR(Enum, python_name, cxx_type, bytes, category) {python_name, cxx_type, bytes, #category[0]},
+#define WEFT_SCALAR(Enum, python_name, attribute, cxx_type, bytes, category, dtype_module, dtype_name, typestr, \
+                    dlpack_code)                                                                               \
+  {python_name, attribute, cxx_type, bytes, #category[0], dtype_module, dtype_name, typestr, dlpack_code},
 #include "types/scalar_kinds.def"
 };
 
@@ -50,8 +57,10 @@ std::string keyOf(const Type& type) {
 }  // namespace
 
 const char* pythonName(ScalarKind kind) { return info(kind).pythonName; }
+const char* attributeName(ScalarKind kind) { return info(kind).attribute; }
 const char* cxxName(ScalarKind kind) { return info(kind).cxxName; }
 int byteSize(ScalarKind kind) { return info(kind).bytes; }
+char category(ScalarKind kind) { return info(kind).category; }
 bool isBool(ScalarKind kind) { return info(kind).category == 'B'; }
 bool isInteger(ScalarKind kind) { return info(kind).category == 'S' || info(kind).category == 'U'; }
 bool isSigned(ScalarKind kind) { return info(kind).category == 'S'; }
@@ -59,17 +68,46 @@ bool isUnsigned(ScalarKind kind) { return info(kind).category == 'U'; }
 bool isFloating(ScalarKind kind) { return info(kind).category == 'F'; }
 bool isComplex(ScalarKind kind) { return info(kind).category == 'C'; }
 bool isNarrowFloat(ScalarKind kind) { return isFloating(kind) && info(kind).bytes < 4; }
+const char* dtypeModule(ScalarKind kind) { return info(kind).dtypeModule; }
+const char* dtypeName(ScalarKind kind) { return info(kind).dtypeName; }
+const char* typestr(ScalarKind kind) { return info(kind).typestr; }
+
+DLPackType dlpackType(ScalarKind kind) {
+  return DLPackType{info(kind).dlpackCode, static_cast<uint8_t>(8 * info(kind).bytes)};
+}
 
 std::optional<ScalarKind> scalarFromName(const std::string& name) {
   if (name == "int") return ScalarKind::Int32;
   if (name == "float") return ScalarKind::Float32;
   if (name == "complex") return ScalarKind::Complex64;
-  if (name == "bool_") return ScalarKind::Bool;
-  // ml_dtypes' NumPy dtype names.
-  if (name == "float8_e4m3fn") return ScalarKind::Float8E4M3;
-  if (name == "float8_e5m2") return ScalarKind::Float8E5M2;
   for (size_t i = 0; i < std::size(kScalars); ++i) {
-    if (name == kScalars[i].pythonName) return static_cast<ScalarKind>(i);
+    const ScalarInfo& scalar = kScalars[i];
+    if (name == scalar.pythonName || name == scalar.attribute || name == scalar.dtypeName)
+      return static_cast<ScalarKind>(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<ScalarKind> scalarFromDtypeName(std::string_view name) {
+  for (size_t i = 0; i < std::size(kScalars); ++i) {
+    if (name == kScalars[i].dtypeName) return static_cast<ScalarKind>(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<ScalarKind> scalarFromTypestr(std::string_view typestr) {
+  // Every supported host is little-endian: '=' (native) and '|' (no byte order) read as '<'.
+  if (typestr.size() < 3 || (typestr[0] != '<' && typestr[0] != '|' && typestr[0] != '=')) return std::nullopt;
+  for (size_t i = 0; i < std::size(kScalars); ++i) {
+    std::string_view known = kScalars[i].typestr;
+    if (!known.empty() && typestr.substr(1) == known.substr(1)) return static_cast<ScalarKind>(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<ScalarKind> scalarFromDLPack(DLPackType type) {
+  for (size_t i = 0; i < std::size(kScalars); ++i) {
+    if (dlpackType(static_cast<ScalarKind>(i)) == type) return static_cast<ScalarKind>(i);
   }
   return std::nullopt;
 }

@@ -2,20 +2,32 @@
 // equal types are the same pointer and compare with ==.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace weft::types {
 
 enum class ScalarKind : uint8_t {
-#define WEFT_SCALAR(Enum, python_name, cxx_type, bytes, category) Enum,
+#define WEFT_SCALAR(Enum, python_name, attribute, cxx_type, bytes, category, dtype_module, dtype_name, typestr, \
+                    dlpack_code)                                                                               \
+  Enum,
 #include "types/scalar_kinds.def"
 };
+
+// The number of scalar kinds: ScalarKind values are 0 .. kScalarKindCount - 1.
+inline constexpr size_t kScalarKindCount = 0
+#define WEFT_SCALAR(Enum, python_name, attribute, cxx_type, bytes, category, dtype_module, dtype_name, typestr, \
+                    dlpack_code)                                                                               \
+  +1
+#include "types/scalar_kinds.def"
+    ;
 
 enum class TypeKind : uint8_t {
   Error,      // after a reported error; flows on silently
@@ -57,10 +69,13 @@ struct Type {
   bool isVector() const { return kind == TypeKind::Vector; }
 };
 
-// Properties of scalar kinds.
-const char* pythonName(ScalarKind kind);   // "float32"
-const char* cxxName(ScalarKind kind);      // "float"
+// Properties of scalar kinds: the columns of scalar_kinds.def.
+const char* pythonName(ScalarKind kind);     // "float32"
+const char* attributeName(ScalarKind kind);  // the weft package's attribute: "bool_", "float32"
+const char* cxxName(ScalarKind kind);        // "float"
 int byteSize(ScalarKind kind);
+// 'B' bool, 'S' signed integer, 'U' unsigned integer, 'F' real floating, 'C' complex.
+char category(ScalarKind kind);
 bool isBool(ScalarKind kind);
 bool isInteger(ScalarKind kind);           // signed or unsigned, not bool
 bool isSigned(ScalarKind kind);            // signed integers
@@ -70,9 +85,31 @@ bool isComplex(ScalarKind kind);
 // float16, bfloat16 and the fp8 types: narrower than float32; where the hardware has no
 // instruction for an operation, it computes in float32 and rounds once.
 bool isNarrowFloat(ScalarKind kind);
-// Parses a dtype name ("float32", "int", "float", "bool", "complex", ml_dtypes'
-// "float8_e4m3fn"); nullopt if unknown.
+// The host's dtype is numpy.dtype(getattr(<module>, <name>)): module "numpy" or "ml_dtypes",
+// name NumPy's dtype.name ("float32", "float8_e4m3fn").
+const char* dtypeModule(ScalarKind kind);
+const char* dtypeName(ScalarKind kind);
+// The array interfaces' typestr ("<f4", "|b1"); "" for the narrow floats, which have none.
+const char* typestr(ScalarKind kind);
+
+// A DLPack DLDataType of one lane: its DLDataTypeCode and bits.
+struct DLPackType {
+  uint8_t code;
+  uint8_t bits;
+  bool operator==(const DLPackType&) const = default;
+};
+DLPackType dlpackType(ScalarKind kind);
+
+// Parses a dtype name: a python name ("float32"), an attribute name ("bool_"), a host dtype
+// name (ml_dtypes' "float8_e4m3fn") or a builtin ("int", "float", "complex"); nullopt if unknown.
 std::optional<ScalarKind> scalarFromName(const std::string& name);
+// The kind whose host dtype is named `name` (NumPy's dtype.name); nullopt if none.
+std::optional<ScalarKind> scalarFromDtypeName(std::string_view name);
+// The kind of an array interface typestr ("<f4"; '|' and '=' read as '<'); nullopt for a
+// big-endian or unknown one.
+std::optional<ScalarKind> scalarFromTypestr(std::string_view typestr);
+// The kind of a one-lane DLPack dtype; nullopt if none.
+std::optional<ScalarKind> scalarFromDLPack(DLPackType type);
 // Parses a vector type name ("float32x4", "uint8x1"): element kind and size; nullopt if unknown.
 std::optional<std::pair<ScalarKind, int>> vectorFromName(const std::string& name);
 
