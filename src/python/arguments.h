@@ -136,7 +136,7 @@ class ArgumentConverter {
   PyObject* numpyModule_ = nullptr;
 };
 
-// A dtype name ("float32") or NumPy typestr ("<f4") -> scalar kind; throws LaunchError.
+// An array interface typestr ("<f4") -> scalar kind; throws LaunchError naming parameter `name`.
 types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name);
 
 // Parses a grid or block shape: an int or a tuple of 1 to 3 positive ints.

@@ -119,7 +119,7 @@ std::string dumpAst(const std::string& source, const std::string& filename) {
   return syntax::dumpAst(*module);
 }
 
-// scalar_kinds.def as Python values, for the package's number types (python/weft/_types.py).
+// The columns of scalar_kinds.def the Python package's number types need (python/weft/_types.py).
 nb::tuple scalarKinds() {
   nb::list kinds;
   for (size_t i = 0; i < types::kScalarKindCount; ++i) {
@@ -127,13 +127,10 @@ nb::tuple scalarKinds() {
     nb::dict entry;
     entry["name"] = types::pythonName(kind);
     entry["attribute"] = types::attributeName(kind);
-    entry["cxx_type"] = types::cxxName(kind);
-    entry["itemsize"] = types::byteSize(kind);
     entry["category"] = std::string(1, types::category(kind));
     entry["dtype_module"] = types::dtypeModule(kind);
     entry["dtype_name"] = types::dtypeName(kind);
     entry["typestr"] = types::typestr(kind);
-    entry["dlpack_code"] = types::dlpackType(kind).code;
     kinds.append(entry);
   }
   return nb::tuple(kinds);
@@ -192,7 +189,7 @@ void bindRuntime(nb::module_& module) {
       .def("__init__",
            [](DeviceArrayBase* self, uintptr_t data, nb::tuple shape, nb::tuple strides,
               const std::string& dtype, bool onHost, nb::object owner) {
-             std::optional<types::ScalarKind> kind = types::scalarFromName(dtype);
+             std::optional<types::ScalarKind> kind = types::scalarFromDtypeName(dtype);
              // NumPy names structured dtypes "void<bits>": their elements are structs, which
              // the launch reads from the array's dtype (itemSize -1 marks them).
              bool structured = !kind && dtype.rfind("void", 0) == 0;
@@ -234,8 +231,8 @@ NB_MODULE(_weft, module) {
   bindKernels(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a weft.DeviceArray (GPU or CPU memory)");
   module.def("scalar_kinds", &scalarKinds,
-             "weft's number types in ScalarKind order, one dict each: name, attribute, cxx_type, itemsize, "
-             "category (B S U F C), dtype_module, dtype_name, typestr ('' if none), dlpack_code.");
+             "weft's number types in ScalarKind order, one dict each: name, attribute, category (B S U F C), "
+             "dtype_module, dtype_name, typestr ('' if none).");
   module.def(
       "dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",
       "The AST of `source` exactly as CPython's ast.dump(ast.parse(source)); CompileError on syntax errors.");

@@ -1,6 +1,8 @@
 // Types: scalar properties, name parsing, interning and rendering.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "types/type.h"
 
 namespace weft::types {
@@ -34,6 +36,59 @@ TEST(Types, ScalarFromName) {
   EXPECT_EQ(scalarFromName("complex128"), ScalarKind::Complex128);
   EXPECT_FALSE(scalarFromName("float128").has_value());
   EXPECT_FALSE(scalarFromName("").has_value());
+}
+
+// Every name and code of a kind leads back to it: the lookups and the columns are one table.
+TEST(Types, ScalarKindTableRoundTrips) {
+  ASSERT_EQ(kScalarKindCount, 17u);
+  for (size_t i = 0; i < kScalarKindCount; ++i) {
+    auto kind = static_cast<ScalarKind>(i);
+    EXPECT_EQ(scalarFromName(pythonName(kind)), kind) << pythonName(kind);
+    EXPECT_EQ(scalarFromName(attributeName(kind)), kind) << pythonName(kind);
+    EXPECT_EQ(scalarFromName(dtypeName(kind)), kind) << pythonName(kind);
+    EXPECT_EQ(scalarFromDtypeName(dtypeName(kind)), kind) << pythonName(kind);
+    EXPECT_EQ(scalarFromDLPack(dlpackType(kind)), kind) << pythonName(kind);
+    EXPECT_EQ(dlpackType(kind).bits, 8 * byteSize(kind)) << pythonName(kind);
+    std::string typestrText = typestr(kind);
+    EXPECT_EQ(typestrText.empty(), isNarrowFloat(kind) && kind != ScalarKind::Float16) << pythonName(kind);
+    if (!typestrText.empty()) {
+      EXPECT_EQ(scalarFromTypestr(typestrText), kind) << typestrText;
+      EXPECT_EQ(std::stoi(typestrText.substr(2)), byteSize(kind)) << typestrText;
+    }
+  }
+}
+
+TEST(Types, ScalarKindCodes) {
+  // dlpack.h's DLDataTypeCode values.
+  EXPECT_EQ(dlpackType(ScalarKind::Bool), (DLPackType{6, 8}));
+  EXPECT_EQ(dlpackType(ScalarKind::Int16), (DLPackType{0, 16}));
+  EXPECT_EQ(dlpackType(ScalarKind::UInt64), (DLPackType{1, 64}));
+  EXPECT_EQ(dlpackType(ScalarKind::Float16), (DLPackType{2, 16}));
+  EXPECT_EQ(dlpackType(ScalarKind::BFloat16), (DLPackType{4, 16}));
+  EXPECT_EQ(dlpackType(ScalarKind::Complex128), (DLPackType{5, 128}));
+  EXPECT_EQ(dlpackType(ScalarKind::Float8E4M3), (DLPackType{10, 8}));
+  EXPECT_EQ(dlpackType(ScalarKind::Float8E5M2), (DLPackType{12, 8}));
+  EXPECT_FALSE(scalarFromDLPack(DLPackType{2, 8}).has_value());
+  EXPECT_FALSE(scalarFromDLPack(DLPackType{4, 32}).has_value());
+  EXPECT_FALSE(scalarFromDLPack(DLPackType{3, 64}).has_value());
+  // Array-interface typestrs: '|' and '=' read as the little-endian '<'; big-endian and the
+  // formats no typestr names are unknown.
+  EXPECT_EQ(scalarFromTypestr("<b1"), ScalarKind::Bool);
+  EXPECT_EQ(scalarFromTypestr("|u1"), ScalarKind::UInt8);
+  EXPECT_EQ(scalarFromTypestr("=i8"), ScalarKind::Int64);
+  EXPECT_EQ(scalarFromTypestr("<c16"), ScalarKind::Complex128);
+  EXPECT_FALSE(scalarFromTypestr(">f4").has_value());
+  EXPECT_FALSE(scalarFromTypestr("<V2").has_value());
+  EXPECT_FALSE(scalarFromTypestr("<f1").has_value());
+  EXPECT_FALSE(scalarFromTypestr("<f").has_value());
+  EXPECT_FALSE(scalarFromTypestr("").has_value());
+  // Host dtypes: ml_dtypes names the fp8 types differently from weft.
+  EXPECT_STREQ(dtypeName(ScalarKind::Float8E4M3), "float8_e4m3fn");
+  EXPECT_STREQ(dtypeModule(ScalarKind::Float8E4M3), "ml_dtypes");
+  EXPECT_STREQ(dtypeModule(ScalarKind::Float16), "numpy");
+  EXPECT_STREQ(attributeName(ScalarKind::Bool), "bool_");
+  EXPECT_FALSE(scalarFromDtypeName("int").has_value());
+  EXPECT_FALSE(scalarFromDtypeName("float8e4m3").has_value());
 }
 
 TEST(Types, InterningGivesOnePointerPerType) {
