@@ -16,7 +16,7 @@ import pytest
 import weft
 from cuda import device
 
-rng = np.random.default_rng()
+rng = np.random.default_rng(20261124)  # seeded: a failure reproduces
 
 
 @device.kernel
