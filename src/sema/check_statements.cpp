@@ -638,11 +638,11 @@ void FunctionChecker::checkAssert(const syntax::AssertStmt& s) {
   Value test = condition(*s.test);
   std::string message;
   if (s.msg != nullptr) {
-    Value msg = s.msg->kind == syntax::ExprKind::JoinedStr ? Value{} : expr(*s.msg);
     if (s.msg->kind == syntax::ExprKind::JoinedStr) {
       sink.error(diag::AssertMessage, s.msg->loc, {"an f-string"});
       return;
     }
+    Value msg = expr(*s.msg);
     if (msg.isError()) return;
     if (!msg.constant || msg.constant->kind != ConstValue::Kind::Str) {
       sink.error(diag::AssertMessage, s.msg->loc, {msg.constant ? toString(*msg.constant) : describe(msg)});

@@ -225,6 +225,24 @@ def test_shared_and_local_arrays_are_checked(target):
 
 
 @device.kernel
+def dynamic_bytes(out, i):
+    scratch = device.dynamic_shared_array()
+    scratch[i] = 7
+    out[0] = scratch[i] + scratch.size
+
+
+def test_dynamic_shared_memory_is_checked_against_its_launch_size(target):
+    out = np.zeros(1, np.int64)
+    o = to_target(target, out)
+    weft.launch(dynamic_bytes, o, 63, grid=1, block=1, shared=64, target=target)
+    weft.synchronize()
+    assert to_host(target, o)[0] == 71
+    with pytest.raises(IndexError, match="index 64 is out of bounds for axis 0 with size 64"):
+        weft.launch(dynamic_bytes, o, 64, grid=1, block=1, shared=64, target=target)
+        weft.synchronize()
+
+
+@device.kernel
 def count(hist, bins):
     i = device.tid(1)
     if i < bins.size:
@@ -312,6 +330,30 @@ def test_a_failing_thread_of_a_block_with_barriers_stops_and_is_reported(target,
     assert message.startswith(where(block_sum, "s[t] += s[t + step + extra]"))
     assert "index 64 is out of bounds for axis 0 with size 64" in message
     assert "block (0, 0, 0), thread (31, 0, 0)" in message
+
+
+@device.kernel
+def warp_sum(x, out, bad_lane):
+    lane = device.lane_id
+    v = x[lane + 32 * (lane == bad_lane)]
+    total = v
+    delta = 16
+    while delta > 0:
+        total += device.shfl_down_sync(0xFFFFFFFF, total, delta)
+        delta //= 2
+    if lane == 0:
+        out[0] = total
+
+
+def test_a_stopped_lane_leaves_the_warp_collectives_of_the_cpu_target(rng):
+    x = rng.standard_normal(32)
+    out = np.zeros(1)
+    launch("cpu", warp_sum, x, out, -1, block=32)
+    assert abs(out[0] - x.sum()) < 1e-12
+    # Lane 5 stops before the shuffles; the other lanes finish them instead of waiting forever.
+    message = failure(IndexError, "cpu", warp_sum, x, out, 5, block=32)
+    assert "index 37 is out of bounds for axis 0 with size 32" in message
+    assert "thread (5, 0, 0)" in message
 
 
 # ---- the opt-out ----
@@ -462,6 +504,17 @@ def test_assert_raises_assertion_error_with_its_message_and_line(target, rng):
     values[17] = np.nan
     message = failure(AssertionError, target, checked_mean, to_target(target, values), o)
     assert message.startswith(where(checked_mean, "assert values[k] == values[k]") + "assertion failed")
+
+
+@classic.jit(debug=True)
+def classic_checked(a):
+    assert a[0] > 0, "a[0] must be positive"
+
+
+def test_classic_jit_debug_checks_too(target):
+    a = to_target(target, np.array([-1.0]))
+    with pytest.raises(AssertionError, match="a\\[0\\] must be positive"):
+        launch(target, classic_checked, a)
 
 
 def test_asserts_are_skipped_without_debug():

@@ -24,6 +24,8 @@ from test_debug_cpu import (  # noqa: F401  (the tests are collected again under
     test_atomics_on_elements_are_checked,
     test_augmented_integer_modulo_by_zero_raises,
     test_boundscheck_false_compiles_no_checks,
+    test_classic_jit_debug_checks_too,
+    test_dynamic_shared_memory_is_checked_against_its_launch_size,
     test_every_rank_reports_the_failing_axis_the_index_and_the_shape,
     test_failed_view_preconditions_raise_value_error,
     test_float_division_by_zero_stays_ieee_with_debug,

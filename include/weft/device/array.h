@@ -63,9 +63,11 @@ WEFT_HD void checkIndices(uint32_t site, const Array<T, N>& array, I... index) {
   int d = 0;
   ((axis < 0 && !inBounds<Wrap>(array.shape[d], index) ? axis = d : 0, ++d), ...);
   if (axis < 0) return;
+  // Copies, so that the descriptor (a kernel parameter, perhaps) never has its address taken.
   const int64_t given[] = {static_cast<int64_t>(index)...};
-  fail(Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis), N, array.shape, N, given, given[axis],
-               array.shape[axis]});
+  uint64_t shape[N];
+  for (int k = 0; k < N; ++k) shape[k] = array.shape[k];
+  fail(Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis), N, shape, N, given, given[axis], shape[axis]});
 }
 
 }  // namespace detail
