@@ -242,7 +242,8 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
       std::string site = checkSite(e);
       return sequenced(e.operands, type, [&](const std::vector<std::string>& codes) {
         return function + type + ">(" + convert(codes[0], e.operands[0]->type, resultType) +
-               ", weft::checked_divisor(" + site + "u, " + convert(codes[1], e.operands[1]->type, resultType) + "))";
+               ", weft::checked_divisor(" + site + "u, " +
+               convert(codes[1], e.operands[1]->type, resultType) + "))";
       });
     }
     case sema::BinaryOp::Pow: {

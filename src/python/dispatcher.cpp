@@ -150,8 +150,11 @@ PyType_Slot configuredKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(call
 
 }  // namespace
 
-Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_, std::optional<bool> boundsCheck)
-    : function(std::move(function_)), options(runtime::kernelOptions(debug, fastMath, boundsCheck)), interop(interop_) {
+Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_,
+               std::optional<bool> boundsCheck)
+    : function(std::move(function_)),
+      options(runtime::kernelOptions(debug, fastMath, boundsCheck)),
+      interop(interop_) {
   name_ = nb::cast<std::string>(function.attr("__name__"));
 }
 

@@ -101,7 +101,9 @@ CompilerOptions kernelOptions(bool debug, bool fastMath, std::optional<bool> bou
   options.debug = environmentSwitch("WEFT_DEBUG").value_or(debug);
   options.fastMath = fastMath;
   if (std::optional<bool> environment = environmentSwitch("WEFT_BOUNDSCHECK")) boundsCheck = environment;
-  options.boundsCheck = !boundsCheck ? BoundsCheck::CpuOnly : *boundsCheck ? BoundsCheck::Always : BoundsCheck::Never;
+  options.boundsCheck = !boundsCheck   ? BoundsCheck::CpuOnly
+                        : *boundsCheck ? BoundsCheck::Always
+                                       : BoundsCheck::Never;
   return options;
 }
 
@@ -156,8 +158,9 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   if (target == Target::Gpu) compileOptions.arch = driver->architecture();
   // The key hashes the compiler's very arguments (the host compiler, the architecture,
   // -lineinfo, -DWEFT_CHECKS, ...): every option that changes the artifact changes it.
-  for (const std::string& argument : target == Target::Gpu ? backend::nvrtcOptions(toolchain_, compileOptions)
-                                                           : backend::hostCompilerArguments(toolchain_, compileOptions))
+  for (const std::string& argument : target == Target::Gpu
+                                         ? backend::nvrtcOptions(toolchain_, compileOptions)
+                                         : backend::hostCompilerArguments(toolchain_, compileOptions))
     hash.add(argument);
   hash.add(frontEnd.unit.source).add(frontEnd.unit.kernelSymbol).add(frontEnd.unit.hostEntrySymbol);
   std::string key = hash.hex();
@@ -193,7 +196,8 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
 }
 
 std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
-                                                       const backend::CompileOptions& options, bool readsRecord) {
+                                                       const backend::CompileOptions& options,
+                                                       bool readsRecord) {
   std::shared_ptr<BlockRunner> runner;
   std::string path;
   {

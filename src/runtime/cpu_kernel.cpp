@@ -44,8 +44,8 @@ struct HostLibrary {
 
 class CpuKernel final : public LoadedKernel {
  public:
-  CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library, host::KernelEntry entry,
-            ErrorRecord* record, const FrontEndResult& frontEnd)
+  CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library,
+            host::KernelEntry entry, ErrorRecord* record, const FrontEndResult& frontEnd)
       : runner_(std::move(runner)),
         library_(std::move(library)),
         entry_(entry),
@@ -80,7 +80,8 @@ class CpuKernel final : public LoadedKernel {
       // A failed check's thread threw; anything else that went wrong is reported as it is.
       if (static_cast<CheckKind>(record_->kind) == CheckKind::None) throw;
     }
-    if (static_cast<CheckKind>(record_->kind) != CheckKind::None) throw checkFailure(name_, checkSites_, *record_);
+    if (static_cast<CheckKind>(record_->kind) != CheckKind::None)
+      throw checkFailure(name_, checkSites_, *record_);
   }
 
   Target target() const override { return Target::Cpu; }
@@ -102,7 +103,8 @@ class CpuKernel final : public LoadedKernel {
 }  // namespace
 
 std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
-                                            const FrontEndResult& frontEnd, bool checked, std::string& error) {
+                                            const FrontEndResult& frontEnd, bool checked,
+                                            std::string& error) {
   // dlopen needs a file: an anonymous in-memory one holds exactly the verified bytes, so no
   // other process can truncate or replace it between the check and the mapping.
   int fd = ::memfd_create("weft-kernel", MFD_CLOEXEC);
@@ -140,8 +142,8 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
     return nullptr;
   }
   return std::make_shared<CpuKernel>(std::move(runner), std::move(library),
-                                     reinterpret_cast<host::KernelEntry>(entry), static_cast<ErrorRecord*>(record),
-                                     frontEnd);
+                                     reinterpret_cast<host::KernelEntry>(entry),
+                                     static_cast<ErrorRecord*>(record), frontEnd);
 }
 
 }  // namespace weft::runtime

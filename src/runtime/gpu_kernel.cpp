@@ -48,8 +48,9 @@ class GpuKernel final : public LoadedKernel {
         record_ = 0;
       } else {
         driver_->check(found, "cuModuleGetGlobal_v2", subject_);
-        WEFT_CHECK(bytes == sizeof(ErrorRecord), "the error record of " + subject_ + " has " + std::to_string(bytes) +
-                                                     " bytes, not " + std::to_string(sizeof(ErrorRecord)));
+        WEFT_CHECK(bytes == sizeof(ErrorRecord), "the error record of " + subject_ + " has " +
+                                                     std::to_string(bytes) + " bytes, not " +
+                                                     std::to_string(sizeof(ErrorRecord)));
       }
     }
     int value = 0;
@@ -68,9 +69,9 @@ class GpuKernel final : public LoadedKernel {
     auto stream = reinterpret_cast<CUstream>(config.stream);
     auto start = [&] {
       driver_->noteLaunch(&name_);
-      WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1], config.grid[2],
-                       config.block[0], config.block[1], config.block[2], config.sharedBytes, stream,
-                       packed.pointers(), nullptr);
+      WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1],
+                       config.grid[2], config.block[0], config.block[1], config.block[2], config.sharedBytes,
+                       stream, packed.pointers(), nullptr);
     };
     if (record_ == 0) {
       start();
@@ -82,10 +83,12 @@ class GpuKernel final : public LoadedKernel {
       std::lock_guard<std::mutex> lock(recordMutex_);
       WEFT_DRIVER_CALL(*driver_, subject_, cuMemsetD8Async, record_, 0, sizeof(ErrorRecord), stream);
       start();
-      WEFT_DRIVER_CALL(*driver_, subject_, cuMemcpyDtoHAsync_v2, &result, record_, sizeof(ErrorRecord), stream);
+      WEFT_DRIVER_CALL(*driver_, subject_, cuMemcpyDtoHAsync_v2, &result, record_, sizeof(ErrorRecord),
+                       stream);
       WEFT_DRIVER_CALL(*driver_, subject_, cuStreamSynchronize, stream);
     }
-    if (static_cast<CheckKind>(result.kind) != CheckKind::None) throw checkFailure(name_, checkSites_, result);
+    if (static_cast<CheckKind>(result.kind) != CheckKind::None)
+      throw checkFailure(name_, checkSites_, result);
   }
 
   Target target() const override { return Target::Gpu; }

@@ -19,15 +19,17 @@ std::string tuple(const T* values, uint32_t count, uint32_t total) {
 }
 
 std::string triple(const uint32_t (&values)[3]) {
-  return "(" + std::to_string(values[0]) + ", " + std::to_string(values[1]) + ", " + std::to_string(values[2]) + ")";
+  return "(" + std::to_string(values[0]) + ", " + std::to_string(values[1]) + ", " +
+         std::to_string(values[2]) + ")";
 }
 
 }  // namespace
 
-KernelCheckError checkFailure(const std::string& kernel, const std::vector<codegen::EmittedUnit::CheckSite>& sites,
+KernelCheckError checkFailure(const std::string& kernel,
+                              const std::vector<codegen::EmittedUnit::CheckSite>& sites,
                               const ErrorRecord& record) {
-  WEFT_CHECK(record.site < sites.size(), "an error record names check site " + std::to_string(record.site) + " of " +
-                                             std::to_string(sites.size()));
+  WEFT_CHECK(record.site < sites.size(), "an error record names check site " + std::to_string(record.site) +
+                                             " of " + std::to_string(sites.size()));
   const codegen::EmittedUnit::CheckSite& site = sites[record.site];
   KernelCheckError::Kind kind = KernelCheckError::Kind::Index;
   std::string what;

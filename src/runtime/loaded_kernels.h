@@ -33,6 +33,7 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
 // The exception for the failure an error record holds after a launch of kernel `kernelName`,
 // whose unit's check sites are `sites` (include/weft/device/error_record.h).
 KernelCheckError checkFailure(const std::string& kernelName,
-                              const std::vector<codegen::EmittedUnit::CheckSite>& sites, const ErrorRecord& record);
+                              const std::vector<codegen::EmittedUnit::CheckSite>& sites,
+                              const ErrorRecord& record);
 
 }  // namespace weft::runtime

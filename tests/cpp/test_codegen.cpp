@@ -197,8 +197,9 @@ class HostKernel {
     std::ofstream(dir / "unit.cpp") << unit.source;
     const char* cxx = std::getenv("CXX");
     std::string command = std::string(cxx && *cxx ? cxx : "c++") + " -std=c++20 -O1 -DWEFT_HOST " +
-                          (checks ? "-DWEFT_CHECKS " : "") + "-fPIC -shared -I" + WEFT_SOURCE_DIR "/include " +
-                          (dir / "unit.cpp").string() + " -o " + (dir / "unit.so").string();
+                          (checks ? "-DWEFT_CHECKS " : "") + "-fPIC -shared -I" +
+                          WEFT_SOURCE_DIR "/include " + (dir / "unit.cpp").string() + " -o " +
+                          (dir / "unit.so").string();
     if (std::system((command + " 2> " + (dir / "log.txt").string()).c_str()) != 0) {
       std::ifstream log(dir / "log.txt");
       std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());

@@ -650,21 +650,24 @@ TEST(KernelChecks, FailuresReadAsPythonMessages) {
   record.axisSize = 8;
   KernelCheckError bounds = checkFailure("k", sites, record);
   EXPECT_EQ(bounds.kind(), KernelCheckError::Kind::Index);
-  EXPECT_EQ(std::string(bounds.what()),
-            "/src/k.py:12: index -9 is out of bounds for axis 1 with size 8\n"
-            "    return a[i, j]\n"
-            "in kernel 'k', function 'helper', block (3, 0, 0), thread (0, 0, 1): index (1, -9) into an array of "
-            "shape (4, 8)");
+  EXPECT_EQ(
+      std::string(bounds.what()),
+      "/src/k.py:12: index -9 is out of bounds for axis 1 with size 8\n"
+      "    return a[i, j]\n"
+      "in kernel 'k', function 'helper', block (3, 0, 0), thread (0, 0, 1): index (1, -9) into an array of "
+      "shape (4, 8)");
   record.indexCount = 0;
   record.rank = 1;
-  EXPECT_NE(std::string(checkFailure("k", sites, record).what()).find(": an index of a slicing into an array of shape (4,)"),
+  EXPECT_NE(std::string(checkFailure("k", sites, record).what())
+                .find(": an index of a slicing into an array of shape (4,)"),
             std::string::npos);
   record.kind = static_cast<uint32_t>(CheckKind::Assert);
   record.site = 1;
   KernelCheckError assertion = checkFailure("k", sites, record);
   EXPECT_EQ(assertion.kind(), KernelCheckError::Kind::Assertion);
-  EXPECT_EQ(std::string(assertion.what()),
-            "/src/k.py:20: empty\n    assert n > 0, 'empty'\nin kernel 'k', block (3, 0, 0), thread (0, 0, 1)");
+  EXPECT_EQ(
+      std::string(assertion.what()),
+      "/src/k.py:20: empty\n    assert n > 0, 'empty'\nin kernel 'k', block (3, 0, 0), thread (0, 0, 1)");
   record.kind = static_cast<uint32_t>(CheckKind::View);
   record.detail = static_cast<uint32_t>(ViewFailure::ZeroStep);
   EXPECT_EQ(checkFailure("k", sites, record).kind(), KernelCheckError::Kind::Value);

@@ -759,12 +759,15 @@ TEST(SemaStatements, AssertMessageIsAConstantString) {
   ASSERT_NE(fail, nullptr);
   EXPECT_EQ(fail->text, "not positive");
   for (bool debug : {false, true}) {
-    auto formatted = run("@device.kernel\ndef k(a):\n    assert a[0] > 0, f'{a[0]} is negative'\n", {"int32[:]"}, debug);
+    auto formatted =
+        run("@device.kernel\ndef k(a):\n    assert a[0] > 0, f'{a[0]} is negative'\n", {"int32[:]"}, debug);
     EXPECT_EQ(formatted->kinds(), std::vector<std::string>{"AssertMessage"}) << formatted->errors;
     EXPECT_NE(formatted->errors.find("not an f-string"), std::string::npos) << formatted->errors;
   }
-  expectError("@device.kernel\ndef k(a):\n    assert a[0] > 0, a[0]\n", {"int32[:]"}, "AssertMessage", 3, "int32");
-  expectError("@device.kernel\ndef k(a):\n    assert a[0] > 0, 42\n", {"int32[:]"}, "AssertMessage", 3, "not 42");
+  expectError("@device.kernel\ndef k(a):\n    assert a[0] > 0, a[0]\n", {"int32[:]"}, "AssertMessage", 3,
+              "int32");
+  expectError("@device.kernel\ndef k(a):\n    assert a[0] > 0, 42\n", {"int32[:]"}, "AssertMessage", 3,
+              "not 42");
 }
 
 // debug=True checks integer // and % for a zero divisor unless the divisor is a nonzero

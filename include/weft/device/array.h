@@ -67,7 +67,8 @@ WEFT_HD void checkIndices(uint32_t site, const Array<T, N>& array, I... index) {
   const int64_t given[] = {static_cast<int64_t>(index)...};
   uint64_t shape[N];
   for (int k = 0; k < N; ++k) shape[k] = array.shape[k];
-  fail(Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis), N, shape, N, given, given[axis], shape[axis]});
+  fail(Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis), N, shape, N, given, given[axis],
+               shape[axis]});
 }
 
 }  // namespace detail

@@ -77,7 +77,8 @@ WEFT_HD void applyAxis(const Array<T, N>& array, S& state, IndexAxis<Wrap> axis)
     if (!inBounds<Wrap>(array.shape[d], axis.index)) {
       uint64_t shape[N];  // a copy: the descriptor never has its address taken
       for (int k = 0; k < N; ++k) shape[k] = array.shape[k];
-      fail(Failure{CheckKind::Bounds, state.site, static_cast<uint32_t>(d), N, shape, 0, nullptr, axis.index, shape[d]});
+      fail(Failure{CheckKind::Bounds, state.site, static_cast<uint32_t>(d), N, shape, 0, nullptr, axis.index,
+                   shape[d]});
     }
   }
   uint64_t index = static_cast<uint64_t>(axis.index);

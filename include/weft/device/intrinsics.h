@@ -117,11 +117,11 @@ struct Failure {
   CheckKind kind;
   uint32_t site;
   uint32_t detail;
-  uint32_t rank;        // Bounds: the array's dimensions and their lengths
+  uint32_t rank;  // Bounds: the array's dimensions and their lengths
   const uint64_t* shape;
   uint32_t indexCount;  // Bounds: the indices of an element access, or 0
   const int64_t* index;
-  int64_t axisIndex;    // Bounds: the failing axis's index and length
+  int64_t axisIndex;  // Bounds: the failing axis's index and length
   uint64_t axisSize;
 };
 
@@ -141,7 +141,8 @@ struct Failure {
 // raises ZeroDivisionError instead of giving weft's defined result 0.
 template <class T>
 WEFT_HD T checked_divisor(uint32_t site, T b) {
-  if (b == T(0)) detail::fail(detail::Failure{CheckKind::ZeroDivision, site, 0, 0, nullptr, 0, nullptr, 0, 0});
+  if (b == T(0))
+    detail::fail(detail::Failure{CheckKind::ZeroDivision, site, 0, 0, nullptr, 0, nullptr, 0, 0});
   return b;
 }
 
