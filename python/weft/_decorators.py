@@ -4,8 +4,10 @@ kernel is first launched; only their keyword arguments are checked at decoration
 import functools
 import types
 
-_KERNEL_OPTIONS = ("debug", "fastmath", "interop")
+_KERNEL_OPTIONS = ("debug", "fastmath", "interop", "boundscheck")
 _FUNC_OPTIONS = ("interop",)
+# Options whose default, None, means "weft decides" (boundscheck: the CPU target only).
+_OPTIONAL_OPTIONS = ("boundscheck",)
 
 
 def _check_options(decorator: str, options: dict, allowed) -> None:
@@ -16,8 +18,13 @@ def _check_options(decorator: str, options: dict, allowed) -> None:
             f"it accepts {', '.join(allowed)}"
         )
     for name, value in options.items():
+        if value is None and name in _OPTIONAL_OPTIONS:
+            continue
         if not isinstance(value, bool):
-            raise TypeError(f"@{decorator}({name}=...) takes True or False, not {value!r}")
+            choices = "True, False or None" if name in _OPTIONAL_OPTIONS else "True or False"
+            raise TypeError(f"@{decorator}({name}=...) takes {choices}, not {value!r}")
+    if options.get("debug") is True and options.get("boundscheck") is False:
+        raise TypeError(f"@{decorator}(debug=True, boundscheck=False): debug=True checks array bounds too")
 
 
 def _check_function(decorator: str, function) -> None:
@@ -29,7 +36,11 @@ def _check_function(decorator: str, function) -> None:
 
 def kernel(function=None, /, **options):
     """Marks a function as a kernel: launch it with `launch(k, *args, grid=, block=)` or
-    `k[grid, block](*args)`. Options: debug (bounds checks, assert), fastmath, interop."""
+    `k[grid, block](*args)`. Options (docs/debugging.md): debug (every run-time check: array
+    bounds, integer division by zero, assert, views' preconditions), boundscheck (None: array
+    accesses are bounds-checked on the CPU target only; True: on the GPU too; False: nowhere),
+    fastmath, interop. WEFT_DEBUG and WEFT_BOUNDSCHECK (1 or 0), when set, decide debug and
+    boundscheck for every kernel."""
     _check_options("kernel", options, _KERNEL_OPTIONS)
 
     def decorate(fn):
@@ -39,7 +50,7 @@ def kernel(function=None, /, **options):
         from ._weft import Kernel
 
         return Kernel(fn, bool(options.get("debug", False)), bool(options.get("fastmath", False)),
-                      bool(options.get("interop", False)))
+                      bool(options.get("interop", False)), options.get("boundscheck"))
 
     return decorate if function is None else decorate(function)
 

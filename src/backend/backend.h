@@ -29,6 +29,9 @@ struct CompileOptions {
   int arch = 90;           // sm_XY as XY
   bool fastMath = false;
   bool debug = false;
+  // The unit's run-time checks run (WEFT_CHECKS, include/weft/device/intrinsics.h): debug=True,
+  // or array bounds checked on this target. The runtime decides it (runtime::runsChecks).
+  bool checks = false;
   DeviceCode output = DeviceCode::Cubin;
   // Relocatable device code (-rdc=true): extern functions may be defined in another object,
   // to be resolved by nvJitLink or nvcc's device link.
@@ -67,6 +70,13 @@ class DiskCache {
   std::string directory_;
   bool enabled_;
 };
+
+// The NVRTC options compileWithNvrtc passes for `options` (cache keys hash them, so that every
+// option that changes the artifact changes the key).
+std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileOptions& options);
+
+// The host compiler's arguments compileForHost passes for `options`, before the file names.
+std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const CompileOptions& options);
 
 // Compiles `source` with NVRTC (loaded at run time) for sm_`options.arch`.
 Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,

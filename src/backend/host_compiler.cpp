@@ -28,6 +28,18 @@ bool writeFile(int descriptor, const std::string& bytes) {
 
 }  // namespace
 
+std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const CompileOptions& options) {
+  std::vector<std::string> arguments;
+  std::istringstream words(toolchain.hostCompiler);
+  for (std::string word; words >> word;) arguments.push_back(word);
+  for (const char* flag : {"-std=c++20", "-O2", "-fPIC", "-shared", "-DWEFT_HOST"}) arguments.push_back(flag);
+  if (options.fastMath) arguments.push_back("-ffast-math");
+  if (!options.debug) arguments.push_back("-DNDEBUG");
+  if (options.checks) arguments.push_back("-DWEFT_CHECKS");
+  if (!toolchain.weftIncludeDir.empty()) arguments.push_back("-I" + toolchain.weftIncludeDir);
+  return arguments;
+}
+
 Artifact compileForHost(const Toolchain& toolchain, const std::string& source, const std::string& outputPath,
                         const CompileOptions& options) {
   Artifact artifact;
@@ -51,13 +63,7 @@ Artifact compileForHost(const Toolchain& toolchain, const std::string& source, c
     return artifact;
   }
   std::string temporaryOutput = sourcePath.substr(0, sourcePath.size() - 4) + ".so";
-  std::vector<std::string> arguments;
-  std::istringstream words(toolchain.hostCompiler);
-  for (std::string word; words >> word;) arguments.push_back(word);
-  for (const char* flag : {"-std=c++20", "-O2", "-fPIC", "-shared", "-DWEFT_HOST"}) arguments.push_back(flag);
-  if (options.fastMath) arguments.push_back("-ffast-math");
-  if (!options.debug) arguments.push_back("-DNDEBUG");
-  if (!toolchain.weftIncludeDir.empty()) arguments.push_back("-I" + toolchain.weftIncludeDir);
+  std::vector<std::string> arguments = hostCompilerArguments(toolchain, options);
   for (const char* flag : {"-x", "c++"}) arguments.push_back(flag);
   arguments.push_back(sourcePath);
   arguments.push_back("-o");

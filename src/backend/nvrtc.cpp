@@ -37,6 +37,8 @@ std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& err
   return table;
 }
 
+}  // namespace
+
 std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileOptions& options) {
   std::vector<std::string> result;
   bool virtualArch = options.output != DeviceCode::Cubin;
@@ -53,12 +55,13 @@ std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileO
   // use them include.
   for (const std::string& folder : toolchain.cudaIncludeDirs) result.push_back("-I" + folder);
   if (options.fastMath) result.push_back("--use_fast_math");
+  // Line tables (no effect on the generated code): with the unit's #line directives,
+  // compute-sanitizer and cuda-gdb name the Python file and line of a fault.
   result.push_back("-lineinfo");
   if (!options.debug) result.push_back("-DNDEBUG");
+  if (options.checks) result.push_back("-DWEFT_CHECKS");
   return result;
 }
-
-}  // namespace
 
 Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,
                           const CompileOptions& options) {

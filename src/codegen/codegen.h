@@ -28,6 +28,18 @@ struct EmittedUnit {
   std::vector<Kernel> kernels;
   // Bytes of static shared memory the kernel's shared_arrays need on the CPU target.
   uint64_t hostSharedBytes = 0;
+  // The unit's run-time checks (docs/debugging.md): an element access or view (always; whether
+  // its bounds are checked is decided per lowering by WEFT_CHECKS), an integer // or % and an
+  // assert of a debug program. The device code passes a check's index into this table, and a
+  // failure's error record names it (include/weft/device/error_record.h).
+  struct CheckSite {
+    std::string file;
+    uint32_t line = 0;
+    std::string function;  // the Python function the check is in
+    std::string source;    // the text of the line, without its indentation
+    std::string message;   // an assert's message; empty without one
+  };
+  std::vector<CheckSite> checkSites;
 };
 
 // Emits the program's TU. `#line` directives name the files of `sources`.

@@ -61,6 +61,9 @@ class CudaEmitter {
   std::string compareChain(const sema::TypedExpr& expr);
   std::string andOr(const sema::TypedExpr& expr);
   std::string arrayElement(const sema::TypedExpr& expr);
+  // A new entry of the unit's check sites for `expr` (in the function being emitted), as the
+  // number the device code passes.
+  std::string checkSite(const sema::TypedExpr& expr);
   // emit_array_views.cpp: slices, view(dtype) and reshape as calls of array_views.h.
   std::string arrayView(const sema::TypedExpr& expr);
   std::string tupleMake(const sema::TypedExpr& expr);
@@ -118,6 +121,7 @@ class CudaEmitter {
   std::string body_;                                  // the functions being emitted
   const sema::TypedFunction* function_ = nullptr;     // the function being emitted
   std::map<const sema::TypedStmt*, ArrayStorage> storage_;
+  std::vector<EmittedUnit::CheckSite> checkSites_;
   std::vector<const sema::TypedStmt*> functionStorage_;  // the current function's DeclareArrays
   std::vector<bool> recursive_;                          // per function: calls itself
   std::vector<Loop> loops_;

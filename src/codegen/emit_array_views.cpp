@@ -1,5 +1,5 @@
 // Views of arrays: each view expression is one call of include/weft/device/array_views.h,
-// whose first argument says where a checked view reports a failed precondition.
+// whose first argument is its check site and whether a failed precondition stops the thread.
 #include "codegen/cuda_emitter.h"
 #include "support/check.h"
 
@@ -19,9 +19,9 @@ const char* boolText(bool value) {
 std::string CudaEmitter::arrayView(const TypedExpr& e) {
   WEFT_CHECK(!e.operands.empty() && e.operands[0]->type->isArray() && e.type->isArray(),
              "a view of a non-array");
-  std::string file = e.loc.file < sources_.size() ? sources_.file(e.loc.file).name() : "<unknown>";
-  std::string site = e.checked ? "weft::CheckAt{" + quoted(file) + ", " + std::to_string(e.loc.line) + "}"
-                               : "weft::Unchecked{}";
+  // The site reports an index out of bounds (where the unit's checks run) and, when checked
+  // (debug=True), a failed precondition.
+  std::string site = "weft::ViewSite<" + std::string(boolText(e.checked)) + ">{" + checkSite(e) + "u}";
   if (e.kind == TypedExprKind::ArrayView) {
     WEFT_CHECK(e.operands.size() == 1 && e.type->ndim == e.operands[0]->type->ndim,
                "view() changes the rank");

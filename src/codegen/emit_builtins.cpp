@@ -198,11 +198,9 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::AtomicNanmin:
     case Builtin::AtomicWait:
     case Builtin::AtomicNotify: return simtCall(e);
-    case Builtin::AssertFail: {
+    case Builtin::AssertFail:
       WEFT_CHECK(e.operands.empty(), "AssertFail takes no operand");
-      std::string file = e.loc.file < sources_.size() ? sources_.file(e.loc.file).name() : "<unknown>";
-      return "weft::assert_fail(" + quoted(file) + ", " + std::to_string(e.loc.line) + ")";
-    }
+      return "weft::assert_failed(" + checkSite(e) + "u)";
   }
   WEFT_CHECK(false, "unknown builtin");
   return {};

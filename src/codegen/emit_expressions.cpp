@@ -233,11 +233,19 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
                convert(codes[1], e.operands[1]->type, resultType) + ")";
       });
     case sema::BinaryOp::FloorDiv:
-      WEFT_CHECK(!types::isComplex(kind), "// on complex numbers");
-      return call("weft::floordiv<" + type + ">");
-    case sema::BinaryOp::Mod:
-      WEFT_CHECK(!types::isComplex(kind), "% on complex numbers");
-      return call("weft::mod<" + type + ">");
+    case sema::BinaryOp::Mod: {
+      WEFT_CHECK(!types::isComplex(kind), "// or % on complex numbers");
+      std::string function = e.binaryOp == sema::BinaryOp::FloorDiv ? "weft::floordiv<" : "weft::mod<";
+      if (!e.checked) return call(function + type + ">");
+      // debug=True: a zero divisor raises ZeroDivisionError (sema marks integer divisions only).
+      WEFT_CHECK(types::isInteger(kind), "a checked division of non-integers");
+      std::string site = checkSite(e);
+      return sequenced(e.operands, type, [&](const std::vector<std::string>& codes) {
+        return function + type + ">(" + convert(codes[0], e.operands[0]->type, resultType) +
+               ", weft::checked_divisor(" + site + "u, " +
+               convert(codes[1], e.operands[1]->type, resultType) + "))";
+      });
+    }
     case sema::BinaryOp::Pow: {
       int64_t exponent = constantIntegerExponent(*e.operands[1]);
       if (exponent >= 0) {
@@ -315,7 +323,23 @@ std::string CudaEmitter::andOr(const TypedExpr& e) {
   return "[&]() -> " + type + " { " + type + " " + temp + " = " + left + "; return " + choose(temp) + "; }()";
 }
 
-// An element as an lvalue: weft::at<wrap...>(array, index...).
+std::string CudaEmitter::checkSite(const TypedExpr& e) {
+  EmittedUnit::CheckSite site;
+  if (e.loc.file < sources_.size()) {
+    const SourceFile& file = sources_.file(e.loc.file);
+    site.file = file.name();
+    std::string_view text = file.line(e.loc.line);
+    size_t first = text.find_first_not_of(" \t");
+    site.source = first == std::string_view::npos ? std::string() : std::string(text.substr(first));
+  }
+  site.line = e.loc.line;
+  site.function = function_ != nullptr ? function_->pythonName : std::string();
+  if (e.kind == TypedExprKind::BuiltinCall) site.message = e.text;
+  checkSites_.push_back(std::move(site));
+  return std::to_string(checkSites_.size() - 1);
+}
+
+// An element as an lvalue: weft::at<wrap...>(site, array, index...).
 std::string CudaEmitter::arrayElement(const TypedExpr& e) {
   WEFT_CHECK(!e.operands.empty() && e.operands[0]->type->isArray(), "indexing a non-array");
   const Type* array = e.operands[0]->type;
@@ -334,12 +358,13 @@ std::string CudaEmitter::arrayElement(const TypedExpr& e) {
                                        : e.type->isScalar() && e.type->scalar == array->scalar,
              "an element of the wrong type");
   std::string element = typeName(e.type) + "&";
+  std::string site = checkSite(e) + "u";
   if (tupleIndex) {
     // The tuple is read once per index: hold it (and the array) in temporaries.
     std::string arrayTemp = freshTemp(), tupleTemp = freshTemp();
     std::string out = "[&]() -> " + element + " { " + typeName(array) + " " + arrayTemp + " = " +
                       expr(*operands[0]) + "; " + typeName(operands[1]->type) + " " + tupleTemp + " = " +
-                      expr(*operands[1]) + "; return weft::at<" + wraps + ">(" + arrayTemp;
+                      expr(*operands[1]) + "; return weft::at<" + wraps + ">(" + site + ", " + arrayTemp;
     for (size_t i = 0; i < indices; ++i) {
       const Type* index = operands[1]->type->elements[i];
       WEFT_CHECK(index->isScalar() && types::isInteger(index->scalar),
@@ -349,7 +374,7 @@ std::string CudaEmitter::arrayElement(const TypedExpr& e) {
     return out + "); }()";
   }
   return sequenced(operands, element, [&](const std::vector<std::string>& codes) {
-    std::string out = "weft::at<" + wraps + ">(" + codes[0];
+    std::string out = "weft::at<" + wraps + ">(" + site + ", " + codes[0];
     for (size_t i = 1; i < codes.size(); ++i) out += ", " + codes[i];
     return out + ")";
   });

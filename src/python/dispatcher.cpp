@@ -100,6 +100,19 @@ void appendArgumentKey(std::string& key, const ArgumentValue& value) {
   }
 }
 
+// Raises the Python exception of a failed run-time check (docs/debugging.md).
+[[noreturn]] void raiseCheckFailure(const runtime::KernelCheckError& failure) {
+  PyObject* type = PyExc_IndexError;
+  switch (failure.kind()) {
+    case runtime::KernelCheckError::Kind::Index: type = PyExc_IndexError; break;
+    case runtime::KernelCheckError::Kind::ZeroDivision: type = PyExc_ZeroDivisionError; break;
+    case runtime::KernelCheckError::Kind::Assertion: type = PyExc_AssertionError; break;
+    case runtime::KernelCheckError::Kind::Value: type = PyExc_ValueError; break;
+  }
+  PyErr_SetString(type, failure.what());
+  throw nb::python_error();
+}
+
 PyObject* const* tupleItems(nb::handle tuple) {
   return PySequence_Fast_ITEMS(tuple.ptr());
 }
@@ -137,10 +150,11 @@ PyType_Slot configuredKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(call
 
 }  // namespace
 
-Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_)
-    : function(std::move(function_)), interop(interop_) {
-  options.debug = debug;
-  options.fastMath = fastMath;
+Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_,
+               std::optional<bool> boundsCheck)
+    : function(std::move(function_)),
+      options(runtime::kernelOptions(debug, fastMath, boundsCheck)),
+      interop(interop_) {
   name_ = nb::cast<std::string>(function.attr("__name__"));
 }
 
@@ -294,12 +308,17 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
     }
     specialization->loaded[static_cast<int>(target)] = loaded;
   }
-  if (target == runtime::Target::Cpu) {
-    // The CPU runs the whole grid before returning: let other Python threads run meanwhile.
-    nb::gil_scoped_release release;
-    loaded->launch(config, values);
-  } else {
-    loaded->launch(config, values);
+  try {
+    if (loaded->waitsForCompletion()) {
+      // The CPU target runs the whole grid, and a checked GPU kernel waits for its record,
+      // before returning: let other Python threads run meanwhile.
+      nb::gil_scoped_release release;
+      loaded->launch(config, values);
+    } else {
+      loaded->launch(config, values);
+    }
+  } catch (const runtime::KernelCheckError& failure) {
+    raiseCheckFailure(failure);
   }
 }
 
@@ -330,11 +349,21 @@ void bindKernels(nb::module_& module) {
       module, "Kernel",
       "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)",
       nb::type_slots(kernelSlots))
-      .def(nb::init<nb::object, bool, bool, bool>(), nb::arg("function"), nb::arg("debug") = false,
-           nb::arg("fastmath") = false, nb::arg("interop") = false)
+      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>>(), nb::arg("function"),
+           nb::arg("debug") = false, nb::arg("fastmath") = false, nb::arg("interop") = false,
+           nb::arg("boundscheck") = nb::none())
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("__wrapped__", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("debug", [](Kernel& kernel) { return kernel.options.debug; })
+      .def_prop_ro("boundscheck",
+                   [](Kernel& kernel) -> std::optional<bool> {
+                     switch (kernel.options.boundsCheck) {
+                       case runtime::BoundsCheck::CpuOnly: return std::nullopt;
+                       case runtime::BoundsCheck::Always: return true;
+                       case runtime::BoundsCheck::Never: return false;
+                     }
+                     return std::nullopt;
+                   })
       .def_prop_ro("fastmath", [](Kernel& kernel) { return kernel.options.fastMath; })
       .def_prop_ro("interop", [](Kernel& kernel) { return kernel.interop; })
       .def_prop_ro("_compile_count", &Kernel::compileCount)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "python/arguments.h"
@@ -39,7 +40,8 @@ struct Specialization {
 // The object `@kernel` returns.
 class Kernel {
  public:
-  Kernel(nb::object function, bool debug, bool fastMath, bool interop);
+  // The options are the decorator's; the environment may override some (runtime::kernelOptions).
+  Kernel(nb::object function, bool debug, bool fastMath, bool interop, std::optional<bool> boundsCheck);
   // Converts `args` (one value per positional argument; the runtime skips ConstExpr ones) and
   // launches with `config` on `target` (None: the default target).
   void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);

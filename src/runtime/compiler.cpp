@@ -10,6 +10,8 @@
 #include <iterator>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 #include "runtime/cpu_runner.h"
@@ -83,7 +85,36 @@ std::string kernelName(const FrontEndResult& frontEnd) {
   return frontEnd.kernelName.empty() ? frontEnd.unit.kernelSymbol : frontEnd.kernelName;
 }
 
+// A switch of weft's environment: "1" true, "0" false, unset or empty nullopt.
+std::optional<bool> environmentSwitch(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  if (std::string_view(value) == "1") return true;
+  if (std::string_view(value) == "0") return false;
+  throw std::invalid_argument(std::string(name) + " must be 1 or 0 (or unset), not '" + value + "'");
+}
+
 }  // namespace
+
+CompilerOptions kernelOptions(bool debug, bool fastMath, std::optional<bool> boundsCheck) {
+  CompilerOptions options;
+  options.debug = environmentSwitch("WEFT_DEBUG").value_or(debug);
+  options.fastMath = fastMath;
+  if (std::optional<bool> environment = environmentSwitch("WEFT_BOUNDSCHECK")) boundsCheck = environment;
+  options.boundsCheck = !boundsCheck   ? BoundsCheck::CpuOnly
+                        : *boundsCheck ? BoundsCheck::Always
+                                       : BoundsCheck::Never;
+  return options;
+}
+
+bool runsChecks(const CompilerOptions& options, Target target) {
+  switch (options.boundsCheck) {
+    case BoundsCheck::CpuOnly: return options.debug || target == Target::Cpu;
+    case BoundsCheck::Always: return true;
+    case BoundsCheck::Never: return options.debug;
+  }
+  return true;
+}
 
 Compiler::Compiler(std::string weftIncludeDir)
     : toolchain_(backend::discoverToolchain(std::move(weftIncludeDir))),
@@ -117,24 +148,30 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
     if (target == Target::Gpu) {
       if (!state_->nvrtcIdentity) state_->nvrtcIdentity = backend::nvrtcIdentity(toolchain_);
       toolkitIdentity = *state_->nvrtcIdentity;
-      hash.add(toolkitIdentity).add(static_cast<uint64_t>(driver->architecture()));
-    } else {
-      hash.add(toolchain_.hostCompiler);
+      hash.add(toolkitIdentity);
     }
   }
-  hash.add(static_cast<uint64_t>(options.debug)).add(static_cast<uint64_t>(options.fastMath));
+  backend::CompileOptions compileOptions;
+  compileOptions.debug = options.debug;
+  compileOptions.fastMath = options.fastMath;
+  compileOptions.checks = runsChecks(options, target);
+  if (target == Target::Gpu) compileOptions.arch = driver->architecture();
+  // The key hashes the compiler's very arguments (the host compiler, the architecture,
+  // -lineinfo, -DWEFT_CHECKS, ...): every option that changes the artifact changes it.
+  for (const std::string& argument : target == Target::Gpu
+                                         ? backend::nvrtcOptions(toolchain_, compileOptions)
+                                         : backend::hostCompilerArguments(toolchain_, compileOptions))
+    hash.add(argument);
   hash.add(frontEnd.unit.source).add(frontEnd.unit.kernelSymbol).add(frontEnd.unit.hostEntrySymbol);
   std::string key = hash.hex();
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (auto found = state_->kernels.find(key); found != state_->kernels.end()) return found->second;
   }
-  backend::CompileOptions compileOptions;
-  compileOptions.debug = options.debug;
-  compileOptions.fastMath = options.fastMath;
+  // A unit without check sites has nothing that can fail: its launches read no record.
+  bool readsRecord = compileOptions.checks && !frontEnd.unit.checkSites.empty();
   std::shared_ptr<LoadedKernel> kernel;
   if (target == Target::Gpu) {
-    compileOptions.arch = driver->architecture();
     std::optional<std::string> cubin = cache_.load(key);
     if (!cubin) {
       backend::Artifact artifact =
@@ -149,9 +186,9 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
       cache_.store(key, artifact.bytes);
       cubin = std::move(artifact.bytes);
     }
-    kernel = loadGpuKernel(driver, *cubin, frontEnd);
+    kernel = loadGpuKernel(driver, *cubin, frontEnd, readsRecord);
   } else {
-    kernel = loadHostKernel(frontEnd, key, compileOptions);
+    kernel = loadHostKernel(frontEnd, key, compileOptions, readsRecord);
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
   // Another thread may have loaded the same unit meanwhile; keep the first so both share it.
@@ -159,7 +196,8 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
 }
 
 std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
-                                                       const backend::CompileOptions& options) {
+                                                       const backend::CompileOptions& options,
+                                                       bool readsRecord) {
   std::shared_ptr<BlockRunner> runner;
   std::string path;
   {
@@ -177,7 +215,8 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   // The cache verifies an entry's checksum before handing it out, so a damaged shared object is
   // rebuilt instead of crashing dlopen.
   if (std::optional<std::string> image = cache_.load(key)) {
-    if (std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, *image, frontEnd, error)) return kernel;
+    if (std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, *image, frontEnd, readsRecord, error))
+      return kernel;
   }
   backend::Artifact artifact = backend::compileForHost(toolchain_, frontEnd.unit.source, path, options);
   if (!artifact.ok)
@@ -188,7 +227,7 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   ::unlink(path.c_str());
   cache_.store(key, image);
-  std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, image, frontEnd, error);
+  std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, image, frontEnd, readsRecord, error);
   if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
   return kernel;
 }

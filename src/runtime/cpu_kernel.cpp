@@ -1,11 +1,15 @@
 // Kernels on the CPU target: the TU compiled by the host compiler, loaded with dlopen, run by
-// the block runner.
+// the block runner. A checked kernel (runsChecks; by default every kernel here) resets the
+// error record in its shared object before each launch and reads it after: a failed check
+// throws out of its thread (host::ThreadStopped), which stops the grid (blocks not started do
+// not run), and the record says what failed.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "runtime/argument_packing.h"
@@ -40,11 +44,13 @@ struct HostLibrary {
 
 class CpuKernel final : public LoadedKernel {
  public:
-  CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library, host::KernelEntry entry,
-            const FrontEndResult& frontEnd)
+  CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library,
+            host::KernelEntry entry, ErrorRecord* record, const FrontEndResult& frontEnd)
       : runner_(std::move(runner)),
         library_(std::move(library)),
         entry_(entry),
+        record_(record),
+        checkSites_(frontEnd.unit.checkSites),
         name_(frontEnd.kernelName.empty() ? frontEnd.unit.hostEntrySymbol : frontEnd.kernelName),
         layout_(name_, frontEnd),
         staticShared_(frontEnd.unit.hostSharedBytes),
@@ -61,15 +67,33 @@ class CpuKernel final : public LoadedKernel {
     grid.sharedBytes = staticShared_ + config.sharedBytes;
     grid.dynamicSharedBytes = config.sharedBytes;
     grid.usesBarrier = usesBarrier_;
-    runner_->run(grid);
+    if (record_ == nullptr) {
+      runner_->run(grid);
+      return;
+    }
+    // One record per shared object: concurrent launches of this kernel take turns.
+    std::lock_guard<std::mutex> lock(recordMutex_);
+    *record_ = ErrorRecord{};
+    try {
+      runner_->run(grid);
+    } catch (...) {
+      // A failed check's thread threw; anything else that went wrong is reported as it is.
+      if (static_cast<CheckKind>(record_->kind) == CheckKind::None) throw;
+    }
+    if (static_cast<CheckKind>(record_->kind) != CheckKind::None)
+      throw checkFailure(name_, checkSites_, *record_);
   }
 
   Target target() const override { return Target::Cpu; }
+  bool waitsForCompletion() const override { return true; }
 
  private:
   std::shared_ptr<BlockRunner> runner_;
   std::shared_ptr<HostLibrary> library_;
   host::KernelEntry entry_;
+  ErrorRecord* record_;  // the library's weft_error_record; null when unchecked
+  std::vector<codegen::EmittedUnit::CheckSite> checkSites_;
+  std::mutex recordMutex_;
   std::string name_;
   ParameterLayout layout_;
   uint64_t staticShared_;
@@ -79,7 +103,8 @@ class CpuKernel final : public LoadedKernel {
 }  // namespace
 
 std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
-                                            const FrontEndResult& frontEnd, std::string& error) {
+                                            const FrontEndResult& frontEnd, bool checked,
+                                            std::string& error) {
   // dlopen needs a file: an anonymous in-memory one holds exactly the verified bytes, so no
   // other process can truncate or replace it between the check and the mapping.
   int fd = ::memfd_create("weft-kernel", MFD_CLOEXEC);
@@ -111,8 +136,14 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
     error = "the shared object has no symbol " + frontEnd.unit.hostEntrySymbol;
     return nullptr;
   }
+  void* record = nullptr;
+  if (checked && !(record = ::dlsym(library->handle, "weft_error_record"))) {
+    error = "the shared object has no error record (weft_error_record)";
+    return nullptr;
+  }
   return std::make_shared<CpuKernel>(std::move(runner), std::move(library),
-                                     reinterpret_cast<host::KernelEntry>(entry), frontEnd);
+                                     reinterpret_cast<host::KernelEntry>(entry),
+                                     static_cast<ErrorRecord*>(record), frontEnd);
 }
 
 }  // namespace weft::runtime

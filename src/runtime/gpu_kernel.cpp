@@ -1,19 +1,24 @@
-// Kernels on the GPU: a cubin loaded as a module, launched through the driver API.
+// Kernels on the GPU: a cubin loaded as a module, launched through the driver API. A checked
+// kernel (runsChecks) resets its module's error record before each launch and reads it back
+// after, on the launch's stream; its launches are therefore synchronous, and one at a time.
 #include <mutex>
 
 #include "runtime/argument_packing.h"
 #include "runtime/loaded_kernels.h"
+#include "support/check.h"
 
 namespace weft::runtime {
 namespace {
 
 // Shared memory a block may use without opting in (every architecture since Volta).
 constexpr uint64_t kDefaultSharedLimit = 48 * 1024;
+constexpr CUresult kCudaErrorNotFound = 500;
 
 class GpuKernel final : public LoadedKernel {
  public:
   GpuKernel(std::shared_ptr<Driver> driver, const FrontEndResult& frontEnd)
       : driver_(std::move(driver)),
+        checkSites_(frontEnd.unit.checkSites),
         name_(frontEnd.kernelName.empty() ? frontEnd.unit.kernelSymbol : frontEnd.kernelName),
         subject_("kernel '" + name_ + "'"),
         layout_(name_, frontEnd) {}
@@ -30,10 +35,24 @@ class GpuKernel final : public LoadedKernel {
     driver_->api().cuModuleUnload(module_);
   }
 
-  void load(const std::string& cubin, const std::string& symbol) {
+  void load(const std::string& cubin, const std::string& symbol, bool checked) {
     driver_->makeCurrent();
     WEFT_DRIVER_CALL(*driver_, subject_, cuModuleLoadData, &module_, cubin.data());
     WEFT_DRIVER_CALL(*driver_, subject_, cuModuleGetFunction, &function_, module_, symbol.c_str());
+    if (checked) {
+      size_t bytes = 0;
+      CUresult found = driver_->api().cuModuleGetGlobal_v2(&record_, &bytes, module_, "weft_error_record");
+      // NVRTC drops the record when no check can fail (none survived optimization): then the
+      // launch has nothing to read back.
+      if (found == kCudaErrorNotFound) {
+        record_ = 0;
+      } else {
+        driver_->check(found, "cuModuleGetGlobal_v2", subject_);
+        WEFT_CHECK(bytes == sizeof(ErrorRecord), "the error record of " + subject_ + " has " +
+                                                     std::to_string(bytes) + " bytes, not " +
+                                                     std::to_string(sizeof(ErrorRecord)));
+      }
+    }
     int value = 0;
     WEFT_DRIVER_CALL(*driver_, subject_, cuFuncGetAttribute, &value, kFunctionMaxThreadsPerBlock, function_);
     maxThreads_ = static_cast<uint32_t>(value);
@@ -47,13 +66,33 @@ class GpuKernel final : public LoadedKernel {
     PackedArguments packed(layout_, arguments);
     driver_->makeCurrent();
     if (config.sharedBytes > dynamicSharedLimit_) raiseDynamicSharedLimit(config.sharedBytes);
-    driver_->noteLaunch(&name_);
-    WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1], config.grid[2],
-                     config.block[0], config.block[1], config.block[2], config.sharedBytes,
-                     reinterpret_cast<CUstream>(config.stream), packed.pointers(), nullptr);
+    auto stream = reinterpret_cast<CUstream>(config.stream);
+    auto start = [&] {
+      driver_->noteLaunch(&name_);
+      WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1],
+                       config.grid[2], config.block[0], config.block[1], config.block[2], config.sharedBytes,
+                       stream, packed.pointers(), nullptr);
+    };
+    if (record_ == 0) {
+      start();
+      return;
+    }
+    // One record per module: launches of this kernel on other streams or threads wait here.
+    ErrorRecord result{};
+    {
+      std::lock_guard<std::mutex> lock(recordMutex_);
+      WEFT_DRIVER_CALL(*driver_, subject_, cuMemsetD8Async, record_, 0, sizeof(ErrorRecord), stream);
+      start();
+      WEFT_DRIVER_CALL(*driver_, subject_, cuMemcpyDtoHAsync_v2, &result, record_, sizeof(ErrorRecord),
+                       stream);
+      WEFT_DRIVER_CALL(*driver_, subject_, cuStreamSynchronize, stream);
+    }
+    if (static_cast<CheckKind>(result.kind) != CheckKind::None)
+      throw checkFailure(name_, checkSites_, result);
   }
 
   Target target() const override { return Target::Gpu; }
+  bool waitsForCompletion() const override { return record_ != 0; }
 
  private:
   // Above 48 KiB a kernel must opt in to more dynamic shared memory; validateLaunch already
@@ -67,6 +106,7 @@ class GpuKernel final : public LoadedKernel {
   }
 
   std::shared_ptr<Driver> driver_;
+  std::vector<codegen::EmittedUnit::CheckSite> checkSites_;  // for failure reports
   std::string name_;
   std::string subject_;
   ParameterLayout layout_;
@@ -75,15 +115,17 @@ class GpuKernel final : public LoadedKernel {
   uint32_t maxThreads_ = 1024;
   uint64_t staticShared_ = 0;
   std::mutex sharedMutex_;
+  CUdeviceptr record_ = 0;  // the module's weft_error_record; 0 when unchecked
+  std::mutex recordMutex_;
   std::atomic<uint64_t> dynamicSharedLimit_{kDefaultSharedLimit};
 };
 
 }  // namespace
 
 std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, const std::string& cubin,
-                                            const FrontEndResult& frontEnd) {
+                                            const FrontEndResult& frontEnd, bool checked) {
   auto kernel = std::make_shared<GpuKernel>(std::move(driver), frontEnd);
-  kernel->load(cubin, frontEnd.unit.kernelSymbol);
+  kernel->load(cubin, frontEnd.unit.kernelSymbol, checked);
   return kernel;
 }
 

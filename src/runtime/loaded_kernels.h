@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include <weft/device/error_record.h>
+
 #include "runtime/cpu_runner.h"
 #include "runtime/driver.h"
 #include "runtime/runtime.h"
@@ -18,12 +20,20 @@ void validateLaunch(const std::string& kernelName, const LaunchConfig& config, c
                     uint32_t maxThreads, uint64_t staticShared);
 
 // Loads `cubin` as a module on the driver's device and finds the unit's kernel in it.
+// `checked`: the unit runs its checks (runsChecks), so a launch resets and reads back its error
+// record.
 std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, const std::string& cubin,
-                                            const FrontEndResult& frontEnd);
+                                            const FrontEndResult& frontEnd, bool checked);
 
-// Loads the shared object whose bytes are `image` and finds the unit's host entry; nullptr
-// with `error` set when it cannot be loaded or lacks the entry.
+// Loads the shared object whose bytes are `image` and finds the unit's host entry (and its
+// error record when `checked`); nullptr with `error` set when it cannot be loaded or lacks them.
 std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
-                                            const FrontEndResult& frontEnd, std::string& error);
+                                            const FrontEndResult& frontEnd, bool checked, std::string& error);
+
+// The exception for the failure an error record holds after a launch of kernel `kernelName`,
+// whose unit's check sites are `sites` (include/weft/device/error_record.h).
+KernelCheckError checkFailure(const std::string& kernelName,
+                              const std::vector<codegen::EmittedUnit::CheckSite>& sites,
+                              const ErrorRecord& record);
 
 }  // namespace weft::runtime

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,19 @@ class LaunchError : public std::invalid_argument {
 };
 
 enum class Target : uint8_t { Gpu, Cpu };
+
+// What a run-time check of a checked kernel found (docs/debugging.md); Python receives it as
+// the exception its kind names.
+class KernelCheckError : public std::runtime_error {
+ public:
+  // IndexError, ZeroDivisionError, AssertionError, ValueError (a view's precondition).
+  enum class Kind : uint8_t { Index, ZeroDivision, Assertion, Value };
+  KernelCheckError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
 
 // A strided array handed to a kernel: the data pointer (device memory for the GPU target,
 // host memory for the CPU target), shape, and strides counted in elements.
@@ -82,15 +96,35 @@ class LoadedKernel {
  public:
   virtual ~LoadedKernel() = default;
   // Packs `arguments` as the kernel's parameters (`parameterTypes`) and launches. GPU: async
-  // on the stream. CPU: runs the grid to completion.
+  // on the stream, unless the kernel is checked. CPU: runs the grid to completion. A checked
+  // kernel's failed run-time check throws KernelCheckError.
   virtual void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) = 0;
   virtual Target target() const = 0;
+  // Whether launch() returns only when the kernel has completed (the CPU target, and a checked
+  // kernel on the GPU, which synchronizes to read its error record): callers drop the GIL.
+  virtual bool waitsForCompletion() const = 0;
 };
+
+// Where array accesses are bounds-checked (docs/debugging.md): by default on the CPU target
+// only, where an access out of bounds would corrupt the Python process; or everywhere; or
+// nowhere (the CPU target's fastest code). debug=True checks everywhere regardless.
+enum class BoundsCheck : uint8_t { CpuOnly, Always, Never };
 
 struct CompilerOptions {
   bool debug = false;
   bool fastMath = false;
+  BoundsCheck boundsCheck = BoundsCheck::CpuOnly;
 };
+
+// The options a kernel compiles with: its decorator's (`boundsCheck` nullopt: the default),
+// except that WEFT_DEBUG and WEFT_BOUNDSCHECK, when set, decide for every kernel ("1" or "0";
+// another value throws std::invalid_argument naming the variable). Read once per kernel, when
+// it is decorated; the options are part of every cache key.
+CompilerOptions kernelOptions(bool debug, bool fastMath, std::optional<bool> boundsCheck);
+
+// Whether code lowered for `target` runs its checks and reports failures through the error
+// record: debug=True, or bounds checks on `target`. The one place this is decided.
+bool runsChecks(const CompilerOptions& options, Target target);
 
 // The front end's result for one specialization.
 struct FrontEndResult {
@@ -148,9 +182,10 @@ class Compiler {
   const backend::Toolchain& toolchain() const { return toolchain_; }
 
  private:
-  // Compiles (or finds in the disk cache) and loads the CPU target's shared object.
+  // Compiles (or finds in the disk cache) and loads the CPU target's shared object;
+  // `readsRecord`: its launches read back its error record.
   std::shared_ptr<LoadedKernel> loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
-                                               const backend::CompileOptions& options);
+                                               const backend::CompileOptions& options, bool readsRecord);
   std::mutex mutex_;  // guards types_ (the front end)
   types::TypeContext types_;
   backend::Toolchain toolchain_;

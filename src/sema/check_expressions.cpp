@@ -498,7 +498,12 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
         return errorValue();
       }
       ScalarKind kind = types::isBool(common) ? ScalarKind::Int32 : common;
-      return emit(kind, kind, op == BinaryOp::Mod ? right.nonNegative : bothNonNegative);
+      Value result = emit(kind, kind, op == BinaryOp::Mod ? right.nonNegative : bothNonNegative);
+      // debug=True: an integer divisor that may be zero is checked (floats stay IEEE).
+      bool nonzero = right.constant && isNumber(*right.constant) && truthOf(*right.constant);
+      if (!result.isError() && program.debug && types::isInteger(kind) && !nonzero)
+        result.expr->checked = true;
+      return result;
     }
     case BinaryOp::Pow: {
       if (types::isComplex(common)) return invalid();

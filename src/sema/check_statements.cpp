@@ -631,15 +631,32 @@ void FunctionChecker::returnStmt(const syntax::ReturnStmt& s) {
   emit(TypedStmtKind::Return, s.loc, {converted.expr});
 }
 
+// `assert test, msg`: checked with debug=True (AssertionError with the message and line);
+// otherwise neither `test` nor `msg` runs, as under `python -O`. The message must be a
+// constant string in either mode, so that debug=True never rejects a kernel that compiles.
 void FunctionChecker::checkAssert(const syntax::AssertStmt& s) {
   Value test = condition(*s.test);
-  if (s.msg != nullptr && s.msg->kind != syntax::ExprKind::Constant) value(*s.msg);
+  std::string message;
+  if (s.msg != nullptr) {
+    if (s.msg->kind == syntax::ExprKind::JoinedStr) {
+      sink.error(diag::AssertMessage, s.msg->loc, {"an f-string"});
+      return;
+    }
+    Value msg = expr(*s.msg);
+    if (msg.isError()) return;
+    if (!msg.constant || msg.constant->kind != ConstValue::Kind::Str) {
+      sink.error(diag::AssertMessage, s.msg->loc, {msg.constant ? toString(*msg.constant) : describe(msg)});
+      return;
+    }
+    message = msg.constant->strValue;
+  }
   if (!program.debug || test.isError()) return;
   TypedExpr* failed = make(TypedExprKind::Unary, types.scalar(types::ScalarKind::Bool), s.loc, {test.expr});
   failed->unaryOp = UnaryOp::Not;
   TypedStmt* branch = emit(TypedStmtKind::If, s.loc, {failed});
   TypedExpr* trap = make(TypedExprKind::BuiltinCall, types.none(), s.loc);
   trap->builtin = Builtin::AssertFail;
+  trap->text = message;
   TypedStmt* report = nodes.makeStmt();
   report->kind = TypedStmtKind::Evaluate;
   report->loc = s.loc;

@@ -33,7 +33,9 @@ struct CheckEntry {
 // functions they call).
 struct CheckRequest {
   std::vector<CheckEntry> entries;
-  bool debug = false;  // bounds checks, assert
+  // debug=True: asserts, integer division by zero and views' preconditions are checked at run
+  // time (array bounds are a lowering's choice: codegen gives every access a check site).
+  bool debug = false;
 };
 
 // The struct type of a @struct class (or NumPy record) `source`: its fields' annotations

@@ -76,7 +76,9 @@ class Printer {
         const char* op = e.unaryOp == UnaryOp::Neg ? "-" : e.unaryOp == UnaryOp::Pos ? "+" : e.unaryOp == UnaryOp::Invert ? "~" : "not ";
         return "(" + std::string(op) + operand(0) + "):" + type;
       }
-      case TypedExprKind::Binary: return "(" + operand(0) + " " + binaryName(e.binaryOp) + " " + operand(1) + "):" + type;
+      case TypedExprKind::Binary:
+        return "(" + operand(0) + " " + binaryName(e.binaryOp) + " " + operand(1) + ")" +
+               (e.checked ? " checked" : "") + ":" + type;
       case TypedExprKind::CompareChain: {
         std::string text = "(" + operand(0);
         for (size_t i = 0; i < e.compareOps.size(); ++i) text += std::string(" ") + compareName(e.compareOps[i]) + " " + operand(i + 1);

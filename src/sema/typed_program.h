@@ -51,8 +51,8 @@ enum class TypedExprKind : uint8_t {
   VectorElement, // operands[0][index] of a vector, or operands[0][operands[1]] (a run-time
                  // integer index; `wrapNegative[0]` says whether it may be negative)
   // Views (include/weft/device/array_views.h): a new descriptor of `type` over the elements of
-  // the array operands[0], nothing copied. `checked`: run-time preconditions stop the kernel
-  // when they fail (debug=True); unchecked, a failure gives an empty view.
+  // the array operands[0], nothing copied. `checked`: a failed run-time precondition raises
+  // ValueError (debug=True); unchecked, it gives an empty view.
   ArraySlice,    // operands[0][axes...]: `axes` has one entry per dimension of operands[0];
                  // operands[1..] are the axes' present int64 values in order
   ArrayView,     // operands[0].view(dtype): its elements reinterpreted as `type`'s element type
@@ -98,9 +98,11 @@ struct TypedExpr {
   Builtin builtin = Builtin::Syncthreads;
   int index = 0;
   std::vector<bool> wrapNegative;
-  std::string text;  // BuiltinCall Print: the printf format
+  std::string text;  // BuiltinCall Print: the printf format; AssertFail: the assert's message
   std::vector<ArrayAxis> axes;  // ArraySlice
-  bool checked = false;         // ArraySlice, ArrayView, ArrayReshape
+  // ArraySlice, ArrayView, ArrayReshape: see above. Binary FloorDiv/Mod of integers: a zero
+  // divisor raises ZeroDivisionError (debug=True) instead of giving 0.
+  bool checked = false;
 };
 
 enum class TypedStmtKind : uint8_t {

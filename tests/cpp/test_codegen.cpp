@@ -14,9 +14,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "backend/backend.h"
 #include "codegen/codegen.h"
 #include "sema_test_support.h"
 #include "support/check.h"
+#include "weft/device/error_record.h"
 #include "weft/device/host_context.h"
 
 namespace weft {
@@ -186,16 +188,18 @@ std::filesystem::path scratchDirectory() {
   return made ? std::filesystem::path(made) : std::filesystem::temp_directory_path();
 }
 
-// A host-compiled unit loaded with dlopen.
+// A host-compiled unit loaded with dlopen; `checks`: compiled as the runtime compiles a checked
+// unit (WEFT_CHECKS), with its error record in `record`.
 class HostKernel {
  public:
-  explicit HostKernel(const codegen::EmittedUnit& unit) {
+  explicit HostKernel(const codegen::EmittedUnit& unit, bool checks = false) {
     std::filesystem::path dir = scratchDirectory();
     std::ofstream(dir / "unit.cpp") << unit.source;
     const char* cxx = std::getenv("CXX");
-    std::string command = std::string(cxx && *cxx ? cxx : "c++") +
-                          " -std=c++20 -O1 -DWEFT_HOST -fPIC -shared -I" + WEFT_SOURCE_DIR "/include " +
-                          (dir / "unit.cpp").string() + " -o " + (dir / "unit.so").string();
+    std::string command = std::string(cxx && *cxx ? cxx : "c++") + " -std=c++20 -O1 -DWEFT_HOST " +
+                          (checks ? "-DWEFT_CHECKS " : "") + "-fPIC -shared -I" +
+                          WEFT_SOURCE_DIR "/include " + (dir / "unit.cpp").string() + " -o " +
+                          (dir / "unit.so").string();
     if (std::system((command + " 2> " + (dir / "log.txt").string()).c_str()) != 0) {
       std::ifstream log(dir / "log.txt");
       std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
@@ -206,6 +210,8 @@ class HostKernel {
     EXPECT_NE(handle_, nullptr) << dlerror();
     if (handle_) entry = reinterpret_cast<host::KernelEntry>(dlsym(handle_, unit.hostEntrySymbol.c_str()));
     EXPECT_NE(entry, nullptr) << unit.hostEntrySymbol;
+    if (handle_ && checks) record = static_cast<ErrorRecord*>(dlsym(handle_, "weft_error_record"));
+    EXPECT_EQ(record != nullptr, checks);
     std::filesystem::remove_all(dir);
   }
   ~HostKernel() {
@@ -246,6 +252,7 @@ class HostKernel {
   }
 
   host::KernelEntry entry = nullptr;
+  ErrorRecord* record = nullptr;
 
  private:
   void* handle_ = nullptr;
@@ -265,6 +272,22 @@ Descriptor<1> vector(std::vector<T>& values) {
 }
 
 const char* kNvcc = "/usr/local/cuda/bin/nvcc";
+
+// Compiles the unit for sm_90 as the runtime does (NVRTC; `checks`: a checked unit) and returns
+// its PTX; empty (the test skipped) when NVRTC is not installed.
+std::string nvrtcPtxForSm90(const codegen::EmittedUnit& unit, bool checks) {
+  backend::Toolchain toolchain = backend::discoverToolchain(std::string(WEFT_SOURCE_DIR) + "/include");
+  if (backend::nvrtcVersion(toolchain).empty()) return {};
+  backend::CompileOptions options;
+  options.arch = 90;
+  options.checks = checks;
+  backend::Artifact cubin = backend::compileWithNvrtc(toolchain, unit.source, "unit.cu", options);
+  EXPECT_TRUE(cubin.ok) << cubin.log << "\n--- unit ---\n" << unit.source;
+  options.output = backend::DeviceCode::Ptx;
+  backend::Artifact ptx = backend::compileWithNvrtc(toolchain, unit.source, "unit.cu", options);
+  EXPECT_TRUE(ptx.ok) << ptx.log;
+  return ptx.bytes;
+}
 
 // Compiles the unit for sm_90 through ptxas when nvcc is installed.
 void expectCompilesForSm90(const codegen::EmittedUnit& unit) {
@@ -313,7 +336,14 @@ TEST(Codegen, VecAddText) {
       << s;
   EXPECT_NE(s.find("#line 2 \"kernels.py\""), std::string::npos) << s;
   EXPECT_NE(s.find("weft::tid_x()"), std::string::npos);
-  EXPECT_NE(s.find("weft::at<true>(v_c_2, v_i_3) = weft::add<float>("), std::string::npos) << s;
+  // Every element access names its check site (bounds are checked where the lowering says).
+  EXPECT_NE(s.find("u, v_c_2, v_i_3) = weft::add<float>(weft::at<true>("), std::string::npos) << s;
+  ASSERT_EQ(unit.checkSites.size(), 3u);
+  for (const codegen::EmittedUnit::CheckSite& site : unit.checkSites) {
+    EXPECT_EQ(site.file, "kernels.py");
+    EXPECT_EQ(site.function, "vec_add");
+    EXPECT_GT(site.line, 0u);
+  }
   EXPECT_NE(s.find("extern \"C\" void " + unit.hostEntrySymbol +
                    "(weft::host::ThreadContext* context, void** args)"),
             std::string::npos);
@@ -942,43 +972,129 @@ TEST(Codegen, EveryOperationCompilesForBothTargets) {
   expectCompilesForSm90(unit);
 }
 
-// A failed debug assert stops the kernel: on the CPU target it throws out of the entry with
-// the Python file and line.
-TEST(Codegen, AssertFailThrowsOnHost) {
-  ProgramBuilder b;
-  b.function("checked", true, nullptr);
-  int a = b.param("a", b.types.array(ScalarKind::Int32, 1));
-  TypedStmt* check =
-      b.ifStmt(b.compare(CompareOp::Lt, b.element(b.get(a), {b.integer(0)}), b.integer(0)),
-               {b.stmt(TypedStmtKind::Evaluate, {b.builtin(Builtin::AssertFail, b.types.none())})});
-  b.fn().body = {check, b.store(b.element(b.get(a), {b.integer(0)}), b.integer(1))};
-  codegen::EmittedUnit unit = b.emit();
-  std::string line = std::to_string(check->body[0]->operands[0]->loc.line);
-  EXPECT_NE(unit.source.find("weft::assert_fail(\"kernels.py\", " + line + ")"), std::string::npos)
-      << unit.source;
-  HostKernel kernel(unit);
-  ASSERT_NE(kernel.entry, nullptr);
-  std::vector<int32_t> values = {5};
-  Descriptor<1> d = vector(values);
-  void* args[] = {&d};
+// Runs the kernel's host entry as thread 0 of a one-thread grid; true when a failed check
+// stopped it (the record then says what failed).
+bool stoppedByCheck(const HostKernel& kernel, void** args) {
   host::ThreadContext context{};
   context.blockDim = {1, 1, 1};
   context.gridDim = {1, 1, 1};
-  kernel.entry(&context, args);
-  EXPECT_EQ(values[0], 1);
-  values[0] = -5;
+  *kernel.record = ErrorRecord{};
   try {
     kernel.entry(&context, args);
-    ADD_FAILURE() << "the assert did not fire";
-  } catch (const std::runtime_error& error) {
-    EXPECT_EQ(std::string(error.what()), "kernels.py:" + line + ": assertion failed");
+  } catch (...) {
+    EXPECT_NE(kernel.record->kind, static_cast<uint32_t>(CheckKind::None));
+    return true;
   }
+  EXPECT_EQ(kernel.record->kind, static_cast<uint32_t>(CheckKind::None));
+  return false;
+}
+
+// A failed debug assert records its check site (whose table entry has the line) and stops the
+// thread before anything after it runs.
+TEST(Codegen, AssertFailRecordsItsSiteAndStops) {
+  ProgramBuilder b;
+  b.function("checked", true, nullptr);
+  int a = b.param("a", b.types.array(ScalarKind::Int32, 1));
+  TypedExpr* fail = b.builtin(Builtin::AssertFail, b.types.none());
+  fail->text = "a[0] must not be negative";
+  TypedStmt* check = b.ifStmt(b.compare(CompareOp::Lt, b.element(b.get(a), {b.integer(0)}), b.integer(0)),
+                              {b.stmt(TypedStmtKind::Evaluate, {fail})});
+  b.fn().body = {check, b.store(b.element(b.get(a), {b.integer(0)}), b.integer(1))};
+  codegen::EmittedUnit unit = b.emit();
+  EXPECT_NE(unit.source.find("weft::assert_failed("), std::string::npos) << unit.source;
+  HostKernel kernel(unit, true);
+  ASSERT_NE(kernel.record, nullptr);
+  std::vector<int32_t> values = {5};
+  Descriptor<1> d = vector(values);
+  void* args[] = {&d};
+  EXPECT_FALSE(stoppedByCheck(kernel, args));
+  EXPECT_EQ(values[0], 1);
+  values[0] = -5;
+  ASSERT_TRUE(stoppedByCheck(kernel, args));
   EXPECT_EQ(values[0], -5);
-  expectCompilesForSm90(unit);
+  EXPECT_EQ(kernel.record->kind, static_cast<uint32_t>(CheckKind::Assert));
+  ASSERT_LT(kernel.record->site, unit.checkSites.size());
+  const codegen::EmittedUnit::CheckSite& site = unit.checkSites[kernel.record->site];
+  EXPECT_EQ(site.line, fail->loc.line);
+  EXPECT_EQ(site.message, "a[0] must not be negative");
+  EXPECT_EQ(site.function, "checked");
+  nvrtcPtxForSm90(unit, true);
+}
+
+// Checked element access (WEFT_CHECKS): an index out of bounds, negative ones after wrapping,
+// stops the thread before the store and records the index, the shape and the failing axis;
+// indices in bounds run as before.
+TEST(Codegen, CheckedElementAccessStopsBeforeTheStore) {
+  ProgramBuilder b;
+  b.function("store2d", true, nullptr);
+  int m = b.param("m", b.types.array(ScalarKind::Int32, 2));
+  int i = b.param("i", b.i64()), j = b.param("j", b.i64());
+  b.fn().body = {b.store(b.element(b.get(m), {b.get(i), b.get(j)}), b.integer(7))};
+  codegen::EmittedUnit unit = b.emit();
+  HostKernel kernel(unit, true);
+  ASSERT_NE(kernel.record, nullptr);
+  std::vector<int32_t> storage(12, 0);
+  Descriptor<2> d{storage.data(), {3, 4}, {4, 1}};
+  int64_t row = -1, column = -4;
+  void* args[] = {&d, &row, &column};
+  EXPECT_FALSE(stoppedByCheck(kernel, args));
+  EXPECT_EQ(storage[8], 7);  // m[-1, -4] is m[2, 0]
+  const std::pair<int64_t, int64_t> outside[] = {{3, 0}, {0, 4}, {-4, 0}, {1, -5}};
+  for (auto [r, c] : outside) {
+    row = r;
+    column = c;
+    std::vector<int32_t> before = storage;
+    ASSERT_TRUE(stoppedByCheck(kernel, args)) << r << ", " << c;
+    EXPECT_EQ(storage, before);
+    const ErrorRecord& record = *kernel.record;
+    EXPECT_EQ(record.kind, static_cast<uint32_t>(CheckKind::Bounds));
+    EXPECT_EQ(record.detail, (r >= 3 || r < -3) ? 0u : 1u);
+    EXPECT_EQ(record.axisIndex, (r >= 3 || r < -3) ? r : c);
+    EXPECT_EQ(record.axisSize, (r >= 3 || r < -3) ? 3u : 4u);
+    EXPECT_EQ(record.rank, 2u);
+    EXPECT_EQ(record.indexCount, 2u);
+    EXPECT_EQ(record.index[0], r);
+    EXPECT_EQ(record.index[1], c);
+    EXPECT_EQ(record.shape[0], 3u);
+    EXPECT_EQ(record.shape[1], 4u);
+  }
+  // Unchecked (no WEFT_CHECKS), the same unit has no record and no check.
+  HostKernel unchecked(unit);
+  EXPECT_EQ(unchecked.record, nullptr);
+}
+
+// Without WEFT_CHECKS the bounds checks compile away: the GPU code of an unchecked lowering has
+// no error record. A checked lowering of a debug program (every kind of check) has it, stops
+// failing threads with exit and never traps.
+TEST(Codegen, ChecksCompileAwayOnTheGpuUnlessEnabled) {
+  const std::string source =
+      "from cuda import device\n"
+      "\n"
+      "@device.kernel\n"
+      "def k(a, m, out, d):\n"
+      "    i = device.tid(1)\n"
+      "    assert d != 3, 'three'\n"
+      "    out[i] = a[-i] // d + m[i, :][0] % d\n";
+  const std::vector<std::string> arguments = {"int32[:]", "int32[:, :]", "int32[:]", "int32"};
+  auto plain = testing::checkKernel(source, "k", arguments, false);
+  auto debug = testing::checkKernel(source, "k", arguments, true);
+  ASSERT_TRUE(plain->ok() && debug->ok()) << plain->errors << debug->errors;
+  codegen::EmittedUnit accesses = codegen::emitCuda(plain->program, plain->sources);
+  codegen::EmittedUnit everything = codegen::emitCuda(debug->program, debug->sources);
+  EXPECT_EQ(accesses.checkSites.size(), 4u);    // 3 element accesses and a slicing
+  EXPECT_EQ(everything.checkSites.size(), 7u);  // and 2 divisions and an assert
+  std::string unchecked = nvrtcPtxForSm90(accesses, false);
+  if (unchecked.empty()) GTEST_SKIP() << "NVRTC is not installed";
+  EXPECT_EQ(unchecked.find("weft_error_record"), std::string::npos);
+  EXPECT_NE(nvrtcPtxForSm90(accesses, true).find("weft_error_record"), std::string::npos);
+  std::string checked = nvrtcPtxForSm90(everything, true);
+  EXPECT_NE(checked.find("weft_error_record"), std::string::npos);
+  EXPECT_NE(checked.find("exit;"), std::string::npos);
+  EXPECT_EQ(checked.find("trap;"), std::string::npos);
 }
 
 // Views from Python source through sema (debug=True: checked) and codegen: their values on the
-// host, a failed precondition stopping the kernel with the Python line, and sm_90.
+// host, a failed precondition stopping the thread with its site and reason, and sm_90.
 TEST(Codegen, CheckedArrayViewsRunOnHost) {
   auto checked = testing::checkKernel(
       "from cuda import device\n"
@@ -996,34 +1112,36 @@ TEST(Codegen, CheckedArrayViewsRunOnHost) {
       "k", {"int64[:]", "int64[:]", "int64", "bool"}, true);
   ASSERT_TRUE(checked->ok()) << checked->errors;
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
-  EXPECT_NE(unit.source.find("weft::CheckAt{\"test.py\", 5}"), std::string::npos) << unit.source;
-  HostKernel kernel(unit);
+  EXPECT_NE(unit.source.find("weft::slice<1>(weft::ViewSite<true>{"), std::string::npos) << unit.source;
+  HostKernel kernel(unit, true);
   ASSERT_NE(kernel.entry, nullptr);
   std::vector<int64_t> a = {0, 1, 2, 3, 4, 5, 6, 7}, out(6, -1);
   Descriptor<1> da = vector(a), dout = vector(out);
   int64_t step = -2;
   bool flag = false;
   void* args[] = {&da, &dout, &step, &flag};
-  host::ThreadContext context{};
-  context.blockDim = {1, 1, 1};
-  context.gridDim = {1, 1, 1};
-  kernel.entry(&context, args);
+  EXPECT_FALSE(stoppedByCheck(kernel, args));
   EXPECT_EQ(out, (std::vector<int64_t>{3, 6, 4, 6, 1, -1}));
-  auto expectStop = [&](const std::string& message) {
-    try {
-      kernel.entry(&context, args);
-      ADD_FAILURE() << "the kernel did not stop: " << message;
-    } catch (const std::runtime_error& error) {
-      EXPECT_EQ(std::string(error.what()), message);
-    }
+  auto expectStop = [&](uint32_t line, ViewFailure failure, const std::string& source) {
+    ASSERT_TRUE(stoppedByCheck(kernel, args));
+    EXPECT_EQ(kernel.record->kind, static_cast<uint32_t>(CheckKind::View));
+    EXPECT_EQ(kernel.record->detail, static_cast<uint32_t>(failure));
+    ASSERT_LT(kernel.record->site, unit.checkSites.size());
+    EXPECT_EQ(unit.checkSites[kernel.record->site].line, line);
+    EXPECT_EQ(unit.checkSites[kernel.record->site].source, source);
   };
   step = 0;
-  expectStop("test.py:5: slice step cannot be zero");
+  expectStop(5, ViewFailure::ZeroStep, "v = a[6:1:step]");
+  // a[6:1:1] is empty: its element 0 is out of bounds.
   step = 1;
+  ASSERT_TRUE(stoppedByCheck(kernel, args));
+  EXPECT_EQ(kernel.record->kind, static_cast<uint32_t>(CheckKind::Bounds));
+  EXPECT_EQ(kernel.record->axisSize, 0u);
+  EXPECT_EQ(unit.checkSites[kernel.record->site].source, "out[1] = v[0]");
+  step = -1;
   flag = true;
-  expectStop(
-      "test.py:12: reshape(): the array's strides allow no view of this shape (a copy would be needed)");
-  expectCompilesForSm90(unit);
+  expectStop(12, ViewFailure::ReshapeCopy, "out[5] = a.reshape(2, 4)[:, :3].reshape(-1)[0]");
+  nvrtcPtxForSm90(unit, true);
 }
 
 // Something codegen cannot spell is an internal compiler error, never broken C++.

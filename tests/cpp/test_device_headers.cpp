@@ -374,19 +374,19 @@ TEST(DeviceArray, IndexingWithStridesAndNegativeIndices) {
   std::vector<int32_t> storage(24);
   for (size_t k = 0; k < storage.size(); ++k) storage[k] = static_cast<int32_t>(k * 10);
   weft::Array<int32_t, 2> matrix{storage.data(), {4, 6}, {6, 1}};
-  EXPECT_EQ((weft::at<true, true>(matrix, 1, 2)), 80);
-  EXPECT_EQ((weft::at<true, true>(matrix, -1, -1)), 230);
-  EXPECT_EQ((weft::at<false, true>(matrix, 2u, -6)), 120);
-  weft::at<true, true>(matrix, 3, int64_t(-2)) = -5;
+  EXPECT_EQ((weft::at<true, true>(0, matrix, 1, 2)), 80);
+  EXPECT_EQ((weft::at<true, true>(0, matrix, -1, -1)), 230);
+  EXPECT_EQ((weft::at<false, true>(0, matrix, 2u, -6)), 120);
+  weft::at<true, true>(0, matrix, 3, int64_t(-2)) = -5;
   EXPECT_EQ(storage[22], -5);
   // A reversed view: data at the last element, stride -1 (two's complement in uint64).
   weft::Array<int32_t, 1> reversed{storage.data() + 23, {24}, {static_cast<uint64_t>(-1)}};
-  EXPECT_EQ(weft::at<true>(reversed, 0), storage[23]);
-  EXPECT_EQ(weft::at<true>(reversed, -1), storage[0]);
-  EXPECT_EQ(weft::at<false>(reversed, uint8_t(5)), storage[18]);
+  EXPECT_EQ(weft::at<true>(0, reversed, 0), storage[23]);
+  EXPECT_EQ(weft::at<true>(0, reversed, -1), storage[0]);
+  EXPECT_EQ(weft::at<false>(0, reversed, uint8_t(5)), storage[18]);
   // A column view: every 6th element.
   weft::Array<int32_t, 1> column{storage.data() + 1, {4}, {6}};
-  EXPECT_EQ(weft::at<true>(column, -1), storage[19]);
+  EXPECT_EQ(weft::at<true>(0, column, -1), storage[19]);
   EXPECT_EQ(weft::size(matrix), 24);
   EXPECT_EQ(weft::shape(matrix, 1), 6);
   EXPECT_EQ(weft::stride_bytes(matrix, 0), 24);

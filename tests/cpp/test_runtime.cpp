@@ -13,6 +13,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -571,13 +572,111 @@ TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
     EXPECT_GT(fs::file_size(entries[0]), 100u);
   }
   {
-    // Other options make another entry.
+    // Other options make another entry: the key hashes the compiler's arguments.
     CompilerOptions debug;
     debug.debug = true;
     Compiler compiler(includeDir());
     compiler.load(frontEnd, Target::Cpu, debug);
     EXPECT_EQ(cacheEntries().size(), 2u);
+    CompilerOptions unchecked;
+    unchecked.boundsCheck = BoundsCheck::Never;
+    compiler.load(frontEnd, Target::Cpu, unchecked);
+    EXPECT_EQ(cacheEntries().size(), 3u);
   }
+}
+
+// Where checks run: debug everywhere; bounds on the CPU target by default, everywhere or
+// nowhere on request. WEFT_DEBUG and WEFT_BOUNDSCHECK, when set, decide for every kernel.
+TEST(KernelOptions, TheEnvironmentDecidesWhenSet) {
+  ScopedEnvironment debugVariable("WEFT_DEBUG", nullptr);
+  ScopedEnvironment boundsVariable("WEFT_BOUNDSCHECK", nullptr);
+  CompilerOptions plain = kernelOptions(false, true, std::nullopt);
+  EXPECT_FALSE(plain.debug);
+  EXPECT_TRUE(plain.fastMath);
+  EXPECT_EQ(plain.boundsCheck, BoundsCheck::CpuOnly);
+  EXPECT_TRUE(runsChecks(plain, Target::Cpu));
+  EXPECT_FALSE(runsChecks(plain, Target::Gpu));
+  EXPECT_TRUE(runsChecks(kernelOptions(true, false, std::nullopt), Target::Gpu));
+  EXPECT_TRUE(runsChecks(kernelOptions(false, false, true), Target::Gpu));
+  EXPECT_FALSE(runsChecks(kernelOptions(false, false, false), Target::Cpu));
+  EXPECT_TRUE(runsChecks(kernelOptions(true, false, false), Target::Cpu));
+  {
+    ScopedEnvironment on("WEFT_DEBUG", "1");
+    EXPECT_TRUE(kernelOptions(false, false, std::nullopt).debug);
+  }
+  {
+    ScopedEnvironment off("WEFT_DEBUG", "0");
+    EXPECT_FALSE(kernelOptions(true, false, std::nullopt).debug);
+  }
+  {
+    ScopedEnvironment off("WEFT_BOUNDSCHECK", "0");
+    EXPECT_EQ(kernelOptions(false, false, true).boundsCheck, BoundsCheck::Never);
+  }
+  {
+    ScopedEnvironment on("WEFT_BOUNDSCHECK", "1");
+    EXPECT_EQ(kernelOptions(false, false, std::nullopt).boundsCheck, BoundsCheck::Always);
+  }
+  {
+    ScopedEnvironment empty("WEFT_BOUNDSCHECK", "");
+    EXPECT_EQ(kernelOptions(false, false, false).boundsCheck, BoundsCheck::Never);
+  }
+  ScopedEnvironment bad("WEFT_DEBUG", "yes");
+  try {
+    kernelOptions(false, false, std::nullopt);
+    ADD_FAILURE() << "WEFT_DEBUG=yes was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()), "WEFT_DEBUG must be 1 or 0 (or unset), not 'yes'");
+  }
+}
+
+// The report of a failed check: the site's file, line and source, then the kernel, function,
+// block and thread, and for an index the indices and shape.
+TEST(KernelChecks, FailuresReadAsPythonMessages) {
+  std::vector<codegen::EmittedUnit::CheckSite> sites(2);
+  sites[0] = {"/src/k.py", 12, "helper", "return a[i, j]", ""};
+  sites[1] = {"/src/k.py", 20, "k", "assert n > 0, 'empty'", "empty"};
+  ErrorRecord record{};
+  record.kind = static_cast<uint32_t>(CheckKind::Bounds);
+  record.site = 0;
+  record.detail = 1;
+  record.block[0] = 3;
+  record.thread[2] = 1;
+  record.rank = record.indexCount = 2;
+  record.index[0] = 1;
+  record.index[1] = -9;
+  record.shape[0] = 4;
+  record.shape[1] = 8;
+  record.axisIndex = -9;
+  record.axisSize = 8;
+  KernelCheckError bounds = checkFailure("k", sites, record);
+  EXPECT_EQ(bounds.kind(), KernelCheckError::Kind::Index);
+  EXPECT_EQ(
+      std::string(bounds.what()),
+      "/src/k.py:12: index -9 is out of bounds for axis 1 with size 8\n"
+      "    return a[i, j]\n"
+      "in kernel 'k', function 'helper', block (3, 0, 0), thread (0, 0, 1): index (1, -9) into an array of "
+      "shape (4, 8)");
+  record.indexCount = 0;
+  record.rank = 1;
+  EXPECT_NE(std::string(checkFailure("k", sites, record).what())
+                .find(": an index of a slicing into an array of shape (4,)"),
+            std::string::npos);
+  record.kind = static_cast<uint32_t>(CheckKind::Assert);
+  record.site = 1;
+  KernelCheckError assertion = checkFailure("k", sites, record);
+  EXPECT_EQ(assertion.kind(), KernelCheckError::Kind::Assertion);
+  EXPECT_EQ(
+      std::string(assertion.what()),
+      "/src/k.py:20: empty\n    assert n > 0, 'empty'\nin kernel 'k', block (3, 0, 0), thread (0, 0, 1)");
+  record.kind = static_cast<uint32_t>(CheckKind::View);
+  record.detail = static_cast<uint32_t>(ViewFailure::ZeroStep);
+  EXPECT_EQ(checkFailure("k", sites, record).kind(), KernelCheckError::Kind::Value);
+  EXPECT_NE(std::string(checkFailure("k", sites, record).what()).find("k.py:20: slice step cannot be zero"),
+            std::string::npos);
+  record.kind = static_cast<uint32_t>(CheckKind::ZeroDivision);
+  EXPECT_EQ(checkFailure("k", sites, record).kind(), KernelCheckError::Kind::ZeroDivision);
+  record.site = 2;
+  EXPECT_THROW(checkFailure("k", sites, record), InternalCompilerError);
 }
 
 TEST_F(CpuRunnerFixture, DisabledCacheLeavesNoFiles) {

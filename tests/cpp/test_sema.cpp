@@ -746,6 +746,54 @@ TEST(SemaStatements, AssertIsCheckedOnlyInDebug) {
   EXPECT_NE(debug->dump.find("AssertFail"), std::string::npos) << debug->dump;
 }
 
+// An assert's message is a constant string (kept for the report of debug=True), in either
+// mode: turning debug on never rejects a kernel that compiled.
+TEST(SemaStatements, AssertMessageIsAConstantString) {
+  auto named = run("GREETING = 'not positive'\n@device.kernel\ndef k(a):\n    assert a[0] > 0, GREETING\n",
+                   {"int32[:]"}, true);
+  ASSERT_TRUE(named->ok()) << named->errors;
+  const TypedExpr* fail = nullptr;
+  for (const TypedExpr& e : named->program.exprs) {
+    if (e.kind == TypedExprKind::BuiltinCall && e.builtin == Builtin::AssertFail) fail = &e;
+  }
+  ASSERT_NE(fail, nullptr);
+  EXPECT_EQ(fail->text, "not positive");
+  for (bool debug : {false, true}) {
+    auto formatted =
+        run("@device.kernel\ndef k(a):\n    assert a[0] > 0, f'{a[0]} is negative'\n", {"int32[:]"}, debug);
+    EXPECT_EQ(formatted->kinds(), std::vector<std::string>{"AssertMessage"}) << formatted->errors;
+    EXPECT_NE(formatted->errors.find("not an f-string"), std::string::npos) << formatted->errors;
+  }
+  expectError("@device.kernel\ndef k(a):\n    assert a[0] > 0, a[0]\n", {"int32[:]"}, "AssertMessage", 3,
+              "int32");
+  expectError("@device.kernel\ndef k(a):\n    assert a[0] > 0, 42\n", {"int32[:]"}, "AssertMessage", 3,
+              "not 42");
+}
+
+// debug=True checks integer // and % for a zero divisor unless the divisor is a nonzero
+// constant; float division stays IEEE and is never checked.
+TEST(SemaExpressions, DebugChecksIntegerDivisorsThatMayBeZero) {
+  std::string source =
+      "@device.kernel\ndef k(a, f, n):\n    a[0] = a[1] // n + a[2] % n + a[3] // 2 + a[4] % -3\n"
+      "    f[0] = f[1] // f[2] + f[3] % f[4]\n    n2 = n\n    n2 //= a[5]\n";
+  auto debug = run(source, {"int64[:]", "float32[:]", "int64"}, true);
+  ASSERT_TRUE(debug->ok()) << debug->errors;
+  size_t checked = 0;
+  for (const TypedExpr& e : debug->program.exprs) {
+    if (e.kind == TypedExprKind::Binary && e.checked) {
+      ++checked;
+      EXPECT_TRUE(types::isInteger(e.type->scalar)) << debug->dump;
+      EXPECT_NE(e.operands[1]->kind, TypedExprKind::Literal) << debug->dump;
+    }
+  }
+  EXPECT_GE(checked, 3u) << debug->dump;
+  EXPECT_NE(debug->dump.find("(a[1:int64]:int64 // n) checked:int64"), std::string::npos) << debug->dump;
+  EXPECT_NE(debug->dump.find("// 2:int64):int64"), std::string::npos) << debug->dump;
+  auto release = run(source, {"int64[:]", "float32[:]", "int64"});
+  ASSERT_TRUE(release->ok()) << release->errors;
+  EXPECT_EQ(release->dump.find("checked"), std::string::npos) << release->dump;
+}
+
 TEST(SemaStatements, DocstringsAndPassAreIgnored) {
   auto r = run("@device.kernel\ndef k(a):\n    \"\"\"Docs.\"\"\"\n    pass\n", {"int32[:]"});
   ASSERT_TRUE(r->ok()) << r->errors;

@@ -1,8 +1,10 @@
 // Arrays in device code. Array<T, N> is also the kernel parameter ABI shared with the
 // runtime, which packs each array argument as {pointer, N x uint64 shape, N x uint64 strides}
-// with strides counted in ELEMENTS (possibly negative, stored two's complement).
+// with strides counted in ELEMENTS (possibly negative, stored two's complement). Element
+// access is bounds-checked where the unit's checks run (intrinsics.h, docs/debugging.md).
 #pragma once
 
+#include "weft/device/intrinsics.h"
 #include "weft/device/numeric.h"
 
 namespace weft {
@@ -43,13 +45,42 @@ WEFT_HD uint64_t indexOffset(const Array<T, N>& array, int d, I i) {
   return index * array.strides[d];
 }
 
+// Whether index `i` (a negative one wrapped when Wrap is set) lies in [0, size).
+template <bool Wrap, class I>
+WEFT_HD bool inBounds(uint64_t size, I i) {
+  uint64_t index = static_cast<uint64_t>(static_cast<int64_t>(i));
+  if constexpr (Wrap && kIsSigned<I>) {
+    if (i < 0) index += size;
+  }
+  return index < size;
+}
+
+// A bounds-checked access whose indices do not all lie in their dimensions: reports the first
+// axis out of bounds and stops the thread.
+template <bool... Wrap, class T, int N, class... I>
+WEFT_HD void checkIndices(uint32_t site, const Array<T, N>& array, I... index) {
+  int axis = -1;
+  int d = 0;
+  ((axis < 0 && !inBounds<Wrap>(array.shape[d], index) ? axis = d : 0, ++d), ...);
+  if (axis < 0) return;
+  // Copies, so that the descriptor (a kernel parameter, perhaps) never has its address taken.
+  const int64_t given[] = {static_cast<int64_t>(index)...};
+  uint64_t shape[N];
+  for (int k = 0; k < N; ++k) shape[k] = array.shape[k];
+  fail(Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis), N, shape, N, given, given[axis],
+               shape[axis]});
+}
+
 }  // namespace detail
 
 // The element of `array` at `index...` (one index per dimension); Wrap... says per index
-// whether a negative value counts from the end of its dimension (Python semantics).
+// whether a negative value counts from the end of its dimension (Python semantics). Where the
+// unit's checks run (kChecks), an index out of bounds fails check site `site` (IndexError)
+// before any memory is touched; otherwise it is not checked.
 template <bool... Wrap, class T, int N, class... I>
-WEFT_HD T& at(const Array<T, N>& array, I... index) {
+WEFT_HD T& at(uint32_t site, const Array<T, N>& array, I... index) {
   static_assert(sizeof...(Wrap) == N && sizeof...(I) == N, "one index per dimension");
+  if constexpr (kChecks) detail::checkIndices<Wrap...>(site, array, index...);
   uint64_t offset = 0;
   int d = 0;
   ((offset += detail::indexOffset<Wrap>(array, d++, index)), ...);

@@ -2,10 +2,11 @@
 // copy. Each returns a new descriptor over the same elements; nothing is allocated or copied.
 //
 // Run-time preconditions (a nonzero slice step, a layout that view(dtype) or reshape can
-// describe) are checked when codegen passes a CheckAt site (debug=True): a failure stops the
-// kernel like a failed assert, with the Python file:line and what went wrong. Unchecked
-// (Unchecked{}), a failed precondition gives an empty view, every dimension 0, so nothing is
-// read or written through it. The checks read only the descriptor.
+// describe) are checked when codegen passes a ViewSite<true> (debug=True): a failure stops the
+// thread like a failed assert and raises ValueError with what went wrong (intrinsics.h). With
+// ViewSite<false>, a failed precondition gives an empty view, every dimension 0, so nothing is
+// read or written through it. The checks read only the descriptor. An integer index in a
+// slicing (m[i, :]) is bounds-checked like an element access, where the unit's checks run.
 #pragma once
 
 #include "weft/device/array.h"
@@ -13,13 +14,12 @@
 
 namespace weft {
 
-// Where a checked view operation is in the Python source, for its failure message.
-struct CheckAt {
-  const char* file;
-  int line;
+// A view operation's check site (its number in the unit's site table); Checked: a failed
+// precondition stops the thread (debug=True) instead of giving an empty view.
+template <bool Checked>
+struct ViewSite {
+  uint32_t site;
 };
-// A view operation whose failed precondition gives an empty view.
-struct Unchecked {};
 
 // One dimension of a slicing: an integer index (the dimension is dropped; Wrap: a negative
 // index counts from the end), or start:stop:step where an omitted start or stop
@@ -35,9 +35,11 @@ struct SliceAxis {
 
 namespace detail {
 
-WEFT_HD void viewFailed(const Unchecked&, const char*) {}
-WEFT_HD void viewFailed(const CheckAt& site, const char* what) {
-  check_fail(site.file, site.line, what);
+template <bool Checked>
+WEFT_HD void viewFailed(ViewSite<Checked> site, ViewFailure failure) {
+  if constexpr (Checked) {
+    fail(Failure{CheckKind::View, site.site, static_cast<uint32_t>(failure), 0, nullptr, 0, nullptr, 0, 0});
+  }
 }
 
 template <class T, int N>
@@ -60,6 +62,7 @@ WEFT_HD int64_t clampBound(int64_t i, int64_t n, int64_t lower, int64_t upper) {
 // The state of a slicing while its axes are applied in order.
 template <class T, int M>
 struct Slicing {
+  uint32_t site;  // where an index out of bounds is reported
   Array<T, M>& result;
   uint64_t offset;  // in elements; unsigned arithmetic wraps, exact for negative strides
   int from;         // the next dimension of the sliced array
@@ -70,6 +73,14 @@ struct Slicing {
 template <class T, int N, class S, bool Wrap>
 WEFT_HD void applyAxis(const Array<T, N>& array, S& state, IndexAxis<Wrap> axis) {
   int d = state.from++;
+  if constexpr (kChecks) {
+    if (!inBounds<Wrap>(array.shape[d], axis.index)) {
+      uint64_t shape[N];  // a copy: the descriptor never has its address taken
+      for (int k = 0; k < N; ++k) shape[k] = array.shape[k];
+      fail(Failure{CheckKind::Bounds, state.site, static_cast<uint32_t>(d), N, shape, 0, nullptr, axis.index,
+                   shape[d]});
+    }
+  }
   uint64_t index = static_cast<uint64_t>(axis.index);
   if (Wrap && axis.index < 0) index += array.shape[d];
   state.offset += index * array.strides[d];
@@ -105,16 +116,16 @@ WEFT_HD void applyAxis(const Array<T, N>& array, S& state, SliceAxis<HasStart, H
 }  // namespace detail
 
 // array[axes...]: one axis per dimension of `array`; the result has one dimension per
-// SliceAxis (M of them). A zero step makes its dimension empty (checked: stops the kernel).
-template <int M, class Site, class T, int N, class... Axes>
-WEFT_HD Array<T, M> slice(const Site& site, const Array<T, N>& array, Axes... axes) {
+// SliceAxis (M of them). A zero step makes its dimension empty (checked: stops the thread).
+template <int M, bool Checked, class T, int N, class... Axes>
+WEFT_HD Array<T, M> slice(ViewSite<Checked> site, const Array<T, N>& array, Axes... axes) {
   static_assert(sizeof...(Axes) == N, "one axis per dimension");
   Array<T, M> result;
-  detail::Slicing<T, M> state{result, 0, 0, 0, false};
+  detail::Slicing<T, M> state{site.site, result, 0, 0, 0, false};
   (detail::applyAxis(array, state, axes), ...);
   result.data = array.data + static_cast<int64_t>(state.offset);
   if (state.zeroStep) {
-    detail::viewFailed(site, "slice step cannot be zero");
+    detail::viewFailed(site, ViewFailure::ZeroStep);
     detail::makeEmpty(result);
   }
   return result;
@@ -125,38 +136,38 @@ WEFT_HD Array<T, M> slice(const Site& site, const Array<T, N>& array, Axes... ax
 // (or of length 1, or the array empty); a smaller U divides sizeof(T) (sema checks it), a
 // larger U must divide the last dimension's bytes, and every other stride must be a whole
 // number of U. The data must be aligned for U.
-template <class U, class Site, class T, int N>
-WEFT_HD Array<U, N> view(const Site& site, const Array<T, N>& array) {
+template <class U, bool Checked, class T, int N>
+WEFT_HD Array<U, N> view(ViewSite<Checked> site, const Array<T, N>& array) {
   constexpr uint64_t from = sizeof(T), to = sizeof(U);
   static_assert(to >= from || from % to == 0, "a smaller dtype must divide the element size");
   Array<U, N> result;
   result.data = reinterpret_cast<U*>(array.data);
-  const char* failure = nullptr;
-  if (reinterpret_cast<uint64_t>(array.data) % alignof(U) != 0)
-    failure = "view(): the data is not aligned for the new dtype";
+  bool failed = false;
+  ViewFailure failure = ViewFailure::ViewAlignment;
+  auto failWith = [&](ViewFailure what) {
+    failed = true;
+    failure = what;
+  };
+  if (reinterpret_cast<uint64_t>(array.data) % alignof(U) != 0) failWith(ViewFailure::ViewAlignment);
   for (int d = 0; d < N; ++d) {
     result.shape[d] = array.shape[d];
     result.strides[d] = array.strides[d];
   }
   if constexpr (from != to) {
     constexpr int last = N - 1;
-    if (array.shape[last] != 1 && size(array) != 0 && array.strides[last] != 1) {
-      failure = "view(): to change to a dtype of a different size, the last axis must be contiguous";
-    }
+    if (array.shape[last] != 1 && size(array) != 0 && array.strides[last] != 1)
+      failWith(ViewFailure::ViewNotContiguous);
     for (int d = 0; d < last; ++d) {
       int64_t bytes = static_cast<int64_t>(array.strides[d]) * static_cast<int64_t>(from);
-      if (bytes % static_cast<int64_t>(to) != 0)
-        failure = "view(): a stride is not a whole number of the new dtype's size";
+      if (bytes % static_cast<int64_t>(to) != 0) failWith(ViewFailure::ViewStride);
       result.strides[d] = static_cast<uint64_t>(bytes / static_cast<int64_t>(to));
     }
     uint64_t lastBytes = array.shape[last] * from;
-    if (lastBytes % to != 0) {
-      failure = "view(): the last axis's size in bytes is not a multiple of the new dtype's size";
-    }
+    if (lastBytes % to != 0) failWith(ViewFailure::ViewLastAxis);
     result.shape[last] = lastBytes / to;
     result.strides[last] = 1;
   }
-  if (failure != nullptr) {
+  if (failed) {
     detail::viewFailed(site, failure);
     detail::makeEmpty(result);
   }
@@ -220,9 +231,9 @@ WEFT_HD bool nocopyStrides(const Array<T, N>& array, const int64_t (&dims)[M], i
 // negative (-1: inferred from the size); the sizes must agree. A C-contiguous array takes C-contiguous
 // strides; otherwise the strides NumPy's no-copy reshape finds, when the dimensions it merges
 // are contiguous with each other. A reshape that would need a copy gives an empty view
-// (checked: stops the kernel).
-template <class Site, class T, int N, class... D>
-WEFT_HD Array<T, sizeof...(D)> reshape(const Site& site, const Array<T, N>& array, D... given) {
+// (checked: stops the thread).
+template <bool Checked, class T, int N, class... D>
+WEFT_HD Array<T, sizeof...(D)> reshape(ViewSite<Checked> site, const Array<T, N>& array, D... given) {
   constexpr int M = sizeof...(D);
   int64_t dims[M] = {static_cast<int64_t>(given)...};
   Array<T, M> result;
@@ -230,27 +241,30 @@ WEFT_HD Array<T, sizeof...(D)> reshape(const Site& site, const Array<T, N>& arra
   int64_t total = size(array);
   int64_t known = 1;
   int unknown = -1;
-  const char* failure = nullptr;
+  bool failed = false;
+  ViewFailure failure = ViewFailure::ReshapeUnknowns;
   for (int d = 0; d < M; ++d) {
     if (dims[d] >= 0) {
       known *= dims[d];
     } else if (unknown < 0) {
       unknown = d;
     } else {
-      failure = "reshape(): can only specify one unknown dimension";
+      failed = true;
     }
   }
-  if (failure == nullptr && unknown >= 0) {
+  if (!failed && unknown >= 0) {
     if (known == 0 || total % known != 0) {
-      failure = "reshape(): the array's size does not fit the new shape";
+      failed = true;
+      failure = ViewFailure::ReshapeSize;
     } else {
       dims[unknown] = total / known;
     }
-  } else if (failure == nullptr && known != total) {
-    failure = "reshape(): the array's size does not fit the new shape";
+  } else if (!failed && known != total) {
+    failed = true;
+    failure = ViewFailure::ReshapeSize;
   }
   int64_t strides[M];
-  if (failure == nullptr) {
+  if (!failed) {
     if (detail::isCContiguous(array)) {
       int64_t step = 1;
       for (int d = M - 1; d >= 0; --d) {
@@ -258,10 +272,11 @@ WEFT_HD Array<T, sizeof...(D)> reshape(const Site& site, const Array<T, N>& arra
         step *= dims[d] > 0 ? dims[d] : 1;
       }
     } else if (!detail::nocopyStrides(array, dims, strides)) {
-      failure = "reshape(): the array's strides allow no view of this shape (a copy would be needed)";
+      failed = true;
+      failure = ViewFailure::ReshapeCopy;
     }
   }
-  if (failure != nullptr) {
+  if (failed) {
     detail::viewFailed(site, failure);
     detail::makeEmpty(result);
     return result;

@@ -6,7 +6,8 @@
 // - shifts by >= the bit width give Python's value within the type's range;
 // - int() truncation of floats, wrapped into the target integer type.
 // Where Python raises an exception, device code cannot, so weft defines a result:
-// - integer x // 0 == 0 and x % 0 == 0 (the host process must never trap);
+// - integer x // 0 == 0 and x % 0 == 0 (the host process must never trap; with debug=True
+//   the divisor is checked first and ZeroDivisionError raised: intrinsics.h checked_divisor);
 // - float x // 0.0 == floor(x / 0.0) (+-inf, or nan for 0.0 // 0.0) and x % 0.0 == nan;
 // - a shift by a negative count gives 0;
 // - integer x ** n with n < 0 gives Python's float result truncated toward zero (0 unless
