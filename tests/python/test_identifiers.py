@@ -290,7 +290,7 @@ def test_no_cuda_header_macro_starts_like_a_mangled_name(tmp_path):
 
 # Interoperable functions and kernels keep their Python names as extern "C" symbols, so sema
 # rejects the ones that would collide in the unit or in the C++ program that calls them.
-REJECTED_INTEROP_NAMES = """NAN INFINITY EOF M_PI INT_MAX CUDART_VERSION GEMM_2D errno stdin stdout
+REJECTED_INTEROP_NAMES = """NAN INFINITY EOF M_PI M_PIf INT_MAX CUDART_VERSION GEMM GEMM_2D errno stdin stdout
 stderr offsetof alloca int32_t size_t uint8_t cudaStream_t my_type_t uint ushort half half2
 nv_bfloat16 int2 float4 ulonglong4 double4_32a make_int2 make_float4 dim3 threadIdx blockIdx
 blockDim gridDim warpSize std weft cuda nv main sqrtf sqrtl sqrtf64 lgammaf_r strtof64_l printf qsort
@@ -469,3 +469,42 @@ def test_dtype_field_names_that_are_not_identifiers_or_are_macros(tmp_path):
     out = np.zeros(50, np.float32)
     device.launch(module.k, a, out, grid=1, block=64, target="cpu")
     np.testing.assert_allclose(out, a["NAN"] + a["errno"] + a["é"] + a["fi"], rtol=1e-6)
+
+
+CLASSIC_SOURCE = """
+import numpy as np
+from weft import cuda
+
+@cuda.jit(device=True)
+def int32_t(NAN, errno):
+    return NAN * errno
+
+@cuda.jit
+def threadIdx_kernel(x, out):
+    threadIdx = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    warpSize = cuda.warpsize
+    if threadIdx < x.size:
+        ﬁ = x[threadIdx]
+        blockDim = int32_t(fi, 3)
+        out[threadIdx] = blockDim + warpSize
+"""
+
+
+def test_classic_front_names_are_mangled_too(tmp_path, monkeypatch):
+    # numba-cuda style kernels whose locals and device functions are named like CUDA's built-ins.
+    monkeypatch.setenv("WEFT_TARGET", "cpu")
+    path = tmp_path / "classic_names.py"
+    path.write_text(CLASSIC_SOURCE, encoding="utf-8")
+    module = load(path, "weft_test_classic_names")
+    x = np.random.default_rng(9).integers(-1000, 1000, 100).astype(np.int32)
+    out = np.zeros_like(x)
+    module.threadIdx_kernel[4, 32](x, out)
+    np.testing.assert_array_equal(out, x * 3 + 32)
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11) or unicodedata.unidata_version != "14.0.0",
+                    reason="the tables follow CPython 3.11 (Unicode 14.0.0)")
+def test_unicode_tables_are_what_the_generator_writes():
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "gen_unicode_tables.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, "src/syntax/unicode_*.cpp are stale: run tools/gen_unicode_tables.py\n" + proc.stderr
