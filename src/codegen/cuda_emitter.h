@@ -130,12 +130,13 @@ class CudaEmitter {
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.
 enum class NameKind : uint8_t { Local, Function, Struct, Member, Kernel };
 // The C++ spelling of the Python name `pythonName` of the entity numbered `unique` among those
-// of `kind` in its C++ scope (emit_names.cpp): `<prefix>_<readable ASCII>_<unique>`, which is
-// never a keyword, a macro, a name of weft's or another entity's name. Every user-chosen name
+// of `kind` in its C++ scope (emit_names.cpp): `<prefix>_<readable ASCII>_<unique>`, never a
+// C++ keyword, a macro, one of weft's names or another entity's name. Every user-chosen name
 // the unit prints goes through it, interoperable symbols aside (sema validates those).
 std::string userName(NameKind kind, std::string_view pythonName, size_t unique);
 // `text` made safe in a // comment (no control characters, no line-splicing backslash).
 std::string commentText(std::string_view text);
+
 // True when the subtree reads array memory or calls a function, so that evaluating it
 // before or after another such subtree can change the result.
 bool hasMemoryEffects(const sema::TypedExpr& expr);

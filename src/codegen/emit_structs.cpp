@@ -49,7 +49,8 @@ std::string CudaEmitter::structName(const Type* type) {
   typeDecls_ += "// @struct " + commentText(type->name) + "\nstruct ";
   if (type->align > 0) typeDecls_ += "alignas(" + std::to_string(type->align) + ") ";
   typeDecls_ += name + " {";
-  for (size_t i = 0; i < fields.size(); ++i) typeDecls_ += " " + fields[i] + " " + memberName(type, static_cast<int>(i)) + ";";
+  for (size_t i = 0; i < fields.size(); ++i)
+    typeDecls_ += " " + fields[i] + " " + memberName(type, static_cast<int>(i)) + ";";
   typeDecls_ += " };\n";
   typeDecls_ += layoutAsserts(name, type);
   return name;

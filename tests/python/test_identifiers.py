@@ -391,6 +391,21 @@ def test_interop_struct_fields_named_like_macros_keep_the_abi(tmp_path):
         compile_for_sm90(tmp_path, "hostile_struct", INTEROP_STRUCT_SOURCE)
 
 
+@pytest.mark.gpu
+def test_interop_struct_fields_named_like_macros_on_the_gpu(tmp_path):
+    path = tmp_path / "hostile_struct_gpu.py"
+    path.write_text(INTEROP_STRUCT_SOURCE)
+    module = load(path, "weft_test_hostile_struct_gpu")
+    rng = np.random.default_rng(12)
+    values = (float(np.float32(rng.standard_normal())), int(rng.integers(-100, 100)), float(rng.standard_normal()),
+              int(rng.integers(-100, 100)), float(np.float32(rng.standard_normal())))
+    out = weft.zeros(300, np.float64, target="gpu")
+    device.launch(module.hostile_fields, module.Hostile(*values), out, grid=3, block=128, target="gpu")
+    i = np.arange(300)
+    np.testing.assert_allclose(out.copy_to_host(), values[0] * i + values[1] + values[2] + values[3] + values[4],
+                               rtol=1e-6)
+
+
 # Item 2: NFKC.
 NFKC_SOURCE = """
 import numpy as np
