@@ -52,7 +52,7 @@ const char* kUsage =
     "Compiles the entry points of FILE.py into one translation unit: every @kernel whose\n"
     "parameters are all annotated (e.g. `def k(a: device.float32[:], n: device.int32)`) and every\n"
     "@func(interop=True). Interoperable functions and kernels keep their Python names as extern \"C\"\n"
-    "symbols; other kernels are weft_<name>_<hash>.\n"
+    "symbols; other kernels are weft_<name>_<n>_<hash>.\n"
     "\n"
     "  --dump-ast            print the file's AST as CPython's ast.dump(ast.parse(src)) and stop\n"
     "  --emit-cuda           print the CUDA C++ translation unit and stop (nvcc -rdc=true compiles\n"

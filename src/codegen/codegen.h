@@ -20,7 +20,7 @@ struct EmittedUnit {
   std::string kernelSymbol;
   std::string hostEntrySymbol;
   // Every kernel of the unit: its Python name and symbol (an interoperable kernel's symbol is
-  // its Python name; another's weft_<name>_<hash>).
+  // its Python name; another's weft_<name>_<n>_<hash>, userName()).
   struct Kernel {
     std::string pythonName;
     std::string symbol;

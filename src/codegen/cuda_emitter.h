@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/codegen.h"
@@ -116,8 +117,7 @@ class CudaEmitter {
   const SourceManager& sources_;
   std::string typeDecls_;                             // tuple structs, in dependency order
   std::map<const types::Type*, std::string> tuples_;  // tuple type -> struct name
-  std::map<const types::Type*, std::string> structs_;  // struct type -> qualified C++ name
-  std::map<std::string, int> structNameUses_;          // Python struct name -> times declared
+  std::map<const types::Type*, std::string> structs_;  // struct type -> C++ name
   std::string body_;                                  // the functions being emitted
   const sema::TypedFunction* function_ = nullptr;     // the function being emitted
   std::map<const sema::TypedStmt*, ArrayStorage> storage_;
@@ -130,6 +130,16 @@ class CudaEmitter {
   bool usesFloat16_ = false, usesBFloat16_ = false, usesFloat8_ = false, usesVectors_ = false;
   bool usesSimt_ = false, usesAtomics_ = false, usesPrint_ = false, usesDynamicShared_ = false;
 };
+
+// What a user-chosen name names in the emitted C++; each kind has its own prefix.
+enum class NameKind : uint8_t { Local, Function, Struct, Member, Kernel };
+// The C++ spelling of the Python name `pythonName` of the entity numbered `unique` among those
+// of `kind` in its C++ scope (emit_names.cpp): `<prefix>_<readable ASCII>_<unique>`, never a
+// C++ keyword, a macro, one of weft's names or another entity's name. Every user-chosen name
+// the unit prints goes through it, interoperable symbols aside (sema validates those).
+std::string userName(NameKind kind, std::string_view pythonName, size_t unique);
+// `text` made safe in a // comment (no control characters, no line-splicing backslash).
+std::string commentText(std::string_view text);
 
 // True when the subtree reads array memory or calls a function, so that evaluating it
 // before or after another such subtree can change the result.

@@ -62,7 +62,8 @@ std::string CudaEmitter::interopAsserts() {
     std::string cuda = "weft_interop_descriptor_" + std::to_string(index++);
     out += "using " + weft + " = weft::Array<" + element + ", " + ndim + ">;\n";
     out += "using " + cuda + " = cuda::interoperable_array_descriptor<" + element + ", " + ndim + ">;\n";
-    std::string what = "\"" + types::toString(array) + " is cuda::interoperable_array_descriptor<" + element + ", " + ndim + ">\"";
+    std::string what =
+        quoted(types::toString(array) + " is cuda::interoperable_array_descriptor<" + element + ", " + ndim + ">");
     out += "static_assert(sizeof(" + weft + ") == sizeof(" + cuda + ") && alignof(" + weft + ") == alignof(" + cuda +
            "), " + what + ");\n";
     out += "#if !defined(__CUDACC_RTC__)\nstatic_assert(";

@@ -14,17 +14,6 @@ using types::TypeKind;
 
 namespace {
 
-// A Python identifier as a C++ identifier fragment: bytes outside [A-Za-z0-9_] (the '$' of
-// sema's temporaries, UTF-8 of non-ASCII names) become '_'; callers add a unique suffix.
-std::string sanitize(const std::string& name) {
-  std::string out = name;
-  for (char& c : out) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (!ok) c = '_';
-  }
-  return out;
-}
-
 // Shortest round-trip decimal (as Python's repr), made a C++ floating literal.
 template <class F>
 std::string floatingLiteral(F value, const char* suffix) {
@@ -101,7 +90,7 @@ std::string CudaEmitter::tupleStructName(const Type* type) {
   for (const Type* element : type->elements) fields.push_back(typeName(element));
   std::string name = "weft_tuple_" + std::to_string(tuples_.size());
   tuples_.emplace(type, name);
-  typeDecls_ += "// " + types::toString(type) + "\nstruct " + name + " {";
+  typeDecls_ += "// " + commentText(types::toString(type)) + "\nstruct " + name + " {";
   for (size_t i = 0; i < fields.size(); ++i) typeDecls_ += " " + fields[i] + " f" + std::to_string(i) + ";";
   typeDecls_ += " };\n";
   typeDecls_ += layoutAsserts(name, type);
@@ -111,7 +100,7 @@ std::string CudaEmitter::tupleStructName(const Type* type) {
 std::string CudaEmitter::localName(int local) const {
   WEFT_CHECK(function_ != nullptr && local >= 0 && static_cast<size_t>(local) < function_->locals.size(),
              "a local index out of range");
-  return "v_" + sanitize(function_->locals[local].name) + "_" + std::to_string(local);
+  return userName(NameKind::Local, function_->locals[local].name, static_cast<size_t>(local));
 }
 
 std::string CudaEmitter::functionName(int function) const {
@@ -120,7 +109,7 @@ std::string CudaEmitter::functionName(int function) const {
   const sema::TypedFunction& callee = program_.functions[function];
   // An interoperable function is its extern "C" symbol (sema checked the name).
   if (callee.interop) return callee.pythonName;
-  return "wf_" + sanitize(callee.name) + "_" + std::to_string(function);
+  return userName(NameKind::Function, callee.name, static_cast<size_t>(function));
 }
 
 std::string CudaEmitter::freshTemp() {

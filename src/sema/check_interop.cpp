@@ -119,13 +119,7 @@ bool ProgramChecker::interopArguments(const FunctionSource& source, const std::v
 
 void ProgramChecker::checkInteropName(const FunctionSource& source, const syntax::FunctionDefStmt& def,
                                       Diagnostics& sink) {
-  std::string problem;
-  if (!isPlainCxxIdentifier(source.name))
-    problem = "is not a plain C identifier (ASCII letters, digits and '_', no C++ keyword, no '__')";
-  else if (isCLibraryName(source.name))
-    problem = "is already a function of the C or CUDA libraries";
-  else if (source.name.starts_with("weft_"))
-    problem = "starts with 'weft_', which weft keeps for its own symbols";
+  std::string problem(interopSymbolProblem(source.name));
   if (!problem.empty()) sink.error(diag::InteropName, def.loc, {entityKind(source), source.name, problem});
 }
 

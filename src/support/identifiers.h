@@ -1,19 +1,19 @@
-// C and C++ identifiers: which Python names can stand for themselves in the emitted C++ (struct
-// members, interoperable functions' extern "C" symbols).
+// C and C++ identifiers: which Python names can be interoperable functions' extern "C" symbols,
+// the only user-chosen names weft prints as written (every other one goes through
+// codegen's userName()).
 #pragma once
 
 #include <string_view>
 
 namespace weft {
 
-// Whether `name` can be a C++ identifier as it is: ASCII letters, digits and '_', not starting
-// with a digit, not a C++ keyword or alternative operator token, and not reserved for the
-// implementation (a leading '_' followed by a capital, or "__" anywhere).
-bool isPlainCxxIdentifier(std::string_view name);
-
-// Whether `name` is a function or object of the C and CUDA libraries that weft's units can see
-// (<cmath>, <cstdio>, <cstdlib>, <cstring>, CUDA's device runtime): an extern "C" symbol of
-// that name would collide with it.
-bool isCLibraryName(std::string_view name);
+// Why `name` cannot be the extern "C" symbol of an interoperable function or kernel, as a
+// phrase completing "'name' becomes the extern \"C\" symbol 'name', which ..."; empty when it
+// can. A symbol must be a plain C identifier (ASCII letters, digits and '_', no C++ keyword,
+// nothing C++ reserves: a leading '_' or "__" anywhere), must not be spelled like a macro
+// (capitals only) or a type (a "_t" suffix), must not be a name the C, C++ and CUDA headers a
+// unit sees already declare (sqrtf, printf, qsort, threadIdx, half, std, weft...), and must not
+// start with "weft_", which weft keeps for its own symbols.
+std::string_view interopSymbolProblem(std::string_view name);
 
 }  // namespace weft

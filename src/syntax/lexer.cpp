@@ -1,5 +1,6 @@
 #include "syntax/lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -557,6 +558,44 @@ void appendUtf8(std::string& out, char32_t c) {
 
 TokenStream tokenize(std::string_view text, uint32_t fileId, const LexRange& range) {
   return Lexer(text, fileId, range).run();
+}
+
+std::string identifierName(std::string_view spelling) {
+  if (std::all_of(spelling.begin(), spelling.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return std::string(spelling);
+  // NFKC (Unicode Standard Annex #15): the compatibility decomposition of every character,
+  // each run of non-starters put in canonical order, then canonical composition.
+  std::u32string text;
+  for (size_t pos = 0; pos < spelling.size();) appendCompatibilityDecomposition(decodeUtf8(spelling, pos), text);
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = begin;
+    while (end < text.size() && combiningClass(text[end]) != 0) ++end;
+    std::stable_sort(text.begin() + static_cast<ptrdiff_t>(begin), text.begin() + static_cast<ptrdiff_t>(end),
+                     [](char32_t a, char32_t b) { return combiningClass(a) < combiningClass(b); });
+    begin = end == begin ? end + 1 : end;
+  }
+  std::u32string composed;
+  size_t starter = std::u32string::npos;  // the last starter in `composed`
+  uint8_t lastClass = 0;                  // the class of the last character in `composed`
+  for (char32_t c : text) {
+    uint8_t cls = combiningClass(c);
+    // A character composes with the last starter unless a character between them blocks it:
+    // a starter, or a non-starter of its class or higher (the run between is in class order).
+    bool blocked = starter == std::u32string::npos ||
+                   (starter + 1 != composed.size() && (lastClass == 0 || lastClass >= cls));
+    if (!blocked) {
+      if (char32_t composite = composePair(composed[starter], c)) {
+        composed[starter] = composite;
+        continue;
+      }
+    }
+    if (cls == 0) starter = composed.size();
+    composed += c;
+    lastClass = cls;
+  }
+  std::string out;
+  for (char32_t c : composed) appendUtf8(out, c);
+  return out;
 }
 
 TokenStream tokenizeFile(const SourceFile& file, uint32_t fileId) {

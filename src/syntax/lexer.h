@@ -71,4 +71,9 @@ char32_t decodeUtf8(std::string_view text, size_t& pos);
 // Appends the UTF-8 encoding of `c` (surrogates included) to `out`.
 void appendUtf8(std::string& out, char32_t c);
 
+// The name a Name token's `spelling` stands for, as CPython's parser makes it (PEP 3131): the
+// spelling itself when it is ASCII, else its NFKC normalization, so that `ﬁ` and `fi`, or
+// `Ａ` and `A`, are one name. `spelling` is valid UTF-8 of identifier characters.
+std::string identifierName(std::string_view spelling);
+
 }  // namespace weft::syntax

@@ -118,7 +118,7 @@ bool Parser::startsTarget() const {
 
 Expr* Parser::makeName(const Token& token, ExprContext context) {
   auto* name = module_.make<NameExpr>();
-  name->id = std::string(text(token));
+  name->id = identifier(token);
   name->ctx = context;
   setSpan(*name, token.line, token.column, token.endLine, token.endColumn);
   return name;
@@ -354,7 +354,7 @@ Expr* Parser::parsePrimary(bool allowAwait) {
       auto* attribute = module_.make<AttributeExpr>();
       attribute->value = expr;
       const Token name = peek();
-      if (expect(TokenKind::Name)) attribute->attr = std::string(text(name));
+      if (expect(TokenKind::Name)) attribute->attr = identifier(name);
       expr = finish(attribute, start);
     } else if (at(TokenKind::LeftParen)) {
       const Token open = advance();
@@ -605,7 +605,7 @@ void Parser::parseCallArguments(const Token& open, std::vector<Expr*>& args, std
       seenDoubleStar = true;
     } else if (at(TokenKind::Name) && at(TokenKind::Equal, 1)) {
       auto* keyword = module_.make<Keyword>();
-      keyword->arg = std::string(text(advance()));
+      keyword->arg = identifier(advance());
       advance();
       keyword->value = parseExpression();
       keywords.push_back(finish(keyword, start));
@@ -642,7 +642,7 @@ void Parser::parseCallArguments(const Token& open, std::vector<Expr*>& args, std
 Arg* Parser::parseParameter(bool annotations, bool starAnnotation) {
   const Token start = peek();
   auto* arg = module_.make<Arg>();
-  if (expect(TokenKind::Name)) arg->arg = std::string(text(start));
+  if (expect(TokenKind::Name)) arg->arg = identifier(start);
   if (annotations && accept(TokenKind::Colon)) {
     arg->annotation = starAnnotation && at(TokenKind::Star) ? parseStarExpression() : parseExpression();
   }

@@ -148,7 +148,7 @@ std::vector<std::string> Parser::parseNameList() {
   do {
     const Token name = peek();
     if (!expect(TokenKind::Name)) break;
-    names.emplace_back(text(name));
+    names.push_back(identifier(name));
   } while (accept(TokenKind::Comma));
   return names;
 }
@@ -332,7 +332,7 @@ Stmt* Parser::parseTry() {
       if (accept(TokenKind::KwAs)) {
         const Token name = peek();
         if (expect(TokenKind::Name)) {
-          handler->name = std::string(text(name));
+          handler->name = identifier(name);
           handler->hasName = true;
         }
       }
@@ -380,7 +380,7 @@ Stmt* Parser::parseFunctionDef(const Token& start, bool isAsync, std::vector<Exp
   FunctionDefStmt* stmt = isAsync ? module_.make<AsyncFunctionDefStmt>() : module_.make<FunctionDefStmt>();
   stmt->decoratorList = std::move(decorators);
   const Token name = peek();
-  if (expect(TokenKind::Name)) stmt->name = std::string(text(name));
+  if (expect(TokenKind::Name)) stmt->name = identifier(name);
   expect(TokenKind::LeftParen);
   stmt->args = parseParameters(true, TokenKind::RightParen);
   expect(TokenKind::RightParen);
@@ -394,7 +394,7 @@ Stmt* Parser::parseClassDef(const Token& start, std::vector<Expr*> decorators) {
   auto* stmt = module_.make<ClassDefStmt>();
   stmt->decoratorList = std::move(decorators);
   const Token name = peek();
-  if (expect(TokenKind::Name)) stmt->name = std::string(text(name));
+  if (expect(TokenKind::Name)) stmt->name = identifier(name);
   if (at(TokenKind::LeftParen)) {
     const Token open = advance();
     parseCallArguments(open, stmt->bases, stmt->keywords, false);
@@ -407,17 +407,17 @@ Stmt* Parser::parseClassDef(const Token& start, std::vector<Expr*> decorators) {
 Alias* Parser::parseDottedAlias() {
   const Token start = peek();
   auto* alias = module_.make<Alias>();
-  if (expect(TokenKind::Name)) alias->name = std::string(text(start));
+  if (expect(TokenKind::Name)) alias->name = identifier(start);
   while (accept(TokenKind::Dot)) {
     const Token part = peek();
     if (!expect(TokenKind::Name)) break;
     alias->name += '.';
-    alias->name += text(part);
+    alias->name += identifier(part);
   }
   if (accept(TokenKind::KwAs)) {
     const Token as = peek();
     if (expect(TokenKind::Name)) {
-      alias->asname = std::string(text(as));
+      alias->asname = identifier(as);
       alias->hasAsname = true;
     }
   }
@@ -439,12 +439,12 @@ Stmt* Parser::parseFromImport() {
   while (at(TokenKind::Dot) || at(TokenKind::Ellipsis)) stmt->level += advance().kind == TokenKind::Dot ? 1 : 3;
   if (at(TokenKind::Name)) {
     stmt->hasModule = true;
-    stmt->module = std::string(text(advance()));
+    stmt->module = identifier(advance());
     while (accept(TokenKind::Dot)) {
       const Token part = peek();
       if (!expect(TokenKind::Name)) break;
       stmt->module += '.';
-      stmt->module += text(part);
+      stmt->module += identifier(part);
     }
   } else if (stmt->level == 0) {
     unexpected();
@@ -466,11 +466,11 @@ Stmt* Parser::parseFromImport() {
     }
     const Token aliasStart = peek();
     auto* alias = module_.make<Alias>();
-    if (expect(TokenKind::Name)) alias->name = std::string(text(aliasStart));
+    if (expect(TokenKind::Name)) alias->name = identifier(aliasStart);
     if (accept(TokenKind::KwAs)) {
       const Token as = peek();
       if (expect(TokenKind::Name)) {
-        alias->asname = std::string(text(as));
+        alias->asname = identifier(as);
         alias->hasAsname = true;
       }
     }

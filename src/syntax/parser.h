@@ -39,6 +39,8 @@ class Parser {
   bool accept(TokenKind kind);
   bool expect(TokenKind kind);
   std::string_view text(const Token& token) const;
+  // The name a Name token stands for (NFKC-normalized as CPython's parser does).
+  std::string identifier(const Token& token) const { return identifierName(text(token)); }
   // Reports `kind` at `token` (the tokenizer's own error when `token` is the Error token).
   void error(const DiagnosticKind& kind, const Token& token, std::initializer_list<std::string_view> args = {});
   void errorAt(const DiagnosticKind& kind, const Node& node, std::initializer_list<std::string_view> args = {});

@@ -133,23 +133,23 @@ def k(mutexes: ticket_mutex[:], gs: guarded[:], counter: device.int64[:]):
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
   EXPECT_NE(
       unit.source.find(
-          "struct ticket_mutex { weft::Atomic<int32_t, 16> line; weft::Atomic<int32_t, 16> current; };"),
+          "struct s_ticket_mutex_0 { weft::Atomic<int32_t, 16> m_line_0; weft::Atomic<int32_t, 16> m_current_1; };"),
       std::string::npos)
       << unit.source;
-  EXPECT_NE(unit.source.find("static_assert(sizeof(weft_structs::ticket_mutex) == 32 && "
-                             "alignof(weft_structs::ticket_mutex) == 16"),
+  EXPECT_NE(unit.source.find("static_assert(sizeof(s_ticket_mutex_0) == 32 && "
+                             "alignof(s_ticket_mutex_0) == 16"),
             std::string::npos)
       << unit.source;
-  EXPECT_NE(unit.source.find("__builtin_offsetof(weft_structs::ticket_mutex, current) == 16"),
+  EXPECT_NE(unit.source.find("__builtin_offsetof(s_ticket_mutex_0, m_current_1) == 16"),
             std::string::npos)
       << unit.source;
   // Parameters of such structs are references; self.line is the member's AtomicRef.
-  EXPECT_NE(unit.source.find("(weft_structs::ticket_mutex& v_self_0)"), std::string::npos) << unit.source;
-  EXPECT_NE(unit.source.find("(weft_structs::ticket_mutex& v_m_0, "), std::string::npos) << unit.source;
-  EXPECT_NE(unit.source.find("weft::atomic_add<5, 3>(weft::atomic_ref_of((v_self_0).line), 1)"),
+  EXPECT_NE(unit.source.find("(s_ticket_mutex_0& v_self_0)"), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("(s_ticket_mutex_0& v_m_0, "), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("weft::atomic_add<5, 3>(weft::atomic_ref_of((v_self_0).m_line_0), 1)"),
             std::string::npos)
       << unit.source;
-  EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(weft_structs::guarded, "), std::string::npos)
+  EXPECT_NE(unit.source.find("WEFT_SHARED_STORAGE(s_guarded_1, "), std::string::npos)
       << unit.source;
   testing::expectUnitCompiles(unit.source, "atomic");
 }
@@ -174,7 +174,7 @@ def k(mutexes: ticket_mutex[:], counter: device.int32[:]):
   // The only fiber switch is the wait inside lock(), a method called from a function.
   EXPECT_TRUE(checked->program.usesBarrier);
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
-  EXPECT_NE(unit.source.find("weft_structs::ticket_mutex& w_"), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("s_ticket_mutex_0& w_"), std::string::npos) << unit.source;
   testing::expectUnitCompiles(unit.source, "atomic");
 }
 

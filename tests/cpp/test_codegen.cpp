@@ -11,11 +11,13 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "backend/backend.h"
 #include "codegen/codegen.h"
+#include "codegen/cuda_emitter.h"
 #include "sema_test_support.h"
 #include "support/check.h"
 #include "weft/device/error_record.h"
@@ -1153,6 +1155,36 @@ TEST(Codegen, UnsupportedInputIsAnInternalError) {
   ProgramBuilder noKernel;
   noKernel.function("helper", false, nullptr);
   EXPECT_THROW(noKernel.emit(), InternalCompilerError);
+}
+
+// Every user-chosen name is <kind prefix>_<readable ASCII>_<index>: never a keyword, macro or
+// reserved identifier, and two entities of one kind and scope never share a name.
+TEST(Codegen, UserNamesAreMangled) {
+  using codegen::NameKind;
+  using codegen::userName;
+  EXPECT_EQ(userName(NameKind::Local, "x", 3), "v_x_3");
+  EXPECT_EQ(userName(NameKind::Local, "NAN", 0), "v_NAN_0");
+  EXPECT_EQ(userName(NameKind::Function, "helper__f32_f32", 2), "wf_helper_f32_f32_2");
+  EXPECT_EQ(userName(NameKind::Struct, "int32_t", 0), "s_int32_t_0");
+  EXPECT_EQ(userName(NameKind::Member, "errno", 1), "m_errno_1");
+  EXPECT_EQ(userName(NameKind::Kernel, "saxpy", 4), "weft_saxpy_4");
+  EXPECT_EQ(userName(NameKind::Local, "__CUDA_ARCH__", 1), "v_CUDA_ARCH_1");
+  EXPECT_EQ(userName(NameKind::Local, "_", 2), "v_2");
+  EXPECT_EQ(userName(NameKind::Local, "$t0", 5), "v_t0_5");  // sema's temporaries
+  EXPECT_EQ(userName(NameKind::Local, "\u03c0", 1), "v_u03c0_1");
+  EXPECT_EQ(userName(NameKind::Local, "caf\u00e9_x", 1), "v_caf_u00e9_x_1");
+  EXPECT_EQ(userName(NameKind::Member, "a b.c", 1), "m_a_b_c_1");  // NumPy field names are any string
+  EXPECT_EQ(userName(NameKind::Member, "\U0001D538", 0), "m_u1d538_0");
+  EXPECT_EQ(userName(NameKind::Local, std::string(300, 'y'), 7), "v_" + std::string(64, 'y') + "_7");
+  const char* clashing[] = {"a_1", "a", "a__1", "_a_1_", "a_1_2", "a\u00e9", "a_u00e9", "a1", "", "_", "1"};
+  std::set<std::string> names;
+  for (size_t i = 0; i < std::size(clashing); ++i) {
+    std::string name = userName(NameKind::Local, clashing[i], i);
+    EXPECT_EQ(name.find("__"), std::string::npos) << name;
+    names.insert(name);
+  }
+  EXPECT_EQ(names.size(), std::size(clashing));
+  EXPECT_EQ(codegen::commentText("a\nb\\c\x7f"), "a?b?c?");
 }
 
 }  // namespace

@@ -214,5 +214,31 @@ TEST(Lexer, Utf8RoundTrip) {
   EXPECT_EQ(pos, 1u);
 }
 
+// Identifiers are NFKC-normalized as CPython's parser does (PEP 3131); the expected strings
+// are Python's unicodedata.normalize('NFKC', ...) of each spelling.
+TEST(Lexer, IdentifierNamesAreNfkcNormalized) {
+  EXPECT_EQ(identifierName("plain_ascii_1"), "plain_ascii_1");
+  EXPECT_EQ(identifierName("\uFB01"), "fi");                                  // ﬁ ligature
+  EXPECT_EQ(identifierName("x\uFB03y"), "xffiy");                             // ﬃ
+  EXPECT_EQ(identifierName("\uFF49\uFF46"), "if");                            // fullwidth: a name, not the keyword
+  EXPECT_EQ(identifierName("\U0001D538"), "A");                               // mathematical double-struck A
+  EXPECT_EQ(identifierName("\u00BA\u00AA"), "oa");                            // ordinal indicators
+  EXPECT_EQ(identifierName("\u210C"), "H");                                   // black-letter H
+  EXPECT_EQ(identifierName("e\u0301"), "\u00E9");                             // composed
+  EXPECT_EQ(identifierName("\u00E9"), "\u00E9");                              // already NFKC
+  EXPECT_EQ(identifierName("a\u0301\u0323"), "\u1EA1\u0301");                 // reordered, then composed
+  EXPECT_EQ(identifierName("\u1E0B\u0323"), "\u1E0D\u0307");                  // decomposed, reordered, recomposed
+  EXPECT_EQ(identifierName("\u3131\u314F"), "\uAC00");                        // compatibility jamo -> syllable
+  EXPECT_EQ(identifierName("\u1100\u1161\u11A8"), "\uAC01");                  // conjoining jamo -> LVT syllable
+  EXPECT_EQ(identifierName("\uAC00\u11A8"), "\uAC01");                        // LV syllable + T
+  EXPECT_EQ(identifierName("\u0958"), "\u0915\u093C");                        // composition exclusion stays apart
+  EXPECT_EQ(identifierName("\u2167"), "VIII");                                // roman numeral eight
+}
+
+TEST(Lexer, FullwidthKeywordsAreNames) {
+  std::string text = "\uFF49\uFF46 = 1\n";
+  EXPECT_EQ(kinds(text), (std::vector<K>{K::Name, K::Equal, K::Number, K::Newline, K::EndMarker}));
+}
+
 }  // namespace
 }  // namespace weft::syntax

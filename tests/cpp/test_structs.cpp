@@ -102,18 +102,19 @@ def k(ps: Particle[:], out: device.float32[:], v: Vec):
 )");
   ASSERT_EQ(checked->errors, "");
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
-  EXPECT_NE(unit.source.find("namespace weft_structs {\nstruct Vec { float x; float y; float z; };"), std::string::npos)
-      << unit.source;
-  EXPECT_NE(unit.source.find("struct alignas(16) Particle { weft_structs::Vec pos; double mass; int8_t id; };"),
+  EXPECT_NE(unit.source.find("// @struct Vec\nstruct s_Vec_0 { float m_x_0; float m_y_1; float m_z_2; };"),
             std::string::npos)
       << unit.source;
-  EXPECT_NE(unit.source.find("static_assert(sizeof(weft_structs::Particle) == 32 && alignof(weft_structs::Particle) == 16 && "
-                             "__is_standard_layout(weft_structs::Particle)"),
+  EXPECT_NE(unit.source.find("struct alignas(16) s_Particle_1 { s_Vec_0 m_pos_0; double m_mass_1; int8_t m_id_2; };"),
             std::string::npos)
       << unit.source;
-  EXPECT_NE(unit.source.find("#if !defined(__CUDACC_RTC__)\nstatic_assert(__builtin_offsetof(weft_structs::Particle, pos) == 0 && "
-                             "__builtin_offsetof(weft_structs::Particle, mass) == 16 && "
-                             "__builtin_offsetof(weft_structs::Particle, id) == 24"),
+  EXPECT_NE(unit.source.find("static_assert(sizeof(s_Particle_1) == 32 && alignof(s_Particle_1) == 16 && "
+                             "__is_standard_layout(s_Particle_1)"),
+            std::string::npos)
+      << unit.source;
+  EXPECT_NE(unit.source.find("#if !defined(__CUDACC_RTC__)\nstatic_assert(__builtin_offsetof(s_Particle_1, m_pos_0) == 0 && "
+                             "__builtin_offsetof(s_Particle_1, m_mass_1) == 16 && "
+                             "__builtin_offsetof(s_Particle_1, m_id_2) == 24"),
             std::string::npos)
       << unit.source;
 

@@ -76,3 +76,23 @@ def test_examples(path):
 @pytest.mark.parametrize("path", list(_stdlib_files()))
 def test_stdlib(path):
     _check(path, must_parse=False)
+
+
+def test_identifiers_are_nfkc_normalized_like_cpython():
+    """Every identifier character whose NFKD differs from it (ligatures, fullwidth, mathematical
+    letters, Hangul syllables...), then seeded random sequences of letters, combining marks and
+    jamo, which exercise canonical reordering and composition: weft's names equal CPython's."""
+    import random
+    import unicodedata
+
+    chars = [chr(c) for c in range(0x80, 0x110000) if ("a" + chr(c)).isidentifier()]
+    changing = [c for c in chars if unicodedata.normalize("NFKD", c) != c]
+    assert len(changing) > 15000
+    marks = [c for c in chars if unicodedata.combining(c)]
+    jamo = [chr(c) for c in range(0x1100, 0x1200)] + [chr(c) for c in range(0x3131, 0x318F)]
+    pool = changing + marks * 5 + jamo * 10 + list("aeiouAEIOUnrs") * 40
+    rng = random.Random(20240611)
+    lines = [f"a{c} = 1" for c in changing]
+    lines += ["q" + "".join(rng.choice(pool) for _ in range(rng.randint(1, 6))) + " = 1" for _ in range(5000)]
+    source = "\n".join(lines) + "\n"
+    assert _weft.dump_ast(source, "nfkc.py") == ast.dump(ast.parse(source))
