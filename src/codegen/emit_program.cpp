@@ -273,6 +273,7 @@ EmittedUnit CudaEmitter::emit() {
   }
   // A multiple of 16, so that the dynamic shared memory after it is aligned for any element.
   result.hostSharedBytes = (sharedBytes_ + 15) / 16 * 16;
+  result.hasInteropAbiCheck = !asserts.empty();
   return result;
 }
 

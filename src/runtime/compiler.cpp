@@ -134,12 +134,12 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   compileOptions.fastMath = options.fastMath;
   std::shared_ptr<LoadedKernel> kernel;
   if (target == Target::Gpu) {
-    compileOptions.arch = driver->architecture();
+    compileOptions.target = {driver->architecture()};
     std::optional<std::string> cubin = cache_.load(key);
     if (!cubin) {
       backend::Artifact artifact =
           backend::compileWithNvrtc(toolchain_, frontEnd.unit.source, kernelName(frontEnd) + ".cu", compileOptions);
-      if (!artifact.ok && toolkitIdentity.empty())
+      if (!artifact.ok && (toolkitIdentity.empty() || artifact.refused))
         throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot compile for the GPU: " + artifact.log, 0);
       if (!artifact.ok)
         throw CudaError("kernel '" + kernelName(frontEnd) +

@@ -494,11 +494,10 @@ std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arg
 
 // ---- check_target.cpp: target specialization ----
 
-// The target entity `member` of module weft (is_host, is_device, any_target, no_target, smXX,
-// and `<targets ...>`, the name the host gives a computed TargetDescription); Kind::Error if none.
+// The target entity `member` of module weft (is_host, is_device, any_target, no_target, the
+// selectors smXY[a|f] of knownTargets(), and `<targets ...>`, the name the host gives a computed
+// TargetDescription); Kind::Error if none.
 Value resolveTargetEntity(std::string_view member);
-// The XY of every sm_XY that device.smXY names (CUDA 13.0 NVRTC's supported architectures).
-std::vector<int> supportedArchitectures();
 // A call of device.target, is_exactly or provides outside an if condition (target: an error).
 Value targetSelectorCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
 // Checks `if test:` when `test` calls device.target (then returns true, having emitted the If
