@@ -135,14 +135,17 @@ constexpr ArchitectureEntry kArchitectures[] = {
 
 }  // namespace
 
-std::string targetName(GpuTarget target, std::string_view prefix) {
-  std::string name = std::string(prefix) + std::to_string(target.arch);
-  switch (target.features) {
-    case FeatureSet::Baseline: return name;
-    case FeatureSet::Family: return name + "f";
-    case FeatureSet::Specific: return name + "a";
+std::string_view featureSuffix(FeatureSet features) {
+  switch (features) {
+    case FeatureSet::Baseline: return "";
+    case FeatureSet::Family: return "f";
+    case FeatureSet::Specific: return "a";
   }
-  return name;
+  return "";
+}
+
+std::string targetName(GpuTarget target, std::string_view prefix) {
+  return std::string(prefix) + std::to_string(target.arch) + std::string(featureSuffix(target.features));
 }
 
 std::optional<GpuTarget> parseTarget(std::string_view text, std::string_view prefix) {

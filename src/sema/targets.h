@@ -27,6 +27,9 @@ struct GpuTarget {
   bool operator==(const GpuTarget&) const = default;
 };
 
+// The suffix a target name gives `features`: "", "f" or "a".
+std::string_view featureSuffix(FeatureSet features);
+
 // `prefix` + XY + suffix: targetName(sm_100f, "sm_") is "sm_100f", with "sm" the selector
 // name "sm100f", with "compute_" the virtual architecture "compute_100f".
 std::string targetName(GpuTarget target, std::string_view prefix = "sm_");
