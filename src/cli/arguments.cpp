@@ -128,7 +128,8 @@ class ArgumentParser {
         return fail("one input file at a time (got '" + options_.input + "' and '" + arg + "')");
       }
     }
-    bool queryOnly = options_.printIncludeDir || options_.printVersion || options_.listGpuArch || options_.listGpuCode;
+    bool queryOnly =
+        options_.printIncludeDir || options_.printVersion || options_.listGpuArch || options_.listGpuCode;
     if (options_.input.empty() && !queryOnly) return fail("no input file");
     if (!buildImages()) return std::nullopt;
     return checkStage();
@@ -155,13 +156,21 @@ class ArgumentParser {
   // it takes a value; nullptr otherwise.
   static const ValueOption* valueOption(const std::string& arg) {
     static constexpr ValueOption kValueOptions[] = {
-        {"-o", "-o"},         {"--output-file", "-o"}, {"-arch", "-arch"},         {"--arch", "-arch"},
-        {"--gpu-architecture", "-arch"}, {"-code", "-code"}, {"--gpu-code", "-code"}, {"-gencode", "-gencode"},
-        {"--generate-code", "-gencode"}, {"--link", "--link"},
+        {"-o", "-o"},
+        {"--output-file", "-o"},
+        {"-arch", "-arch"},
+        {"--arch", "-arch"},
+        {"--gpu-architecture", "-arch"},
+        {"-code", "-code"},
+        {"--gpu-code", "-code"},
+        {"-gencode", "-gencode"},
+        {"--generate-code", "-gencode"},
+        {"--link", "--link"},
     };
     for (const ValueOption& option : kValueOptions) {
       if (arg == option.spelling ||
-          (arg.starts_with(option.spelling) && arg.size() > option.spelling.size() && arg[option.spelling.size()] == '='))
+          (arg.starts_with(option.spelling) && arg.size() > option.spelling.size() &&
+           arg[option.spelling.size()] == '='))
         return &option;
     }
     return nullptr;
@@ -185,13 +194,15 @@ class ArgumentParser {
     for (const char* prefix : {"sm_", "compute_"}) {
       if (std::optional<sema::GpuTarget> parsed = sema::parseTarget(text, prefix)) {
         if (!sema::isKnownTarget(*parsed)) {
-          fail(option + ": '" + text + "' is not a CUDA architecture (weftc --list-gpu-code lists those NVRTC compiles for)");
+          fail(option + ": '" + text +
+               "' is not a CUDA architecture (weftc --list-gpu-code lists those NVRTC compiles for)");
           return std::nullopt;
         }
         return TargetArgument{*parsed, std::string_view(prefix) == "compute_"};
       }
     }
-    fail(option + " takes sm_XY or compute_XY, with an optional a or f suffix (e.g. sm_90, sm_90a, sm_100f), not '" +
+    fail(option +
+         " takes sm_XY or compute_XY, with an optional a or f suffix (e.g. sm_90, sm_90a, sm_100f), not '" +
          text + "'");
     return std::nullopt;
   }
@@ -202,7 +213,8 @@ class ArgumentParser {
   }
 
   // The images one virtual architecture's codes ask for; false after reporting.
-  bool addCodes(sema::GpuTarget virtualArch, const std::vector<std::string>& codes, const std::string& option) {
+  bool addCodes(sema::GpuTarget virtualArch, const std::vector<std::string>& codes,
+                const std::string& option) {
     for (const std::string& code : codes) {
       std::optional<TargetArgument> parsed = target(code, option);
       if (!parsed) return false;
@@ -211,7 +223,8 @@ class ArgumentParser {
              sema::targetName(virtualArch, "compute_"));
         return false;
       }
-      addImage({virtualArch, parsed->isVirtual ? std::nullopt : std::optional<sema::GpuTarget>(parsed->target)});
+      addImage(
+          {virtualArch, parsed->isVirtual ? std::nullopt : std::optional<sema::GpuTarget>(parsed->target)});
     }
     return true;
   }
@@ -226,11 +239,13 @@ class ArgumentParser {
       std::optional<TargetArgument> arch = target(gencode.substr(5, code - 5), "-gencode arch=");
       if (!arch) return false;
       if (!arch->isVirtual) {
-        fail("-gencode arch= takes a virtual architecture (compute_XY), not '" + gencode.substr(5, code - 5) + "'");
+        fail("-gencode arch= takes a virtual architecture (compute_XY), not '" + gencode.substr(5, code - 5) +
+             "'");
         return false;
       }
       std::string codes = gencode.substr(code + 6);
-      if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']') codes = codes.substr(1, codes.size() - 2);
+      if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']')
+        codes = codes.substr(1, codes.size() - 2);
       if (!addCodes(arch->target, splitList(codes), "-gencode code=")) return false;
     }
     if (!codes_.empty()) {
@@ -257,9 +272,11 @@ class ArgumentParser {
   }
 
   std::optional<Options> checkStage() {
-    size_t sass = std::count_if(options_.images.begin(), options_.images.end(), [](const Image& image) { return image.sass.has_value(); });
+    size_t sass = std::count_if(options_.images.begin(), options_.images.end(),
+                                [](const Image& image) { return image.sass.has_value(); });
     if (!options_.links.empty()) {
-      if (options_.stage != Stage::Cubin) return fail("--link produces a cubin; it cannot be used with another output");
+      if (options_.stage != Stage::Cubin)
+        return fail("--link produces a cubin; it cannot be used with another output");
       if (sass != 1) return fail("--link links for one GPU target; give one -arch=sm_XY");
     }
     if (options_.stage == Stage::LtoIr && virtualArchitectures(options_.images).size() > 1)
@@ -284,12 +301,15 @@ class ArgumentParser {
 
 }  // namespace
 
-std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) { return ArgumentParser(argc, argv).parse(exitCode); }
+std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
+  return ArgumentParser(argc, argv).parse(exitCode);
+}
 
 std::vector<sema::GpuTarget> virtualArchitectures(const std::vector<Image>& images) {
   std::vector<sema::GpuTarget> archs;
   for (const Image& image : images)
-    if (std::find(archs.begin(), archs.end(), image.virtualArch) == archs.end()) archs.push_back(image.virtualArch);
+    if (std::find(archs.begin(), archs.end(), image.virtualArch) == archs.end())
+      archs.push_back(image.virtualArch);
   return archs;
 }
 

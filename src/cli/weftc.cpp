@@ -1,10 +1,10 @@
 // weftc: the command-line compiler. The driver reads like the pipeline:
 //   parse -> static environment -> the file's entry points (annotated @kernels and
-//   interoperable functions) -> check -> emitCuda (one unit) -> NVRTC per architecture
-//   (PTX, cubin, LTO-IR) -> fatbinary or nvJitLink
+//   interoperable functions) -> check -> emitCuda (one unit) -> [the interoperable ABI check]
+//   -> NVRTC per virtual architecture (PTX, cubin, LTO-IR) -> nvJitLink (PTX to SASS for
+//   another target, --link) -> fatbinary
 // and each --dump-*/--emit-* option stops after its stage and prints that stage's result.
-#include <unistd.h>
-
+// The command line (arguments.h) takes nvcc's spellings of targets.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

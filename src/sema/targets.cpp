@@ -52,13 +52,19 @@ Intervals complement(const Intervals& a) {
   return result;
 }
 
-Intervals intersect(const Intervals& a, const Intervals& b) { return complement(unite(complement(a), complement(b))); }
+Intervals intersect(const Intervals& a, const Intervals& b) {
+  return complement(unite(complement(a), complement(b)));
+}
 
 // The values of `a` from 1 on: GPU targets only (0 is the host, a baseline target).
-Intervals deviceOnly(const Intervals& a) { return intersect(a, {{1, kUnbounded}}); }
+Intervals deviceOnly(const Intervals& a) {
+  return intersect(a, {{1, kUnbounded}});
+}
 
 bool contains(const Intervals& a, int64_t value) {
-  return std::any_of(a.begin(), a.end(), [&](const auto& interval) { return interval.first <= value && value <= interval.second; });
+  return std::any_of(a.begin(), a.end(), [&](const auto& interval) {
+    return interval.first <= value && value <= interval.second;
+  });
 }
 
 // One interval as a preprocessor test on `macro`, in the specification's spelling where it has
@@ -67,9 +73,11 @@ std::string renderInterval(const std::string& macro, int64_t lo, int64_t hi) {
   if (lo == 0 && hi == 0) return "!" + macro;
   if (lo == hi) return macro + " == " + std::to_string(lo);
   if (lo == 1 && hi == kUnbounded) return macro;
-  std::string lower = lo % 10 == 0 ? macro + " >= " + std::to_string(lo) : macro + " > " + std::to_string(lo - 1);
+  std::string lower =
+      lo % 10 == 0 ? macro + " >= " + std::to_string(lo) : macro + " > " + std::to_string(lo - 1);
   if (hi == kUnbounded) return lower;  // before hi + 1 below, which would overflow
-  std::string upper = hi % 10 == 0 ? macro + " <= " + std::to_string(hi) : macro + " < " + std::to_string(hi + 1);
+  std::string upper =
+      hi % 10 == 0 ? macro + " <= " + std::to_string(hi) : macro + " < " + std::to_string(hi + 1);
   if (lo == 0) return upper;
   return "(" + lower + " && " + upper + ")";
 }
@@ -114,7 +122,8 @@ std::optional<Intervals> decodeIntervals(std::string_view text, int64_t least) {
     size_t dash = text.find('-');
     if (dash == std::string_view::npos || dash > end) return std::nullopt;
     int64_t lo = 0, hi = 0;
-    if (!number(text.substr(0, dash), lo) || !number(text.substr(dash + 1, end - dash - 1), hi) || lo < least || lo > hi)
+    if (!number(text.substr(0, dash), lo) || !number(text.substr(dash + 1, end - dash - 1), hi) ||
+        lo < least || lo > hi)
       return std::nullopt;
     intervals.emplace_back(lo, hi);
     text.remove_prefix(end);
@@ -192,9 +201,13 @@ TargetSet TargetSet::device() {
   return set;
 }
 
-TargetSet TargetSet::all() { return host() | device(); }
+TargetSet TargetSet::all() {
+  return host() | device();
+}
 
-TargetSet TargetSet::none() { return TargetSet(); }
+TargetSet TargetSet::none() {
+  return TargetSet();
+}
 
 TargetSet TargetSet::exactly(GpuTarget sm) {
   TargetSet set;
@@ -266,7 +279,9 @@ TargetSet TargetSet::operator~() const {
   return set;
 }
 
-bool TargetSet::includesHost() const { return contains(sets_[kBaseline], 0); }
+bool TargetSet::includesHost() const {
+  return contains(sets_[kBaseline], 0);
+}
 
 bool TargetSet::includes(GpuTarget target) const {
   return contains(sets_[static_cast<size_t>(target.features)], int64_t{target.arch} * 10);
@@ -281,7 +296,8 @@ std::string TargetSet::encoded() const {
 }
 
 std::string TargetSet::condition() const {
-  const std::string arch = "__CUDA_ARCH__", family = "__CUDA_ARCH_FAMILY_SPECIFIC__", specific = "__CUDA_ARCH_SPECIFIC__";
+  const std::string arch = "__CUDA_ARCH__", family = "__CUDA_ARCH_FAMILY_SPECIFIC__",
+                    specific = "__CUDA_ARCH_SPECIFIC__";
   const Intervals& baseline = sets_[kBaseline];
   const Intervals& familySet = sets_[kFamily];
   const Intervals& specificSet = sets_[kSpecific];
@@ -301,7 +317,8 @@ std::string TargetSet::condition() const {
   } else {
     if (!familySet.empty()) {
       std::string test = render(familySet, family);
-      clauses.push_back(intersect(familySet, specificSet) == familySet ? test : guarded("!" + specific, test));
+      clauses.push_back(intersect(familySet, specificSet) == familySet ? test
+                                                                       : guarded("!" + specific, test));
     }
     if (!specificSet.empty()) clauses.push_back(render(specificSet, specific));
   }

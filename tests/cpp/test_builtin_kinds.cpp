@@ -55,11 +55,13 @@ TEST(BuiltinKinds, HelpersAreDefinedInTheirHeaders) {
     std::string text = headerText(info.header);
     // Defined as a function (` name(`), by a macro given the name (`WEFT_MATH_UNARY(acos, `), or
     // by one that pastes its end to a prefix (`atomic_##name` with `(and_, `).
-    bool defined = text.find(" " + name + "(") != std::string::npos || text.find("(" + name + ",") != std::string::npos;
+    bool defined =
+        text.find(" " + name + "(") != std::string::npos || text.find("(" + name + ",") != std::string::npos;
     for (size_t cut = name.find('_'); !defined && cut != std::string::npos; cut = name.find('_', cut + 1)) {
       std::string prefix = name.substr(0, cut + 1), suffix = name.substr(cut + 1);
       defined = text.find(prefix + "##") != std::string::npos &&
-                (text.find("(" + suffix + ",") != std::string::npos || text.find("(" + suffix + ")") != std::string::npos);
+                (text.find("(" + suffix + ",") != std::string::npos ||
+                 text.find("(" + suffix + ")") != std::string::npos);
     }
     EXPECT_TRUE(defined) << kBuiltinNames[i] << ": " << info.helper << " is not in its header";
   }
@@ -72,7 +74,8 @@ TEST(BuiltinKinds, ColumnsAgree) {
     SCOPED_TRACE(kBuiltinNames[i]);
     EXPECT_FALSE(info.description.empty());
     // A fiber switch is an effect of device code; a predicate is a math function.
-    EXPECT_TRUE(!info.has(property::Fibers) || (sema::builtinHasEffects(builtin) && sema::builtinIsDeviceOnly(builtin)));
+    EXPECT_TRUE(!info.has(property::Fibers) ||
+                (sema::builtinHasEffects(builtin) && sema::builtinIsDeviceOnly(builtin)));
     EXPECT_TRUE(!info.has(property::Predicate) || !info.math.empty());
     // Ordered helpers are atomics.h's.
     EXPECT_TRUE(!info.has(property::Ordered) || info.header == BuiltinHeader::Atomics);
@@ -85,7 +88,8 @@ TEST(BuiltinKinds, ColumnsAgree) {
   }
   EXPECT_TRUE(sema::needsFibers(Builtin::Syncthreads) && sema::needsFibers(Builtin::AtomicWait));
   EXPECT_FALSE(sema::needsFibers(Builtin::AtomicAdd) || sema::needsFibers(Builtin::Threadfence));
-  EXPECT_TRUE(sema::builtinIsDeviceOnly(Builtin::AtomicAdd) && !sema::builtinIsDeviceOnly(Builtin::AtomicRefOf));
+  EXPECT_TRUE(sema::builtinIsDeviceOnly(Builtin::AtomicAdd) &&
+              !sema::builtinIsDeviceOnly(Builtin::AtomicRefOf));
   EXPECT_TRUE(sema::builtinHasEffects(Builtin::Print) && !sema::builtinIsDeviceOnly(Builtin::Print));
   // Intrinsics that lower to one builtin say which.
   EXPECT_EQ(sema::intrinsicBuiltin(sema::Intrinsic::ShflXorSync), Builtin::ShflXorSync);
@@ -112,7 +116,8 @@ TEST(BuiltinKinds, UnitsIncludeTheHeadersOfTheBuiltinsTheyCall) {
   // `**` with a run-time float exponent is math.pow too.
   std::string power = unitOf("    i = device.tid(1)\n    b[i] = a[i] ** b[i]\n", arrays);
   EXPECT_NE(power.find("#include <weft/device/math.h>"), std::string::npos) << power;
-  std::string warp = unitOf("    i = device.tid(1)\n    b[i] = device.shfl_xor_sync(0xffffffff, a[i], 1)\n", arrays);
+  std::string warp =
+      unitOf("    i = device.tid(1)\n    b[i] = device.shfl_xor_sync(0xffffffff, a[i], 1)\n", arrays);
   EXPECT_NE(warp.find("#include <weft/device/simt.h>"), std::string::npos) << warp;
   EXPECT_EQ(warp.find("math.h"), std::string::npos) << warp;
   std::string atomic = unitOf("    device.AtomicRef(b, 0).add(a[0])\n", arrays);

@@ -46,9 +46,13 @@ constexpr const char* kSource =
     "    else:\n"
     "        a[0] = 77777\n";
 
-backend::Toolchain toolchain() { return backend::discoverToolchain(WEFT_SOURCE_DIR "/include"); }
+backend::Toolchain toolchain() {
+  return backend::discoverToolchain(WEFT_SOURCE_DIR "/include");
+}
 
-GpuTarget sm(int arch, FeatureSet features = FeatureSet::Baseline) { return {arch, features}; }
+GpuTarget sm(int arch, FeatureSet features = FeatureSet::Baseline) {
+  return {arch, features};
+}
 
 // Evaluates a preprocessor condition of TargetSet::condition() with the macros CUDA defines
 // for `target` (none on the host): the reference the conditions are checked against.
@@ -100,7 +104,8 @@ class ConditionEvaluator {
     }
     skipSpaces();
     size_t start = at_;
-    while (at_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[at_])) || text_[at_] == '_')) ++at_;
+    while (at_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[at_])) || text_[at_] == '_'))
+      ++at_;
     std::string word = text_.substr(start, at_ - start);
     if (word == "__CUDA_ARCH__") return arch_;
     if (word == "__CUDA_ARCH_FAMILY_SPECIFIC__") return family_;
@@ -128,19 +133,22 @@ class ConditionEvaluator {
 // Whether the set's condition and its membership agree on the host and on every known target.
 void expectConditionMatches(const TargetSet& set) {
   std::string condition = set.condition();
-  EXPECT_EQ(ConditionEvaluator(condition, std::nullopt).evaluate() != 0, set.includesHost()) << condition << " on the host";
+  EXPECT_EQ(ConditionEvaluator(condition, std::nullopt).evaluate() != 0, set.includesHost())
+      << condition << " on the host";
   for (GpuTarget target : sema::knownTargets())
     EXPECT_EQ(ConditionEvaluator(condition, target).evaluate() != 0, set.includes(target))
         << condition << " on " << sema::targetName(target) << " (" << set.encoded() << ")";
 }
 
 TEST(Target, EveryArchitectureCudaNamedIsATarget) {
-  for (GpuTarget target : {sm(35), sm(37), sm(50), sm(60), sm(70), sm(72), sm(75), sm(88), sm(90, FeatureSet::Specific),
-                           sm(100, FeatureSet::Family), sm(101, FeatureSet::Specific), sm(103, FeatureSet::Family),
-                           sm(110, FeatureSet::Specific), sm(121, FeatureSet::Family), sm(121, FeatureSet::Specific)})
+  for (GpuTarget target :
+       {sm(35), sm(37), sm(50), sm(60), sm(70), sm(72), sm(75), sm(88), sm(90, FeatureSet::Specific),
+        sm(100, FeatureSet::Family), sm(101, FeatureSet::Specific), sm(103, FeatureSet::Family),
+        sm(110, FeatureSet::Specific), sm(121, FeatureSet::Family), sm(121, FeatureSet::Specific)})
     EXPECT_TRUE(sema::isKnownTarget(target)) << sema::targetName(target);
   // Variants exist where CUDA defines them only.
-  for (GpuTarget target : {sm(89, FeatureSet::Specific), sm(90, FeatureSet::Family), sm(75, FeatureSet::Specific), sm(91), sm(0)})
+  for (GpuTarget target : {sm(89, FeatureSet::Specific), sm(90, FeatureSet::Family),
+                           sm(75, FeatureSet::Specific), sm(91), sm(0)})
     EXPECT_FALSE(sema::isKnownTarget(target)) << sema::targetName(target);
   // Each selector is a module entity; a malformed or unknown name is none.
   for (const char* name : {"sm35", "sm70", "sm90a", "sm100f", "sm121a"})
@@ -166,19 +174,23 @@ TEST(Target, FeatureSetsFollowCudasCompatibility) {
   EXPECT_TRUE(TargetSet::exactly(sm(90)).includes(sm(90, FeatureSet::Specific)));
   EXPECT_FALSE(TargetSet::exactly(sm(90, FeatureSet::Specific)).includes(sm(90)));
   // Architecture-specific features are not forward compatible.
-  EXPECT_EQ(TargetSet::provides(sm(90, FeatureSet::Specific)), TargetSet::exactly(sm(90, FeatureSet::Specific)));
+  EXPECT_EQ(TargetSet::provides(sm(90, FeatureSet::Specific)),
+            TargetSet::exactly(sm(90, FeatureSet::Specific)));
   EXPECT_FALSE(TargetSet::provides(sm(90, FeatureSet::Specific)).includes(sm(100, FeatureSet::Specific)));
   // Family features cover the later minors of the major version, with family or specific features.
   TargetSet family = TargetSet::provides(sm(100, FeatureSet::Family));
-  for (GpuTarget yes : {sm(100, FeatureSet::Family), sm(100, FeatureSet::Specific), sm(103, FeatureSet::Family), sm(103, FeatureSet::Specific)})
+  for (GpuTarget yes : {sm(100, FeatureSet::Family), sm(100, FeatureSet::Specific),
+                        sm(103, FeatureSet::Family), sm(103, FeatureSet::Specific)})
     EXPECT_TRUE(family.includes(yes)) << sema::targetName(yes);
-  for (GpuTarget no : {sm(100), sm(103), sm(110, FeatureSet::Family), sm(120, FeatureSet::Family), sm(90, FeatureSet::Specific)})
+  for (GpuTarget no : {sm(100), sm(103), sm(110, FeatureSet::Family), sm(120, FeatureSet::Family),
+                       sm(90, FeatureSet::Specific)})
     EXPECT_FALSE(family.includes(no)) << sema::targetName(no);
   EXPECT_FALSE(family.includesHost());
   // Baseline features: every later target, whatever its feature set (the specification's
   // provides(sm70) holds for sm_72, sm_75, sm_80 ...).
   TargetSet volta = TargetSet::provides(sm(70));
-  for (GpuTarget yes : {sm(70), sm(72), sm(75), sm(80), sm(90, FeatureSet::Specific), sm(121, FeatureSet::Family)})
+  for (GpuTarget yes :
+       {sm(70), sm(72), sm(75), sm(80), sm(90, FeatureSet::Specific), sm(121, FeatureSet::Family)})
     EXPECT_TRUE(volta.includes(yes)) << sema::targetName(yes);
   EXPECT_FALSE(volta.includes(sm(62)));
   EXPECT_FALSE(volta.includesHost());
@@ -203,7 +215,8 @@ TEST(Target, ConditionsKeepTheSpecificationsSpelling) {
 }
 
 TEST(Target, ConditionsHoldExactlyOnTheirTargets) {
-  std::vector<TargetSet> atoms = {TargetSet::host(), TargetSet::device(), TargetSet::all(), TargetSet::none()};
+  std::vector<TargetSet> atoms = {TargetSet::host(), TargetSet::device(), TargetSet::all(),
+                                  TargetSet::none()};
   for (GpuTarget target : sema::knownTargets()) {
     atoms.push_back(TargetSet::exactly(target));
     atoms.push_back(TargetSet::provides(target));
@@ -234,7 +247,8 @@ TEST(Target, ConditionsHoldExactlyOnTheirTargets) {
     EXPECT_EQ(~~set, set);
     EXPECT_EQ(~(set | atoms[0]), ~set & ~atoms[0]);
   }
-  for (const char* bad : {"<targets", "<targets x>", "<targets 5-3>", "<targets 0-0;f 0-5;a>", "<targets;f 1-2>", "<targets 1-max;a>"})
+  for (const char* bad : {"<targets", "<targets x>", "<targets 5-3>", "<targets 0-0;f 0-5;a>",
+                          "<targets;f 1-2>", "<targets 1-max;a>"})
     EXPECT_FALSE(TargetSet::decode(bad).has_value()) << bad;
 }
 
@@ -257,13 +271,16 @@ TEST(Target, NvrtcRefusalListsTheTargetsItCompilesFor) {
     if (std::find(supported.begin(), supported.end(), refusedTarget) != supported.end()) continue;
     backend::CompileOptions options;
     options.target = refusedTarget;
-    backend::Artifact artifact = backend::compileWithNvrtc(tools, "extern \"C\" __global__ void k() {}\n", "k.cu", options);
+    backend::Artifact artifact =
+        backend::compileWithNvrtc(tools, "extern \"C\" __global__ void k() {}\n", "k.cu", options);
     EXPECT_FALSE(artifact.ok);
     EXPECT_TRUE(artifact.refused) << artifact.log;
-    EXPECT_NE(artifact.log.find("NVRTC " + version + " cannot compile for " + sema::targetName(refusedTarget) + ";"),
+    EXPECT_NE(artifact.log.find("NVRTC " + version + " cannot compile for " +
+                                sema::targetName(refusedTarget) + ";"),
               std::string::npos)
         << artifact.log;
-    for (GpuTarget target : supported) EXPECT_NE(artifact.log.find(" " + sema::targetName(target)), std::string::npos) << artifact.log;
+    for (GpuTarget target : supported)
+      EXPECT_NE(artifact.log.find(" " + sema::targetName(target)), std::string::npos) << artifact.log;
   }
 }
 
@@ -278,10 +295,15 @@ TEST(Target, EachTargetKeepsItsOwnBranch) {
   backend::Toolchain tools = toolchain();
   std::vector<GpuTarget> supported = backend::nvrtcSupportedTargets(tools);
   if (supported.empty()) GTEST_SKIP() << "NVRTC not available";
-  const std::pair<GpuTarget, const char*> expected[] = {
-      {sm(75), "77777"}, {sm(80), "80801"}, {sm(90), "90901"}, {sm(90, FeatureSet::Specific), "90111"},
-      {sm(100), "90901"}, {sm(100, FeatureSet::Family), "10011"}, {sm(103, FeatureSet::Specific), "10011"},
-      {sm(110, FeatureSet::Family), "90901"}, {sm(120), "90901"}};
+  const std::pair<GpuTarget, const char*> expected[] = {{sm(75), "77777"},
+                                                        {sm(80), "80801"},
+                                                        {sm(90), "90901"},
+                                                        {sm(90, FeatureSet::Specific), "90111"},
+                                                        {sm(100), "90901"},
+                                                        {sm(100, FeatureSet::Family), "10011"},
+                                                        {sm(103, FeatureSet::Specific), "10011"},
+                                                        {sm(110, FeatureSet::Family), "90901"},
+                                                        {sm(120), "90901"}};
   std::vector<backend::FatbinImage> cubins;
   for (const auto& [target, constant] : expected) {
     if (std::find(supported.begin(), supported.end(), target) == supported.end()) continue;
@@ -292,7 +314,8 @@ TEST(Target, EachTargetKeepsItsOwnBranch) {
     ASSERT_TRUE(ptx.ok) << ptx.log;
     for (const char* other : {"80801", "90111", "10011", "90901", "12345", "77777"})
       EXPECT_EQ(ptx.bytes.find(other) != std::string::npos, std::strcmp(other, constant) == 0)
-          << sema::targetName(target) << " and " << other << "\n" << ptx.bytes;
+          << sema::targetName(target) << " and " << other << "\n"
+          << ptx.bytes;
     if (target == sm(80) || target == sm(90, FeatureSet::Specific)) {
       options.output = backend::DeviceCode::Cubin;
       backend::Artifact cubin = backend::compileWithNvrtc(tools, unit.source, "k.cu", options);
