@@ -1,117 +1,104 @@
 """Target specialization on the host: `target(desc)`, `TargetDescription` (`| & ~`),
-`SMSelector` (`sm75` ... `sm121`), `is_exactly`, `provides`, `is_host`, `is_device`,
-`any_target`, `no_target`.
+`SMSelector` (`sm35` ... `sm121`, with the `a` and `f` variants CUDA defines: `sm90a`, `sm100f`),
+`is_exactly`, `provides`, `is_host`, `is_device`, `any_target`, `no_target`.
 
 In device code the compiler evaluates `if target(...)` per lowering (a preprocessor test on
-`__CUDA_ARCH__`); when a `@func` runs in the Python interpreter the current target is the host,
-so `target(is_host)` is True there. A description is a set of `__CUDA_ARCH__` values (0 stands
-for the host), kept as sorted disjoint inclusive intervals, as the compiler keeps it."""
+`__CUDA_ARCH__` and, for `a`/`f` targets, `__CUDA_ARCH_SPECIFIC__`/`__CUDA_ARCH_FAMILY_SPECIFIC__`);
+when a `@func` runs in the Python interpreter the current target is the host, so
+`target(is_host)` is True there. The compiler decides the selectors and the meaning of every
+description: this module holds each description as the compiler's encoding of it and asks the
+compiler (`weft._weft`) for the selectors and for `|`, `&`, `~` and membership."""
 
-_UNBOUNDED = 2**63 - 1
-
-# The architectures CUDA 13.0's NVRTC supports (nvrtcGetSupportedArchs), as XY of sm_XY; the
-# compiler's list (src/sema/check_target.cpp) must equal it.
-ARCHITECTURES = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
-
-
-def _normalized(intervals):
-    result = []
-    for lo, hi in sorted(intervals):
-        if lo > hi:
-            continue
-        if result and (result[-1][1] == _UNBOUNDED or lo <= result[-1][1] + 1):
-            result[-1] = (result[-1][0], max(result[-1][1], hi))
-        else:
-            result.append((lo, hi))
-    return tuple(result)
-
-
-def _complement(intervals):
-    result, following = [], 0
-    for lo, hi in intervals:
-        if lo > following:
-            result.append((following, lo - 1))
-        if hi == _UNBOUNDED:
-            return tuple(result)
-        following = hi + 1
-    result.append((following, _UNBOUNDED))
-    return tuple(result)
+from . import _weft
 
 
 class TargetDescription:
-    """A set of execution spaces (the host and GPU architectures); combine with `|`, `&`, `~`."""
+    """A set of execution spaces (the host and GPU targets); combine with `|`, `&`, `~`."""
 
-    __slots__ = ("_intervals", "_name")
+    __slots__ = ("_encoded", "_name")
 
-    def __init__(self, intervals, name=None):
-        self._intervals = _normalized(intervals)
+    def __init__(self, encoded: str, name=None):
+        self._encoded = encoded
         self._name = name
 
     @property
     def __weft_name__(self) -> str:
         # How the compiler finds this description when device code names it as a global.
-        bounds = " ".join(f"{lo}-{'max' if hi == _UNBOUNDED else hi}" for lo, hi in self._intervals)
-        return f"weft.<targets{' ' if bounds else ''}{bounds}>"
+        return f"weft.{self._encoded}"
 
-    def _check(self, other, operator: str) -> "TargetDescription":
+    def _other(self, other, operator: str) -> "TargetDescription":
         if not isinstance(other, TargetDescription):
             raise TypeError(f"unsupported operand for {operator}: TargetDescription and {type(other).__name__}")
         return other
 
     def __or__(self, other):
-        return TargetDescription(self._intervals + self._check(other, "|")._intervals)
+        return TargetDescription(_weft.target_union(self._encoded, self._other(other, "|")._encoded))
 
     def __and__(self, other):
-        other = self._check(other, "&")
-        return ~TargetDescription(_complement(self._intervals) + _complement(other._intervals))
+        return TargetDescription(_weft.target_intersection(self._encoded, self._other(other, "&")._encoded))
 
     def __invert__(self):
-        return TargetDescription(_complement(self._intervals))
+        return TargetDescription(_weft.target_complement(self._encoded))
 
     def __eq__(self, other):
-        return isinstance(other, TargetDescription) and self._intervals == other._intervals
+        return isinstance(other, TargetDescription) and self._encoded == other._encoded
 
     def __hash__(self):
-        return hash(self._intervals)
+        return hash(self._encoded)
 
     def __bool__(self):
         raise TypeError("a TargetDescription is not a condition; test it with target(desc)")
 
     def matches_host(self) -> bool:
         """Whether the host is among the targets."""
-        return any(lo == 0 for lo, _ in self._intervals)
+        return _weft.target_includes(self._encoded, "host")
 
-    def matches(self, arch: int) -> bool:
-        """Whether the GPU architecture sm_`arch` (e.g. 90) is among the targets."""
-        value = arch * 10
-        return any(lo <= value <= hi for lo, hi in self._intervals)
+    def matches(self, sm) -> bool:
+        """Whether a GPU target is among the targets: an SMSelector (`sm90a`), a target name
+        (`"sm_90a"`) or the XY of sm_XY (`90`)."""
+        if isinstance(sm, SMSelector):
+            name = sm.name
+        elif isinstance(sm, int) and not isinstance(sm, bool):
+            name = f"sm_{sm}"
+        elif isinstance(sm, str):
+            name = sm
+        else:
+            raise TypeError(f"matches() takes an SMSelector, a target name or an int, not {type(sm).__name__}")
+        return _weft.target_includes(self._encoded, name)
+
+    def condition(self) -> str:
+        """The preprocessor condition each lowering tests (e.g. `__CUDA_ARCH__ >= 900`)."""
+        return _weft.target_condition(self._encoded)
 
     def __repr__(self) -> str:
         if self._name:
             return self._name
-        return f"TargetDescription({list(self._intervals)})"
+        return f"TargetDescription({self.condition()})"
 
 
 class SMSelector:
-    """A CUDA architecture: `sm90` is sm_90 (Hopper)."""
+    """A CUDA architecture: `sm90` is sm_90 (Hopper), `sm90a` its architecture-specific features,
+    `sm100f` the family-specific features of sm_100."""
 
-    __slots__ = ("arch",)
+    __slots__ = ("name", "arch", "suffix")
 
-    def __init__(self, arch: int):
+    def __init__(self, name: str, arch: int, suffix: str):
+        self.name = name
         self.arch = arch
+        self.suffix = suffix
 
     @property
     def __weft_name__(self) -> str:
-        return f"weft.sm{self.arch}"
+        return f"weft.{self.name}"
 
     def __repr__(self) -> str:
-        return f"sm{self.arch}"
+        return self.name
 
 
-def _selector(sm, function: str) -> int:
+def _selector(sm, function: str) -> str:
     if not isinstance(sm, SMSelector):
         raise TypeError(f"{function}() takes an SMSelector such as sm90, not {type(sm).__name__}")
-    return sm.arch * 10
+    return sm.name
 
 
 class _TargetFunction:
@@ -130,12 +117,11 @@ class _TargetFunction:
 
 
 def _is_exactly(sm) -> TargetDescription:
-    value = _selector(sm, "is_exactly")
-    return TargetDescription([(value, value)], f"is_exactly({sm!r})")
+    return TargetDescription(_weft.target_select("is_exactly", _selector(sm, "is_exactly")), f"is_exactly({sm!r})")
 
 
 def _provides(sm) -> TargetDescription:
-    return TargetDescription([(_selector(sm, "provides"), _UNBOUNDED)], f"provides({sm!r})")
+    return TargetDescription(_weft.target_select("provides", _selector(sm, "provides")), f"provides({sm!r})")
 
 
 def _target(desc) -> bool:
@@ -148,12 +134,12 @@ def _target(desc) -> bool:
 target = _TargetFunction("target", _target)
 is_exactly = _TargetFunction("is_exactly", _is_exactly)
 provides = _TargetFunction("provides", _provides)
-is_host = TargetDescription([(0, 0)], "is_host")
-is_device = TargetDescription([(1, _UNBOUNDED)], "is_device")
-any_target = TargetDescription([(0, _UNBOUNDED)], "any_target")
-no_target = TargetDescription([], "no_target")
+is_host = TargetDescription(_weft.target_entity("is_host"), "is_host")
+is_device = TargetDescription(_weft.target_entity("is_device"), "is_device")
+any_target = TargetDescription(_weft.target_entity("any_target"), "any_target")
+no_target = TargetDescription(_weft.target_entity("no_target"), "no_target")
 
-SELECTORS = {f"sm{arch}": SMSelector(arch) for arch in ARCHITECTURES}
+SELECTORS = {name: SMSelector(name, arch, suffix) for name, arch, suffix in _weft.target_selectors()}
 
 NAMES = ("target", "TargetDescription", "SMSelector", "is_exactly", "provides", "is_host", "is_device",
          "any_target", "no_target", *SELECTORS)

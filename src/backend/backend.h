@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "sema/targets.h"
+
 namespace weft::backend {
 
 // Where the CUDA toolkit and weft's device headers are.
@@ -21,12 +23,14 @@ struct Toolchain {
 // Finds the toolkit (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda) and the host compiler.
 Toolchain discoverToolchain(std::string weftIncludeDir);
 
-// What NVRTC produces: a cubin (SASS for sm_XY), PTX (for compute_XY), or LTO-IR (for
-// nvJitLink's link-time optimization; always relocatable).
-enum class DeviceCode : uint8_t { Cubin, Ptx, LtoIr };
+// What NVRTC produces: a cubin (SASS for sm_XY), PTX (for compute_XY), LTO-IR (for
+// nvJitLink's link-time optimization; always relocatable), or nothing: the front end checks the
+// unit (its static_asserts) and stops (-fdevice-syntax-only).
+enum class DeviceCode : uint8_t { Cubin, Ptx, LtoIr, CheckOnly };
 
 struct CompileOptions {
-  int arch = 90;           // sm_XY as XY
+  // The target: sm_XY[a|f] for a cubin, its virtual architecture compute_XY[a|f] otherwise.
+  sema::GpuTarget target;
   bool fastMath = false;
   bool debug = false;
   // The unit's run-time checks run (WEFT_CHECKS, include/weft/device/intrinsics.h): debug=True,
@@ -38,6 +42,8 @@ struct CompileOptions {
   bool relocatable = false;
   // More folders for #include (a CUDA C++ file that nvJitLink links with a weft unit).
   std::vector<std::string> includeDirs;
+  // Macros to define (NAME or NAME=VALUE), e.g. the interoperable unit's ABI check.
+  std::vector<std::string> defines;
 };
 
 // The result of a compilation: the artifact bytes or a log of what failed.
@@ -45,6 +51,8 @@ struct Artifact {
   bool ok = false;
   std::string bytes;  // cubin / PTX text / path of the shared object for the host target
   std::string log;    // compiler output (errors and warnings)
+  // NVRTC does not compile for the target at all; `log` says so and lists the targets it does.
+  bool refused = false;
 };
 
 // The on-disk cache: `directory` is $WEFT_CACHE_DIR or ~/.cache/weft; disabled by WEFT_CACHE=0.
@@ -78,7 +86,8 @@ std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileO
 // The host compiler's arguments compileForHost passes for `options`, before the file names.
 std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const CompileOptions& options);
 
-// Compiles `source` with NVRTC (loaded at run time) for sm_`options.arch`.
+// Compiles `source` with NVRTC (loaded at run time) for `options.target`. A target this NVRTC
+// does not know is `refused`, with the list of those it compiles for.
 Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,
                           const CompileOptions& options);
 
@@ -89,8 +98,10 @@ Artifact compileForHost(const Toolchain& toolchain, const std::string& source, c
 // The NVRTC version as "major.minor", or empty when NVRTC cannot be loaded.
 std::string nvrtcVersion(const Toolchain& toolchain);
 
-// The architectures (XY of sm_XY) the loaded NVRTC compiles for; empty when NVRTC cannot be loaded.
-std::vector<int> nvrtcSupportedArchitectures(const Toolchain& toolchain);
+// The known targets (sema::knownTargets) the loaded NVRTC compiles for: the architectures
+// nvrtcGetSupportedArchs lists, each with those of its `a`/`f` variants NVRTC accepts (tried on
+// an empty program, which takes a few milliseconds each). Empty when NVRTC cannot be loaded.
+std::vector<sema::GpuTarget> nvrtcSupportedTargets(const Toolchain& toolchain);
 
 // One input of a device link: a file's contents and what they are.
 struct LinkInput {
@@ -99,13 +110,20 @@ struct LinkInput {
   std::string bytes;
 };
 
-// Links relocatable device code for sm_`arch` with nvJitLink (loaded at run time) into one
-// executable cubin; LTO-IR inputs are optimized together (-lto).
-Artifact linkWithNvJitLink(const Toolchain& toolchain, const std::vector<LinkInput>& inputs, int arch);
+// Links device code for `target` with nvJitLink (loaded at run time) into one executable cubin:
+// relocatable code, or one PTX unit (which it compiles to SASS for `target`, as ptxas would);
+// LTO-IR inputs are optimized together (-lto).
+Artifact linkWithNvJitLink(const Toolchain& toolchain, const std::vector<LinkInput>& inputs, sema::GpuTarget target);
 
-// A fatbin holding one cubin per architecture (`cubins`: (XY of sm_XY, cubin bytes)), made by
-// the toolkit's fatbinary tool; `bytes` is the fatbin.
-Artifact createFatbin(const Toolchain& toolchain, const std::vector<std::pair<int, std::string>>& cubins);
+// One image of a fatbin: SASS (a cubin) for a GPU target, or PTX for a virtual architecture.
+struct FatbinImage {
+  enum class Kind : uint8_t { Cubin, Ptx } kind = Kind::Cubin;
+  sema::GpuTarget target;
+  std::string bytes;
+};
+
+// A fatbin holding `images`, made by the toolkit's fatbinary tool; `bytes` is the fatbin.
+Artifact createFatbin(const Toolchain& toolchain, const std::vector<FatbinImage>& images);
 
 // Identifies the NVRTC library compileWithNvrtc would load (path, size, modification time)
 // without loading it, for cache keys: loading NVRTC costs milliseconds, too much for a

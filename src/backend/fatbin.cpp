@@ -1,6 +1,6 @@
-// Multi-architecture fatbins: one cubin per architecture (each lowered by NVRTC from the same
-// translation unit), combined by the toolkit's fatbinary tool, which cuobjdump and the driver
-// read.
+// Multi-architecture fatbins: cubins and PTX for several targets (each lowered by NVRTC from
+// the same translation unit), combined by the toolkit's fatbinary tool, which cuobjdump and the
+// driver read.
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,7 +44,7 @@ std::string fatbinaryPath(const Toolchain& toolchain) {
 
 }  // namespace
 
-Artifact createFatbin(const Toolchain& toolchain, const std::vector<std::pair<int, std::string>>& cubins) {
+Artifact createFatbin(const Toolchain& toolchain, const std::vector<FatbinImage>& images) {
   Artifact artifact;
   std::string tool = fatbinaryPath(toolchain);
   if (tool.empty()) {
@@ -61,14 +61,17 @@ Artifact createFatbin(const Toolchain& toolchain, const std::vector<std::pair<in
   }
   fs::path directory(pattern);
   std::vector<std::string> arguments = {tool, "-64", "--create=" + (directory / "out.fatbin").string()};
-  for (const auto& [arch, bytes] : cubins) {
-    fs::path cubin = directory / ("sm_" + std::to_string(arch) + ".cubin");
-    if (!writeBytes(cubin, bytes)) {
-      artifact.log = "cannot write " + cubin.string();
+  for (const FatbinImage& image : images) {
+    bool cubin = image.kind == FatbinImage::Kind::Cubin;
+    fs::path file = directory / (sema::targetName(image.target, cubin ? "sm_" : "compute_") + (cubin ? ".cubin" : ".ptx"));
+    if (!writeBytes(file, image.bytes)) {
+      artifact.log = "cannot write " + file.string();
       fs::remove_all(directory, error);
       return artifact;
     }
-    arguments.push_back("--image3=kind=elf,sm=" + std::to_string(arch) + ",file=" + cubin.string());
+    // fatbinary names an image's target by its number and suffix ("sm=90a").
+    arguments.push_back(std::string("--image3=kind=") + (cubin ? "elf" : "ptx") + ",sm=" + sema::targetName(image.target, "") +
+                        ",file=" + file.string());
   }
   int status = runProcess(arguments, artifact.log);
   if (status == 0) {

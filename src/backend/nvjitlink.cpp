@@ -62,13 +62,13 @@ std::string errorLog(const NvJitLinkTable& link, NvJitLinkHandle handle) {
 
 }  // namespace
 
-Artifact linkWithNvJitLink(const Toolchain& toolchain, const std::vector<LinkInput>& inputs, int arch) {
+Artifact linkWithNvJitLink(const Toolchain& toolchain, const std::vector<LinkInput>& inputs, sema::GpuTarget target) {
   Artifact artifact;
   std::optional<NvJitLinkTable> link = loadNvJitLink(toolchain, artifact.log);
   if (!link) return artifact;
   bool lto = false;
   for (const LinkInput& input : inputs) lto = lto || input.kind == LinkInput::Kind::LtoIr;
-  std::vector<std::string> optionStrings = {"-arch=sm_" + std::to_string(arch)};
+  std::vector<std::string> optionStrings = {"-arch=" + sema::targetName(target)};
   if (lto) optionStrings.push_back("-lto");
   std::vector<const char*> options;
   for (const std::string& option : optionStrings) options.push_back(option.c_str());

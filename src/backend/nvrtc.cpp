@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -42,18 +43,20 @@ std::optional<NvrtcTable> loadNvrtc(const Toolchain& toolchain, std::string& err
 std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileOptions& options) {
   std::vector<std::string> result;
   bool virtualArch = options.output != DeviceCode::Cubin;
-  result.push_back((virtualArch ? "-arch=compute_" : "-arch=sm_") + std::to_string(options.arch));
+  result.push_back("-arch=" + sema::targetName(options.target, virtualArch ? "compute_" : "sm_"));
   if (options.relocatable || options.output == DeviceCode::LtoIr) result.push_back("-rdc=true");
   if (options.output == DeviceCode::LtoIr) result.push_back("-dlto");
+  if (options.output == DeviceCode::CheckOnly) result.push_back("-fdevice-syntax-only");
   result.push_back("-std=c++17");
   // Functions without an execution space are device functions: weft's headers are plain C++
   // shared with the host target, so they need no __device__ annotations.
   result.push_back("-default-device");
   if (!toolchain.weftIncludeDir.empty()) result.push_back("-I" + toolchain.weftIncludeDir);
   for (const std::string& folder : options.includeDirs) result.push_back("-I" + folder);
-  // For cuda_fp16.h and friends, and libcu++ (interoperable units), which only programs that
-  // use them include.
+  // For cuda_fp16.h and friends, and libcu++ (the interoperable units' ABI check), which only
+  // programs that use them include.
   for (const std::string& folder : toolchain.cudaIncludeDirs) result.push_back("-I" + folder);
+  for (const std::string& define : options.defines) result.push_back("-D" + define);
   if (options.fastMath) result.push_back("--use_fast_math");
   // Line tables (no effect on the generated code): with the unit's #line directives,
   // compute-sanitizer and cuda-gdb name the Python file and line of a fault.
@@ -63,11 +66,64 @@ std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileO
   return result;
 }
 
+namespace {
+
+// Whether NVRTC compiles an empty program for `target`: how weft learns which `a`/`f` variants
+// this NVRTC accepts (nvrtcGetSupportedArchs lists architecture numbers only).
+bool acceptsTarget(const NvrtcTable& nvrtc, sema::GpuTarget target) {
+  NvrtcProgram program = nullptr;
+  if (nvrtc.nvrtcCreateProgram(&program, "", "probe.cu", 0, nullptr, nullptr) != 0) return false;
+  std::string option = "-arch=" + sema::targetName(target, "compute_");
+  const char* options[] = {option.c_str(), "-fdevice-syntax-only"};
+  bool accepted = nvrtc.nvrtcCompileProgram(program, 2, options) == 0;
+  nvrtc.nvrtcDestroyProgram(&program);
+  return accepted;
+}
+
+std::vector<int> supportedArchitectures(const NvrtcTable& nvrtc) {
+  int count = 0;
+  if (nvrtc.nvrtcGetNumSupportedArchs(&count) != 0 || count <= 0) return {};
+  std::vector<int> archs(static_cast<size_t>(count));
+  if (nvrtc.nvrtcGetSupportedArchs(archs.data()) != 0) return {};
+  return archs;
+}
+
+std::vector<sema::GpuTarget> supportedTargets(const NvrtcTable& nvrtc) {
+  std::vector<int> archs = supportedArchitectures(nvrtc);
+  std::vector<sema::GpuTarget> targets;
+  for (sema::GpuTarget target : sema::knownTargets()) {
+    if (std::find(archs.begin(), archs.end(), target.arch) == archs.end()) continue;
+    if (target.features == sema::FeatureSet::Baseline || acceptsTarget(nvrtc, target)) targets.push_back(target);
+  }
+  return targets;
+}
+
+std::string versionOf(const NvrtcTable& nvrtc) {
+  int major = 0, minor = 0;
+  if (nvrtc.nvrtcVersion(&major, &minor) != 0) return {};
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+// The message of a target NVRTC refuses, listing the targets it compiles for.
+std::string refusal(const NvrtcTable& nvrtc, sema::GpuTarget target) {
+  std::string list;
+  for (sema::GpuTarget supported : supportedTargets(nvrtc)) list += (list.empty() ? "" : " ") + sema::targetName(supported);
+  return "NVRTC " + versionOf(nvrtc) + " cannot compile for " + sema::targetName(target) + "; it compiles for " + list;
+}
+
+}  // namespace
+
 Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,
                           const CompileOptions& options) {
   Artifact artifact;
   std::optional<NvrtcTable> nvrtc = loadNvrtc(toolchain, artifact.log);
   if (!nvrtc) return artifact;
+  std::vector<int> archs = supportedArchitectures(*nvrtc);
+  if (std::find(archs.begin(), archs.end(), options.target.arch) == archs.end()) {
+    artifact.refused = true;
+    artifact.log = refusal(*nvrtc, options.target);
+    return artifact;
+  }
   NvrtcProgram program = nullptr;
   int status = nvrtc->nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (status != 0) {
@@ -87,6 +143,11 @@ Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source,
   if (compiled != 0) {
     if (artifact.log.empty()) artifact.log = std::string("nvrtcCompileProgram failed: ") + nvrtc->nvrtcGetErrorString(compiled);
     nvrtc->nvrtcDestroyProgram(&program);
+    // The architecture is listed, but this NVRTC may predate its `a`/`f` variant.
+    if (options.target.features != sema::FeatureSet::Baseline && !acceptsTarget(*nvrtc, options.target)) {
+      artifact.refused = true;
+      artifact.log = refusal(*nvrtc, options.target);
+    }
     return artifact;
   }
   size_t size = 0;
@@ -108,6 +169,7 @@ Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source,
       status = nvrtc->nvrtcGetLTOIRSize(program, &size);
       if (status == 0) status = nvrtc->nvrtcGetLTOIR(program, artifact.bytes.assign(size, '\0').data());
       break;
+    case DeviceCode::CheckOnly: break;
   }
   if (status != 0) {
     artifact.bytes.clear();
@@ -122,19 +184,13 @@ Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source,
 std::string nvrtcVersion(const Toolchain& toolchain) {
   std::string error;
   std::optional<NvrtcTable> nvrtc = loadNvrtc(toolchain, error);
-  int major = 0, minor = 0;
-  if (!nvrtc || nvrtc->nvrtcVersion(&major, &minor) != 0) return {};
-  return std::to_string(major) + "." + std::to_string(minor);
+  return nvrtc ? versionOf(*nvrtc) : std::string();
 }
 
-std::vector<int> nvrtcSupportedArchitectures(const Toolchain& toolchain) {
+std::vector<sema::GpuTarget> nvrtcSupportedTargets(const Toolchain& toolchain) {
   std::string error;
   std::optional<NvrtcTable> nvrtc = loadNvrtc(toolchain, error);
-  int count = 0;
-  if (!nvrtc || nvrtc->nvrtcGetNumSupportedArchs(&count) != 0 || count <= 0) return {};
-  std::vector<int> archs(static_cast<size_t>(count));
-  if (nvrtc->nvrtcGetSupportedArchs(archs.data()) != 0) return {};
-  return archs;
+  return nvrtc ? supportedTargets(*nvrtc) : std::vector<sema::GpuTarget>();
 }
 
 std::string nvrtcIdentity(const Toolchain& toolchain) {

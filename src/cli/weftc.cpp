@@ -1,10 +1,10 @@
 // weftc: the command-line compiler. The driver reads like the pipeline:
 //   parse -> static environment -> the file's entry points (annotated @kernels and
-//   interoperable functions) -> check -> emitCuda (one unit) -> NVRTC per architecture
-//   (PTX, cubin, LTO-IR) -> fatbinary or nvJitLink
+//   interoperable functions) -> check -> emitCuda (one unit) -> [the interoperable ABI check]
+//   -> NVRTC per virtual architecture (PTX, cubin, LTO-IR) -> nvJitLink (PTX to SASS for
+//   another target, --link) -> fatbinary
 // and each --dump-*/--emit-* option stops after its stage and prints that stage's result.
-#include <unistd.h>
-
+// The command line (arguments.h) takes nvcc's spellings of targets.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cli/arguments.h"
 #include "codegen/codegen.h"
 #include "sema/sema.h"
 #include "sema/static_environment.h"
+#include "sema/typed_dump.h"
 #include "support/check.h"
 #include "support/diagnostics.h"
 #include "syntax/syntax.h"
@@ -31,118 +33,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
-
-enum class Stage { DumpAst, EmitCuda, Ptx, Cubin, Fatbin, LtoIr };
-
-struct Options {
-  std::string input;
-  std::string output;  // empty: stdout for text, <stem>.cubin (.fatbin, .ltoir) for binaries
-  Stage stage = Stage::Cubin;
-  std::vector<int> archs;  // each -arch sm_XY as XY, in order, without repeats; default: sm_90
-  bool relocatable = false;
-  std::vector<std::string> links;  // --link FILE, in order
-  bool printIncludeDir = false;
-};
-
-const char* kUsage =
-    "usage: weftc FILE.py [--emit-cuda | --ptx | --cubin | --fatbin | --ltoir | --dump-ast] [-arch sm_XY]...\n"
-    "             [-rdc] [--link FILE]... [-o OUT]\n"
-    "\n"
-    "Compiles the entry points of FILE.py into one translation unit: every @kernel whose\n"
-    "parameters are all annotated (e.g. `def k(a: device.float32[:], n: device.int32)`) and every\n"
-    "@func(interop=True). Interoperable functions and kernels keep their Python names as extern \"C\"\n"
-    "symbols; other kernels are weft_<name>_<n>_<hash>.\n"
-    "\n"
-    "  --dump-ast            print the file's AST as CPython's ast.dump(ast.parse(src)) and stop\n"
-    "  --emit-cuda           print the CUDA C++ translation unit and stop (nvcc -rdc=true compiles\n"
-    "                        it with -I$(weftc --print-include-dir))\n"
-    "  --ptx                 compile with NVRTC and print the PTX\n"
-    "  --cubin               compile with NVRTC to a cubin (the default), written to OUT, or to\n"
-    "                        FILE.cubin in the current directory\n"
-    "  --fatbin              compile with NVRTC once per -arch and combine the cubins into one\n"
-    "                        fatbin (OUT, or FILE.fatbin); --cubin with several -arch does the same\n"
-    "  --ltoir               compile to relocatable LTO-IR for nvJitLink (OUT, or FILE.ltoir)\n"
-    "  -arch sm_XY           a GPU architecture (default sm_90); repeat it for several: the front\n"
-    "                        end runs once and each architecture keeps its own `if target(...)`\n"
-    "                        branches\n"
-    "  -rdc                  relocatable device code (--cubin, --ptx): extern functions may be\n"
-    "                        defined in code linked later\n"
-    "  --link FILE           link the unit with FILE through nvJitLink into one cubin (one -arch):\n"
-    "                        CUDA C++ (.cu, compiled by NVRTC with weft's headers on the include\n"
-    "                        path), .ltoir, .cubin, .ptx, .fatbin, .o or .a; repeatable\n"
-    "  -o OUT                write the output to OUT\n"
-    "  --print-include-dir   print the directory of weft's device headers and exit\n"
-    "  -h, --help            print this help\n"
-    "\n"
-    "weft's device headers are found at $WEFT_INCLUDE_DIR, else in the installed Python package\n"
-    "(<prefix>/lib/pythonX.Y/site-packages/weft/include, <prefix> being the parent of weftc's\n"
-    "folder), else in the source tree weftc was built from.\n";
-
-// Parses the command line; nullopt after printing a usage error (or the help).
-std::optional<Options> parseArguments(int argc, char** argv, int& exitCode) {
-  Options options;
-  auto fail = [&](const std::string& message) -> std::optional<Options> {
-    std::cerr << "weftc: error: " << message << "\n" << kUsage;
-    exitCode = kExitUsage;
-    return std::nullopt;
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      exitCode = 0;
-      return std::nullopt;
-    }
-    if (arg == "--dump-ast")
-      options.stage = Stage::DumpAst;
-    else if (arg == "--emit-cuda")
-      options.stage = Stage::EmitCuda;
-    else if (arg == "--ptx")
-      options.stage = Stage::Ptx;
-    else if (arg == "--cubin")
-      options.stage = Stage::Cubin;
-    else if (arg == "--fatbin")
-      options.stage = Stage::Fatbin;
-    else if (arg == "--ltoir")
-      options.stage = Stage::LtoIr;
-    else if (arg == "-rdc")
-      options.relocatable = true;
-    else if (arg == "--print-include-dir")
-      options.printIncludeDir = true;
-    else if (arg == "-o" || arg == "-arch" || arg == "--arch" || arg == "--link") {
-      if (i + 1 >= argc) return fail(arg + " needs a value");
-      std::string value = argv[++i];
-      if (arg == "-o") {
-        options.output = value;
-      } else if (arg == "--link") {
-        options.links.push_back(value);
-      } else {
-        if (value.rfind("sm_", 0) != 0 || value.size() < 5 ||
-            value.find_first_not_of("0123456789", 3) != std::string::npos)
-          return fail("-arch takes sm_XY (e.g. sm_90), not '" + value + "'");
-        int arch = std::stoi(value.substr(3));
-        if (std::find(options.archs.begin(), options.archs.end(), arch) == options.archs.end())
-          options.archs.push_back(arch);
-      }
-    } else if (!arg.empty() && arg[0] == '-') {
-      return fail("unknown option '" + arg + "'");
-    } else if (options.input.empty()) {
-      options.input = arg;
-    } else {
-      return fail("one input file at a time (got '" + options.input + "' and '" + arg + "')");
-    }
-  }
-  if (options.input.empty() && !options.printIncludeDir) return fail("no input file");
-  if (options.archs.empty()) options.archs.push_back(90);
-  if (!options.links.empty()) {
-    if (options.stage != Stage::Cubin) return fail("--link produces a cubin; it cannot be used with another output");
-    if (options.archs.size() > 1) return fail("--link links for one architecture; give one -arch");
-  }
-  if (options.stage == Stage::LtoIr && options.archs.size() > 1) return fail("--ltoir takes one -arch");
-  if (options.stage == Stage::Cubin && options.archs.size() > 1) options.stage = Stage::Fatbin;
-  return options;
-}
 
 bool hasDeviceHeaders(const fs::path& directory) {
   std::error_code error;
@@ -217,21 +107,34 @@ std::optional<backend::LinkInput::Kind> linkKind(const std::string& path) {
   return std::nullopt;
 }
 
+// The name NVRTC gives the unit in its messages.
+std::string unitName(const Options& options) { return fs::path(options.input).filename().string() + ".cu"; }
+
+// Reports a failed NVRTC compile; returns false.
+bool reportNvrtcFailure(const Options& options, const backend::Artifact& artifact, const backend::CompileOptions& compile) {
+  if (artifact.refused) {
+    std::cerr << "weftc: error: " << artifact.log << "\n";
+  } else {
+    bool virtualArch = compile.output != backend::DeviceCode::Cubin;
+    std::cerr << options.input << ": error: NVRTC failed to compile for "
+              << sema::targetName(compile.target, virtualArch ? "compute_" : "sm_") << ":\n" << artifact.log;
+  }
+  return false;
+}
+
 // The unit and the --link files as nvJitLink inputs, linked into one cubin; false after
 // reporting. A .cu file is compiled by NVRTC to LTO-IR with weft's headers and the folder of
 // the .cu file on its include path.
 bool linkUnit(const Options& options, const backend::Toolchain& toolchain, const std::string& unit,
               std::string& cubin) {
+  const Image& image = *std::find_if(options.images.begin(), options.images.end(),
+                                     [](const Image& candidate) { return candidate.sass.has_value(); });
   backend::CompileOptions compileOptions;
-  compileOptions.arch = options.archs.front();
+  compileOptions.target = image.virtualArch;
   compileOptions.output = backend::DeviceCode::LtoIr;
   std::vector<backend::LinkInput> inputs;
-  backend::Artifact weft = backend::compileWithNvrtc(toolchain, unit, fs::path(options.input).filename().string() + ".cu",
-                                                     compileOptions);
-  if (!weft.ok) {
-    std::cerr << "weftc: error: NVRTC failed to compile the unit of " << options.input << ":\n" << weft.log;
-    return false;
-  }
+  backend::Artifact weft = backend::compileWithNvrtc(toolchain, unit, unitName(options), compileOptions);
+  if (!weft.ok) return reportNvrtcFailure(options, weft, compileOptions);
   inputs.push_back({backend::LinkInput::Kind::LtoIr, options.input, std::move(weft.bytes)});
   for (const std::string& path : options.links) {
     std::optional<backend::LinkInput::Kind> kind = linkKind(path);
@@ -254,12 +157,134 @@ bool linkUnit(const Options& options, const backend::Toolchain& toolchain, const
     }
     inputs.push_back({*kind, path, std::move(*bytes)});
   }
-  backend::Artifact linked = backend::linkWithNvJitLink(toolchain, inputs, compileOptions.arch);
+  backend::Artifact linked = backend::linkWithNvJitLink(toolchain, inputs, *image.sass);
   if (!linked.ok) {
     std::cerr << "weftc: error: " << linked.log << "\n";
     return false;
   }
   cubin = std::move(linked.bytes);
+  return true;
+}
+
+// Writes a stage's result to -o OUT, else to `path` (binaries), else to stdout; the exit code.
+int writeOutput(const Options& options, const std::string& path, const std::string& bytes) {
+  std::string to = options.output.empty() ? path : options.output;
+  if (to.empty()) {
+    std::cout << bytes;
+  } else if (!writeFile(to, bytes)) {
+    std::cerr << "weftc: error: cannot write '" << to << "'\n";
+    return kExitError;
+  }
+  return 0;
+}
+
+// Evaluates the unit's static_asserts of its interoperable signatures' machine representations
+// against libcu++, which NVRTC compiles only here (with WEFT_INTEROP_ABI_CHECK, checking without
+// generating code): including libcu++ in the unit itself would put its globals in every cubin.
+// False after reporting.
+bool checkInteropAbi(const Options& options, const backend::Toolchain& toolchain, const std::string& unit) {
+  backend::CompileOptions check;
+  check.target = options.images.front().virtualArch;
+  check.output = backend::DeviceCode::CheckOnly;
+  check.defines.push_back(codegen::kInteropAbiCheckMacro);
+  backend::Artifact checked = backend::compileWithNvrtc(toolchain, unit, unitName(options), check);
+  if (checked.ok) return true;
+  if (checked.refused) return reportNvrtcFailure(options, checked, check);
+  std::cerr << options.input
+            << ": error: the machine representation of an interoperable signature disagrees with the CUDA C++ type "
+               "the specification names (a weft bug; please report it):\n"
+            << checked.log;
+  return false;
+}
+
+// Compiles the unit into what the stage makes of options.images: the PTX (--ptx) or LTO-IR
+// (--ltoir) of each virtual architecture, one after another; the cubin (--cubin); or a fatbin of
+// every image. SASS for the virtual architecture's own target comes from NVRTC, SASS for another
+// target from the PTX through nvJitLink. False after reporting.
+bool compileImages(const Options& options, const backend::Toolchain& toolchain, const std::string& unit,
+                   std::string& output) {
+  backend::CompileOptions compile;
+  compile.relocatable = options.relocatable;
+  std::vector<sema::GpuTarget> virtualArchs = virtualArchitectures(options.images);
+  if (options.stage == Stage::Ptx || options.stage == Stage::LtoIr) {
+    compile.output = options.stage == Stage::Ptx ? backend::DeviceCode::Ptx : backend::DeviceCode::LtoIr;
+    for (sema::GpuTarget virtualArch : virtualArchs) {
+      compile.target = virtualArch;
+      backend::Artifact code = backend::compileWithNvrtc(toolchain, unit, unitName(options), compile);
+      if (!code.ok) return reportNvrtcFailure(options, code, compile);
+      output += (virtualArchs.size() > 1 ? "// " + sema::targetName(virtualArch) + "\n" : "") + code.bytes;
+    }
+    return true;
+  }
+  std::vector<std::pair<sema::GpuTarget, std::string>> ptx;  // each virtual architecture's, once
+  auto ptxOf = [&](sema::GpuTarget virtualArch) -> const std::string* {
+    for (const auto& [arch, code] : ptx)
+      if (arch == virtualArch) return &code;
+    compile.target = virtualArch;
+    compile.output = backend::DeviceCode::Ptx;
+    backend::Artifact code = backend::compileWithNvrtc(toolchain, unit, unitName(options), compile);
+    if (!code.ok) return reportNvrtcFailure(options, code, compile), nullptr;
+    return &ptx.emplace_back(virtualArch, std::move(code.bytes)).second;
+  };
+  std::vector<backend::FatbinImage> images;
+  for (const Image& image : options.images) {
+    if (!image.sass && options.stage != Stage::Fatbin) continue;
+    if (image.sass == image.virtualArch) {
+      compile.target = image.virtualArch;
+      compile.output = backend::DeviceCode::Cubin;
+      backend::Artifact cubin = backend::compileWithNvrtc(toolchain, unit, unitName(options), compile);
+      if (!cubin.ok) return reportNvrtcFailure(options, cubin, compile);
+      images.push_back({backend::FatbinImage::Kind::Cubin, image.virtualArch, std::move(cubin.bytes)});
+      continue;
+    }
+    const std::string* code = ptxOf(image.virtualArch);
+    if (code == nullptr) return false;
+    if (!image.sass) {
+      images.push_back({backend::FatbinImage::Kind::Ptx, image.virtualArch, *code});
+      continue;
+    }
+    backend::Artifact cubin =
+        backend::linkWithNvJitLink(toolchain, {{backend::LinkInput::Kind::Ptx, options.input, *code}}, *image.sass);
+    if (!cubin.ok) {
+      std::cerr << "weftc: error: cannot compile the PTX of " << sema::targetName(image.virtualArch, "compute_")
+                << " for " << sema::targetName(*image.sass) << ": " << cubin.log << "\n";
+      return false;
+    }
+    images.push_back({backend::FatbinImage::Kind::Cubin, *image.sass, std::move(cubin.bytes)});
+  }
+  if (options.stage == Stage::Cubin) {
+    output = std::move(images.front().bytes);
+    return true;
+  }
+  backend::Artifact fatbin = backend::createFatbin(toolchain, images);
+  if (!fatbin.ok) {
+    std::cerr << "weftc: error: cannot make a fatbin: " << fatbin.log << "\n";
+    return false;
+  }
+  output = std::move(fatbin.bytes);
+  return true;
+}
+
+// --version, --list-gpu-arch, --list-gpu-code: what weftc and its NVRTC are; false when a
+// list was asked for and NVRTC cannot be loaded.
+bool printToolkitFacts(const Options& options) {
+  backend::Toolchain toolchain = backend::discoverToolchain(findIncludeDir());
+  std::string nvrtc = backend::nvrtcVersion(toolchain);
+  if (options.printVersion) {
+    std::cout << "weftc (weft) " << WEFT_VERSION << "\n"
+              << (nvrtc.empty() ? std::string("NVRTC: not found (set CUDA_HOME)")
+                                : "NVRTC " + nvrtc + (toolchain.cudaHome.empty() ? "" : " (CUDA toolkit at " + toolchain.cudaHome + ")"))
+              << "\n";
+  }
+  if (!options.listGpuArch && !options.listGpuCode) return true;
+  if (nvrtc.empty()) {
+    std::cerr << "weftc: error: NVRTC was not found (set CUDA_HOME)\n";
+    return false;
+  }
+  for (sema::GpuTarget target : backend::nvrtcSupportedTargets(toolchain)) {
+    if (options.listGpuArch) std::cout << sema::targetName(target, "compute_") << "\n";
+    if (options.listGpuCode) std::cout << sema::targetName(target) << "\n";
+  }
   return true;
 }
 
@@ -279,19 +304,10 @@ int compileFile(const Options& options) {
     std::cerr << diagnostics.render();
     return kExitError;
   }
-  if (options.stage == Stage::DumpAst) {
-    std::string dump = syntax::dumpAst(*module) + "\n";
-    if (options.output.empty())
-      std::cout << dump;
-    else if (!writeFile(options.output, dump)) {
-      std::cerr << "weftc: error: cannot write '" << options.output << "'\n";
-      return kExitError;
-    }
-    return 0;
-  }
+  if (options.stage == Stage::DumpAst) return writeOutput(options, {}, syntax::dumpAst(*module) + "\n");
 
   std::string includeDir = findIncludeDir();
-  if (includeDir.empty() && options.stage != Stage::EmitCuda) {
+  if (includeDir.empty() && options.stage != Stage::EmitCuda && options.stage != Stage::DumpTypes) {
     std::cerr
         << "weftc: error: weft's device headers (weft/device/*.h) were not found; set WEFT_INCLUDE_DIR to "
            "the folder that holds weft/device\n";
@@ -329,55 +345,28 @@ int compileFile(const Options& options) {
     std::cerr << unitDiagnostics.render();
     return kExitError;
   }
-  std::string unit = codegen::emitCuda(program, unitSources).source;
+  if (options.stage == Stage::DumpTypes) return writeOutput(options, {}, sema::dumpTypedProgram(program));
+  codegen::EmittedUnit unit = codegen::emitCuda(program, unitSources);
+  if (options.stage == Stage::EmitCuda) return writeOutput(options, {}, unit.source);
+  if (unit.hasInteropAbiCheck && !checkInteropAbi(options, toolchain, unit.source)) return kExitError;
 
   std::string output;
-  std::string path;
-  if (options.stage == Stage::EmitCuda) {
-    output = unit;
-  } else if (!options.links.empty()) {
-    if (!linkUnit(options, toolchain, unit, output)) return kExitError;
-    path = outputPath(options, ".cubin");
-  } else {
-    // One lowering per architecture.
-    backend::CompileOptions compileOptions;
-    compileOptions.output = options.stage == Stage::Ptx     ? backend::DeviceCode::Ptx
-                            : options.stage == Stage::LtoIr ? backend::DeviceCode::LtoIr
-                                                            : backend::DeviceCode::Cubin;
-    compileOptions.relocatable = options.relocatable;
-    std::vector<std::pair<int, std::string>> images;
-    for (int arch : options.archs) {
-      compileOptions.arch = arch;
-      backend::Artifact image =
-          backend::compileWithNvrtc(toolchain, unit, fs::path(options.input).filename().string() + ".cu", compileOptions);
-      if (!image.ok) {
-        std::cerr << options.input << ": error: NVRTC failed to compile for sm_" << arch << ":\n" << image.log;
-        return kExitError;
-      }
-      images.emplace_back(arch, std::move(image.bytes));
-    }
-    if (options.stage == Stage::Ptx) {
-      for (auto& [arch, ptx] : images) output += options.archs.size() > 1 ? "// sm_" + std::to_string(arch) + "\n" + ptx : ptx;
-    } else if (options.stage == Stage::Fatbin) {
-      backend::Artifact fatbin = backend::createFatbin(toolchain, images);
-      if (!fatbin.ok) {
-        std::cerr << "weftc: error: cannot make a fatbin: " << fatbin.log << "\n";
-        return kExitError;
-      }
-      output = std::move(fatbin.bytes);
-      path = outputPath(options, ".fatbin");
-    } else {
-      output = std::move(images.front().second);
-      path = outputPath(options, options.stage == Stage::LtoIr ? ".ltoir" : ".cubin");
-    }
+  if (!options.links.empty()) {
+    if (!linkUnit(options, toolchain, unit.source, output)) return kExitError;
+    return writeOutput(options, outputPath(options, ".cubin"), output);
   }
-  if (path.empty() && options.output.empty()) {
-    std::cout << output;
-  } else if (std::string to = path.empty() ? options.output : path; !writeFile(to, output)) {
-    std::cerr << "weftc: error: cannot write '" << to << "'\n";
-    return kExitError;
+  if (!compileImages(options, toolchain, unit.source, output)) return kExitError;
+  switch (options.stage) {
+    case Stage::Ptx: return writeOutput(options, {}, output);
+    case Stage::LtoIr: return writeOutput(options, outputPath(options, ".ltoir"), output);
+    case Stage::Cubin: return writeOutput(options, outputPath(options, ".cubin"), output);
+    case Stage::Fatbin: return writeOutput(options, outputPath(options, ".fatbin"), output);
+    case Stage::DumpAst:
+    case Stage::DumpTypes:
+    case Stage::EmitCuda: break;
   }
-  return 0;
+  WEFT_CHECK(false, "a stage that stopped earlier reached the device compile");
+  return kExitError;
 }
 
 }  // namespace
@@ -395,8 +384,11 @@ int main(int argc, char** argv) {
       return kExitError;
     }
     std::cout << includeDir << "\n";
-    if (options->input.empty()) return 0;
   }
+  if (options->printVersion || options->listGpuArch || options->listGpuCode) {
+    if (!printToolkitFacts(*options)) return kExitError;
+  }
+  if (options->input.empty()) return 0;
   try {
     return compileFile(*options);
   } catch (const weft::InternalCompilerError& error) {

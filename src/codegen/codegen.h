@@ -40,7 +40,14 @@ struct EmittedUnit {
     std::string message;   // an assert's message; empty without one
   };
   std::vector<CheckSite> checkSites;
+  // The unit checks its interoperable signatures' machine representations against libcu++'s
+  // types with static_asserts that nvcc evaluates, and NVRTC only when kInteropAbiCheckMacro is
+  // defined (libcu++ would leave its globals in every cubin): weftc checks them that way.
+  bool hasInteropAbiCheck = false;
 };
+
+// The macro under which NVRTC evaluates a unit's interoperable ABI static_asserts.
+inline constexpr const char* kInteropAbiCheckMacro = "WEFT_INTEROP_ABI_CHECK";
 
 // Emits the program's TU. `#line` directives name the files of `sources`.
 EmittedUnit emitCuda(const sema::TypedProgram& program, const SourceManager& sources);

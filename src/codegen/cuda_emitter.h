@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,13 +78,18 @@ class CudaEmitter {
   void noteScalar(types::ScalarKind kind);
   // The #defines and #includes for the narrow floats and vectors the unit used.
   std::string typeHeaders() const;
+  // emit_builtins.cpp: a builtin call as its helper (builtin_kinds.def) applied to the operands.
   std::string builtinCall(const sema::TypedExpr& expr);
   // emit_simt.cpp: warp and block collectives, atomics, print, dynamic shared memory.
   std::string simtCall(const sema::TypedExpr& expr);
   std::string printCall(const sema::TypedExpr& expr);
-  // The #includes (and the static shared size) the unit's SIMT builtins need.
-  std::string simtHeaders() const;
-  std::string mathCall(const sema::TypedExpr& expr, const char* function);
+  // Records that the unit calls a helper of `header`, which it then includes.
+  void useHeader(sema::BuiltinHeader header);
+  // The #includes of the headers the unit's builtins need (and the static shared size that
+  // dynamic shared memory starts after).
+  std::string builtinHeaders() const;
+  // A math function: `helper` on the operands converted to the computing precision.
+  std::string mathCall(const sema::TypedExpr& expr, std::string_view helper);
   // Evaluates `operands` in Python's left-to-right order and combines their codes with
   // `combine`; when C++ would leave the order unspecified and it matters (two operands read
   // memory or call functions), the operands go to temporaries in an immediately invoked
@@ -128,7 +134,8 @@ class CudaEmitter {
   uint64_t sharedBytes_ = 0;
   int temps_ = 0;
   bool usesFloat16_ = false, usesBFloat16_ = false, usesFloat8_ = false, usesVectors_ = false;
-  bool usesSimt_ = false, usesAtomics_ = false, usesPrint_ = false, usesDynamicShared_ = false;
+  std::set<sema::BuiltinHeader> headers_;  // the headers of the builtins the unit calls
+  bool usesDynamicShared_ = false;
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

@@ -255,8 +255,7 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
       }
       if (integral) return call("weft::pow_int<" + type + ">");
       WEFT_CHECK(types::isFloating(kind), "** on complex numbers with a non-constant exponent");
-      if (types::isNarrowFloat(kind)) return mathCall(e, "pow");
-      return call("weft::math::pow");
+      return mathCall(e, sema::builtinInfo(sema::Builtin::Pow).helper);
     }
     case sema::BinaryOp::LShift:
     case sema::BinaryOp::RShift: {

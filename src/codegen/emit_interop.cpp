@@ -1,6 +1,6 @@
 // Interoperable units: the machine representation of every type in an interoperable function's
 // or kernel's signature is checked against the CUDA C++ type the specification names, by
-// static_asserts the GPU compile (NVRTC or nvcc) evaluates. Structs and tuples carry their own
+// static_asserts that nvcc evaluates, and NVRTC when weftc asks (codegen.h, kInteropAbiCheckMacro). Structs and tuples carry their own
 // layout asserts (emit_structs.cpp), vectors theirs against CUDA's vector types (vector.h).
 #include <set>
 
@@ -44,9 +44,11 @@ std::string CudaEmitter::interopAsserts() {
     collectInteropTypes(function.returnType, arrays, complexes);
   }
   if (arrays.empty() && complexes.empty()) return {};
-  std::string out =
-      "#if !defined(WEFT_HOST)\n// The machine representations of the interoperable signatures, against the CUDA C++ "
-      "types the specification names.\n#include <weft/interop.h>\n";
+  // nvcc drops libcu++'s unused globals; NVRTC keeps them (over 100 KB of cubin), so it checks
+  // only when asked to (weftc does, compiling nothing). The CPU target may have no toolkit.
+  std::string out = "#if !defined(WEFT_HOST) && (!defined(__CUDACC_RTC__) || defined(" + std::string(kInteropAbiCheckMacro) +
+                    "))\n// The machine representations of the interoperable signatures, against the CUDA C++ types "
+                    "the specification names.\n#include <weft/interop.h>\n";
   if (!complexes.empty()) out += "#include <cuda/std/complex>\n";
   for (types::ScalarKind kind : complexes) {
     std::string weft = types::cxxName(kind);

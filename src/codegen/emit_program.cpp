@@ -159,7 +159,7 @@ void CudaEmitter::functionBody(int index) {
     }
     if (stmt->align != 0) {
       // align= (weft/device/simt.h).
-      usesSimt_ = true;
+      useHeader(sema::BuiltinHeader::Simt);
       std::string align = std::to_string(stmt->align);
       if (type->space == types::MemorySpace::Shared) {
         line(1, "WEFT_SHARED_STORAGE_ALIGNED(" + element + ", " + storage.name + ", " + std::to_string(storage.count) +
@@ -238,7 +238,7 @@ EmittedUnit CudaEmitter::emit() {
           (program_.entries.size() > 1 ? " and others" : "") + ". Do not edit.\n";
   unit += "#include <weft/device/runtime.h>\n";
   unit += typeHeaders();
-  unit += simtHeaders() + "\n";
+  unit += builtinHeaders() + "\n";
   unit += typeDecls_;
   unit += asserts;
   if (!typeDecls_.empty() || !asserts.empty()) unit += "\n";
@@ -269,6 +269,7 @@ EmittedUnit CudaEmitter::emit() {
   // A multiple of 16, so that the dynamic shared memory after it is aligned for any element.
   result.hostSharedBytes = (sharedBytes_ + 15) / 16 * 16;
   result.checkSites = std::move(checkSites_);
+  result.hasInteropAbiCheck = !asserts.empty();
   return result;
 }
 

@@ -1,6 +1,6 @@
-// SIMT builtins: each maps to one helper of include/weft/device/simt.h (collectives, bit
-// intrinsics, dynamic shared memory), atomics.h (AtomicRef operations, threadfence) or
-// print.h, and records which of those headers the unit must include.
+// SIMT builtins: each maps to its helper (builtin_kinds.def) of include/weft/device/simt.h
+// (collectives, bit intrinsics, dynamic shared memory), atomics.h (AtomicRef operations,
+// threadfence) or print.h; and the #includes of the headers a unit's builtins need.
 #include "codegen/cuda_emitter.h"
 #include "support/check.h"
 
@@ -44,63 +44,21 @@ std::string cString(const std::string& text) {
   return out + "\"";
 }
 
-enum class Header : uint8_t { Simt, Atomics };
-
-// Builtins that are one helper call on their operands; `ordered` helpers take the memory
-// order and scope as template arguments.
-struct SimtHelper {
-  Builtin builtin;
-  const char* name;
-  Header header;
-  bool ordered;
-};
-
-constexpr SimtHelper kHelpers[] = {
-    {Builtin::SyncthreadsCount, "weft::syncthreads_count", Header::Simt, false},
-    {Builtin::SyncthreadsAnd, "weft::syncthreads_and", Header::Simt, false},
-    {Builtin::SyncthreadsOr, "weft::syncthreads_or", Header::Simt, false},
-    {Builtin::LanemaskLt, "weft::lanemask_lt", Header::Simt, false},
-    {Builtin::Syncwarp, "weft::syncwarp", Header::Simt, false},
-    {Builtin::AllSync, "weft::all_sync", Header::Simt, false},
-    {Builtin::AnySync, "weft::any_sync", Header::Simt, false},
-    {Builtin::EqSync, "weft::eq_sync", Header::Simt, false},
-    {Builtin::BallotSync, "weft::ballot_sync", Header::Simt, false},
-    {Builtin::ShflSync, "weft::shuffle<weft::Shuffle::Index>", Header::Simt, false},
-    {Builtin::ShflUpSync, "weft::shuffle<weft::Shuffle::Up>", Header::Simt, false},
-    {Builtin::ShflDownSync, "weft::shuffle<weft::Shuffle::Down>", Header::Simt, false},
-    {Builtin::ShflXorSync, "weft::shuffle<weft::Shuffle::Xor>", Header::Simt, false},
-    {Builtin::MatchAnySync, "weft::match_any_sync", Header::Simt, false},
-    {Builtin::LaneBit, "weft::lane_bit", Header::Simt, false},
-    {Builtin::WithLaneBit, "weft::with_lane_bit", Header::Simt, false},
-    {Builtin::Popc, "weft::popc", Header::Simt, false},
-    {Builtin::Brev, "weft::brev", Header::Simt, false},
-    {Builtin::Clz, "weft::clz", Header::Simt, false},
-    {Builtin::Ffs, "weft::ffs", Header::Simt, false},
-    {Builtin::AtomicRefOf, "weft::atomic_ref_of", Header::Atomics, false},
-    {Builtin::AtomicLoad, "weft::atomic_load", Header::Atomics, true},
-    {Builtin::AtomicStore, "weft::atomic_store", Header::Atomics, true},
-    {Builtin::AtomicExch, "weft::atomic_exch", Header::Atomics, true},
-    {Builtin::AtomicCas, "weft::atomic_cas", Header::Atomics, true},
-    {Builtin::AtomicAdd, "weft::atomic_add", Header::Atomics, true},
-    {Builtin::AtomicSub, "weft::atomic_sub", Header::Atomics, true},
-    {Builtin::AtomicAnd, "weft::atomic_and_", Header::Atomics, true},
-    {Builtin::AtomicOr, "weft::atomic_or_", Header::Atomics, true},
-    {Builtin::AtomicXor, "weft::atomic_xor", Header::Atomics, true},
-    {Builtin::AtomicMax, "weft::atomic_max", Header::Atomics, true},
-    {Builtin::AtomicNanmax, "weft::atomic_nanmax", Header::Atomics, true},
-    {Builtin::AtomicMin, "weft::atomic_min", Header::Atomics, true},
-    {Builtin::AtomicNanmin, "weft::atomic_nanmin", Header::Atomics, true},
-    {Builtin::AtomicWait, "weft::atomic_wait", Header::Atomics, true},
-    {Builtin::AtomicNotify, "weft::atomic_notify", Header::Atomics, false},
-};
-
 }  // namespace
 
-std::string CudaEmitter::simtHeaders() const {
+void CudaEmitter::useHeader(sema::BuiltinHeader header) { headers_.insert(header); }
+
+std::string CudaEmitter::builtinHeaders() const {
   std::string out;
-  if (usesSimt_) out += "#include <weft/device/simt.h>\n";
-  if (usesAtomics_) out += "#include <weft/device/atomics.h>\n";
-  if (usesPrint_) out += "#include <weft/device/print.h>\n";
+  for (sema::BuiltinHeader header : headers_) {
+    switch (header) {
+      case sema::BuiltinHeader::Runtime: break;  // weft/device/runtime.h: every unit includes it
+      case sema::BuiltinHeader::Math: out += "#include <weft/device/math.h>\n"; break;
+      case sema::BuiltinHeader::Simt: out += "#include <weft/device/simt.h>\n"; break;
+      case sema::BuiltinHeader::Atomics: out += "#include <weft/device/atomics.h>\n"; break;
+      case sema::BuiltinHeader::Print: out += "#include <weft/device/print.h>\n"; break;
+    }
+  }
   // Where dynamic shared memory starts on the CPU target: after the static shared arrays.
   if (usesDynamicShared_)
     out += "#define WEFT_STATIC_SHARED_BYTES " + std::to_string((sharedBytes_ + 15) / 16 * 16) + "ull\n";
@@ -108,44 +66,35 @@ std::string CudaEmitter::simtHeaders() const {
 }
 
 std::string CudaEmitter::simtCall(const TypedExpr& e) {
+  const sema::BuiltinInfo& info = sema::builtinInfo(e.builtin);
+  std::string helper(info.helper);
+  // Ordered helpers take the memory order and scope as template arguments.
+  if (info.has(sema::builtin_property::Ordered)) helper += "<" + orderAndScope(e) + ">";
   // Operands in Python's order, then the helper applied to them.
-  auto helper = [&](const std::string& name) {
+  auto call = [&](const std::string& name) {
     return sequenced(e.operands, typeName(e.type),
                      [&](const std::vector<std::string>& codes) { return callOf(name, codes); });
   };
   if (e.builtin == Builtin::Print) return printCall(e);
   if (e.builtin == Builtin::DynamicSharedArray) {
-    usesSimt_ = usesDynamicShared_ = true;
-    return "weft::dynamic_shared_array(WEFT_STATIC_SHARED_BYTES)";
+    usesDynamicShared_ = true;
+    return helper + "(WEFT_STATIC_SHARED_BYTES)";
   }
-  if (e.builtin == Builtin::Threadfence) {
-    usesAtomics_ = true;
-    return "weft::threadfence<" + orderAndScope(e) + ">()";
-  }
+  if (e.builtin == Builtin::Threadfence) return helper + "()";
   if (e.builtin == Builtin::ActiveMask) {
     // The call site tells the CPU target's lanes at different activemask calls apart.
-    usesSimt_ = true;
     uint64_t site = uint64_t{e.loc.file} << 40 | uint64_t{e.loc.line} << 16 | e.loc.column;
-    return "weft::activemask(" + std::to_string(site) + "ull)";
+    return helper + "(" + std::to_string(site) + "ull)";
   }
-  if (e.builtin == Builtin::MatchAllSync) {
-    usesSimt_ = true;
-    return helper("weft::match_all<" + typeName(e.type) + ">");
-  }
-  for (const SimtHelper& entry : kHelpers) {
-    if (entry.builtin != e.builtin) continue;
-    (entry.header == Header::Simt ? usesSimt_ : usesAtomics_) = true;
-    return helper(std::string(entry.name) + (entry.ordered ? "<" + orderAndScope(e) + ">" : ""));
-  }
-  WEFT_CHECK(false, "simtCall of a builtin it does not handle");
-  return {};
+  if (e.builtin == Builtin::MatchAllSync) return call(helper + "<" + typeName(e.type) + ">");
+  WEFT_CHECK(!helper.empty(), "simtCall of a builtin without a helper");
+  return call(helper);
 }
 
 // print(): each value once, left to right, into a temporary; then one printf whose arguments
 // follow the format sema built: bool %s, signed %lld, unsigned %llu, complex (%g%+gj), real
 // %g%s (the suffix ".0" for integral values, as Python shows floats).
 std::string CudaEmitter::printCall(const TypedExpr& e) {
-  usesPrint_ = true;
   std::string body = "[&]() -> void { ";
   std::vector<std::string> arguments{cString(e.text)};
   for (const TypedExpr* operand : e.operands) {
@@ -173,7 +122,7 @@ std::string CudaEmitter::printCall(const TypedExpr& e) {
       arguments.push_back("weft::float_suffix(" + temp + ")");
     }
   }
-  return body + callOf("weft::print", arguments) + "; }()";
+  return body + callOf(std::string(sema::builtinInfo(e.builtin).helper), arguments) + "; }()";
 }
 
 }  // namespace weft::codegen

@@ -67,10 +67,10 @@ std::string CudaEmitter::typeName(const Type* type) {
     case TypeKind::Struct: return structName(type);
     case TypeKind::Atomic:
       // Spelled in struct members even where no atomic operation brings in the header.
-      usesAtomics_ = true;
+      useHeader(sema::BuiltinHeader::Atomics);
       return "weft::Atomic<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->align) + ">";
     case TypeKind::AtomicRef:
-      usesAtomics_ = true;
+      useHeader(sema::BuiltinHeader::Atomics);
       return "weft::AtomicRef<" + std::string(types::cxxName(type->scalar)) + ">";
     case TypeKind::Vector:
       noteScalar(type->scalar);

@@ -8,6 +8,7 @@
 #include "python/arguments.h"
 #include "python/dispatcher.h"
 #include "python/python_runtime.h"
+#include "sema/targets.h"
 #include "syntax/syntax.h"
 #include "types/type.h"
 
@@ -217,6 +218,71 @@ void bindRuntime(nb::module_& module) {
       .def_prop_ro("owner", [](const DeviceArrayBase& a) { return a.owner; });
 }
 
+// A TargetSet from its encoding; ValueError when `encoded` is not one.
+sema::TargetSet decodeTargets(const std::string& encoded) {
+  std::optional<sema::TargetSet> set = sema::TargetSet::decode(encoded);
+  if (!set) throw nb::value_error(("not an encoded TargetDescription: " + encoded).c_str());
+  return *set;
+}
+
+// A known GPU target by its selector name (sm90a) or target name (sm_90a); ValueError if none.
+sema::GpuTarget knownTarget(const std::string& name) {
+  std::optional<sema::GpuTarget> target = sema::parseTarget(name, name.starts_with("sm_") ? "sm_" : "sm");
+  if (!target || !sema::isKnownTarget(*target))
+    throw nb::value_error(("'" + name + "' is not a CUDA architecture (such as sm90, sm90a or sm100f)").c_str());
+  return *target;
+}
+
+// The target facts sema decides, which python/weft/_target.py reads instead of recomputing:
+// the selectors and the algebra of descriptions, each description as its encoding.
+void bindTargets(nb::module_& module) {
+  module.def(
+      "target_selectors",
+      [] {
+        nb::list selectors;
+        for (sema::GpuTarget target : sema::knownTargets())
+          selectors.append(nb::make_tuple(sema::targetName(target, "sm"), target.arch, std::string(sema::featureSuffix(target.features))));
+        return selectors;
+      },
+      "(name, XY, suffix) of every SMSelector: sm10 ... sm90, sm90a, sm100, sm100f, sm100a ...");
+  module.def(
+      "target_entity",
+      [](const std::string& name) {
+        if (name == "is_host") return sema::TargetSet::host().encoded();
+        if (name == "is_device") return sema::TargetSet::device().encoded();
+        if (name == "any_target") return sema::TargetSet::all().encoded();
+        if (name == "no_target") return sema::TargetSet::none().encoded();
+        throw nb::value_error(("no target entity " + name).c_str());
+      },
+      "The encoding of is_host, is_device, any_target or no_target.");
+  module.def(
+      "target_select",
+      [](const std::string& function, const std::string& selector) {
+        sema::GpuTarget target = knownTarget(selector);
+        return (function == "is_exactly" ? sema::TargetSet::exactly(target) : sema::TargetSet::provides(target)).encoded();
+      },
+      "The encoding of is_exactly(selector) (function 'is_exactly') or provides(selector).");
+  module.def(
+      "target_union", [](const std::string& a, const std::string& b) { return (decodeTargets(a) | decodeTargets(b)).encoded(); },
+      "The encoding of a | b.");
+  module.def(
+      "target_intersection",
+      [](const std::string& a, const std::string& b) { return (decodeTargets(a) & decodeTargets(b)).encoded(); },
+      "The encoding of a & b.");
+  module.def(
+      "target_complement", [](const std::string& a) { return (~decodeTargets(a)).encoded(); }, "The encoding of ~a.");
+  module.def(
+      "target_includes",
+      [](const std::string& encoded, const std::string& target) {
+        sema::TargetSet set = decodeTargets(encoded);
+        return target == "host" ? set.includesHost() : set.includes(knownTarget(target));
+      },
+      "Whether the description holds for `target`: 'host' or a GPU target (sm90a or sm_90a).");
+  module.def(
+      "target_condition", [](const std::string& encoded) { return decodeTargets(encoded).condition(); },
+      "The preprocessor condition a lowering tests for the description.");
+}
+
 }  // namespace
 }  // namespace weft::python
 
@@ -229,6 +295,7 @@ NB_MODULE(_weft, module) {
   registerExceptionTranslators();
   bindRuntime(module);
   bindKernels(module);
+  bindTargets(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a weft.DeviceArray (GPU or CPU memory)");
   module.def("scalar_kinds", &scalarKinds,
              "weft's number types in ScalarKind order, one dict each: name, attribute, category (B S U F C), "

@@ -155,7 +155,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   compileOptions.debug = options.debug;
   compileOptions.fastMath = options.fastMath;
   compileOptions.checks = runsChecks(options, target);
-  if (target == Target::Gpu) compileOptions.arch = driver->architecture();
+  if (target == Target::Gpu) compileOptions.target = {driver->architecture()};
   // The key hashes the compiler's very arguments (the host compiler, the architecture,
   // -lineinfo, -DWEFT_CHECKS, ...): every option that changes the artifact changes it.
   for (const std::string& argument : target == Target::Gpu
@@ -176,7 +176,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
     if (!cubin) {
       backend::Artifact artifact =
           backend::compileWithNvrtc(toolchain_, frontEnd.unit.source, kernelName(frontEnd) + ".cu", compileOptions);
-      if (!artifact.ok && toolkitIdentity.empty())
+      if (!artifact.ok && (toolkitIdentity.empty() || artifact.refused))
         throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot compile for the GPU: " + artifact.log, 0);
       if (!artifact.ok)
         throw CudaError("kernel '" + kernelName(frontEnd) +

@@ -1,6 +1,7 @@
 // The registry of names sema knows: modules, number types, Python builtins, weft's
-// intrinsics and the math module.
+// intrinsics and the math module; and the rows of builtin_kinds.def and intrinsic_kinds.def.
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numbers>
 
@@ -10,39 +11,32 @@ namespace weft::sema {
 
 namespace {
 
-struct MathEntry {
-  const char* name;
-  Builtin builtin;
-  int arity;
-  bool predicate;
+constexpr BuiltinInfo kBuiltins[] = {
+#define WEFT_BUILTIN(Enum, description, header, helper, properties, math, arity) \
+  {description, BuiltinHeader::header, helper, [] {                            \
+     using namespace builtin_property;                                         \
+     return static_cast<uint16_t>(properties);                                 \
+   }(),                                                                        \
+   math, arity},
+#include "sema/builtin_kinds.def"
 };
 
-// The math functions of numbapro-cuda-python-spec.md (plus log2, and erf ... fma of issue 4),
-// with CUDA semantics.
-constexpr MathEntry kMath[] = {
-    {"acos", Builtin::Acos, 1, false},   {"asin", Builtin::Asin, 1, false},   {"atan", Builtin::Atan, 1, false},
-    {"acosh", Builtin::Acosh, 1, false}, {"asinh", Builtin::Asinh, 1, false}, {"atanh", Builtin::Atanh, 1, false},
-    {"cos", Builtin::Cos, 1, false},     {"sin", Builtin::Sin, 1, false},     {"tan", Builtin::Tan, 1, false},
-    {"cosh", Builtin::Cosh, 1, false},   {"sinh", Builtin::Sinh, 1, false},   {"tanh", Builtin::Tanh, 1, false},
-    {"atan2", Builtin::Atan2, 2, false}, {"exp", Builtin::Exp, 1, false},     {"expm1", Builtin::Expm1, 1, false},
-    {"fabs", Builtin::Fabs, 1, false},   {"log", Builtin::Log, 1, false},     {"log10", Builtin::Log10, 1, false},
-    {"log1p", Builtin::Log1p, 1, false}, {"log2", Builtin::Log2, 1, false},   {"sqrt", Builtin::Sqrt, 1, false},
-    {"pow", Builtin::Pow, 2, false},     {"ceil", Builtin::Ceil, 1, false},   {"floor", Builtin::Floor, 1, false},
-    {"copysign", Builtin::Copysign, 2, false}, {"fmod", Builtin::Fmod, 2, false},
-    {"isnan", Builtin::IsNan, 1, true},  {"isinf", Builtin::IsInf, 1, true},
-    {"isfinite", Builtin::IsFinite, 1, true}, {"erf", Builtin::Erf, 1, false}, {"erfc", Builtin::Erfc, 1, false},
-    {"gamma", Builtin::Gamma, 1, false}, {"lgamma", Builtin::Lgamma, 1, false}, {"trunc", Builtin::Trunc, 1, false},
-    {"cbrt", Builtin::Cbrt, 1, false}, {"hypot", Builtin::Hypot, 2, false}, {"remainder", Builtin::Remainder, 2, false},
-    {"fma", Builtin::Fma, 3, false},
-};
+// A math function has a name in the math module and at least one argument; nothing else has.
+constexpr bool mathColumnsAgree() {
+  for (const BuiltinInfo& info : kBuiltins)
+    if (info.math.empty() != (info.arity == 0) || (!info.math.empty() && info.header != BuiltinHeader::Math)) return false;
+  return true;
+}
+static_assert(mathColumnsAgree(), "builtin_kinds.def: a math name needs an arity and the Math header, and only it");
 
 struct IntrinsicEntry {
   Intrinsic intrinsic;
   std::string_view name;
+  std::optional<Builtin> builtin;
 };
 
 constexpr IntrinsicEntry kIntrinsics[] = {
-#define WEFT_INTRINSIC(Enum, name) {Intrinsic::Enum, name},
+#define WEFT_INTRINSIC(Enum, name, builtin) {Intrinsic::Enum, name, builtin},
 #include "sema/intrinsic_kinds.def"
 };
 
@@ -130,12 +124,12 @@ Value resolveEntity(std::string_view qualifiedName) {
   if (member == "tau") return floatConstant(2 * std::numbers::pi);
   if (member == "inf") return floatConstant(std::numeric_limits<double>::infinity());
   if (member == "nan") return floatConstant(std::numeric_limits<double>::quiet_NaN());
-  for (const MathEntry& entry : kMath) {
-    if (member == entry.name) {
+  for (size_t i = 0; i < std::size(kBuiltins); ++i) {
+    if (!kBuiltins[i].math.empty() && member == kBuiltins[i].math) {
       Value v;
       v.kind = Value::Kind::Intrinsic;
       v.intrinsic = Intrinsic::Math;
-      v.math = entry.builtin;
+      v.math = static_cast<Builtin>(i);
       v.name = "math." + member;
       return v;
     }
@@ -160,12 +154,9 @@ Value resolvePythonBuiltin(std::string_view name) {
   return {};
 }
 
-MathFunction mathFunction(Builtin builtin) {
-  for (const MathEntry& entry : kMath) {
-    if (entry.builtin == builtin) return {entry.builtin, entry.arity, entry.predicate};
-  }
-  return {builtin, 1, false};
-}
+const BuiltinInfo& builtinInfo(Builtin builtin) { return kBuiltins[static_cast<size_t>(builtin)]; }
+
+std::optional<Builtin> intrinsicBuiltin(Intrinsic intrinsic) { return kIntrinsics[static_cast<size_t>(intrinsic)].builtin; }
 
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
   GlobalMeaning meaning;

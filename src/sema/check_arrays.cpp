@@ -31,15 +31,7 @@ bool FunctionChecker::nonNegativeExpr(const TypedExpr& e) const {
   }
   if (e.kind == TypedExprKind::Cast) return nonNegativeExpr(*e.operands[0]);
   if (e.kind == TypedExprKind::ArrayShape || e.kind == TypedExprKind::ArraySize) return true;
-  if (e.kind == TypedExprKind::BuiltinCall) {
-    static constexpr Builtin kNonNegative[] = {Builtin::TidX,      Builtin::TidY,      Builtin::TidZ,
-                                               Builtin::GridSizeX, Builtin::GridSizeY, Builtin::GridSizeZ,
-                                               Builtin::WarpSize,  Builtin::LaneId,    Builtin::Abs};
-    for (Builtin builtin : kNonNegative) {
-      if (e.builtin == builtin) return true;
-    }
-  }
-  return false;
+  return e.kind == TypedExprKind::BuiltinCall && builtinInfo(e.builtin).has(builtin_property::NonNegative);
 }
 
 Value FunctionChecker::tupleElement(Value tuple, int64_t index, SourceLoc loc) {

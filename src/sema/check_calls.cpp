@@ -285,7 +285,8 @@ Value FunctionChecker::minMax(bool isMax, const syntax::CallExpr& e, std::vector
 }
 
 Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args) {
-  MathFunction function = mathFunction(callee.math);
+  const BuiltinInfo& function = builtinInfo(callee.math);
+  bool predicate = function.has(builtin_property::Predicate);
   std::optional<types::ScalarKind> common;
   for (size_t i = 0; i < args.size(); ++i) {
     const Value& v = args[i];
@@ -304,7 +305,7 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
     common = common ? *types::promote(*common, kind) : kind;
   }
   types::ScalarKind kind = common ? *common : types::ScalarKind::Float32;
-  if (function.predicate && common && !types::isFloating(args[0].type()->scalar)) {
+  if (predicate && common && !types::isFloating(args[0].type()->scalar)) {
     ConstValue no;
     no.kind = ConstValue::Kind::Bool;
     return typedLiteral(no, types::ScalarKind::Bool, e.loc);
@@ -315,12 +316,10 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
     if (converted.isError()) return errorValue();
     operands.push_back(converted.expr);
   }
-  const types::Type* resultType = types.scalar(function.predicate ? types::ScalarKind::Bool : kind);
+  const types::Type* resultType = types.scalar(predicate ? types::ScalarKind::Bool : kind);
   TypedExpr* call = make(TypedExprKind::BuiltinCall, resultType, e.loc, operands);
-  call->builtin = function.builtin;
-  bool nonNegative = function.builtin == Builtin::Fabs || function.builtin == Builtin::Exp ||
-                     function.builtin == Builtin::Sqrt || function.builtin == Builtin::Cosh;
-  return runtime(call, nonNegative);
+  call->builtin = callee.math;
+  return runtime(call, function.has(builtin_property::NonNegative));
 }
 
 Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr& e) {
@@ -422,8 +421,8 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       sink.error(diag::ArrayDeclaration, e.loc, {callee.name});
       return errorValue();
     case Intrinsic::Math: {
-      MathFunction function = mathFunction(callee.math);
-      if (!requireArgs(what, e, static_cast<size_t>(function.arity), static_cast<size_t>(function.arity))) return errorValue();
+      size_t arity = static_cast<size_t>(builtinInfo(callee.math).arity);
+      if (!requireArgs(what, e, arity, arity)) return errorValue();
       std::vector<Value> args;
       for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
       return mathCall(callee, e, std::move(args));

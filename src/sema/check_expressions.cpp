@@ -168,8 +168,8 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
       }
       if (v.intrinsic == Intrinsic::WarpSize || v.intrinsic == Intrinsic::LaneId) {
         TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::Int32), loc);
-        e->builtin = v.intrinsic == Intrinsic::WarpSize ? Builtin::WarpSize : Builtin::LaneId;
-        return runtime(e, true);
+        e->builtin = *intrinsicBuiltin(v.intrinsic);
+        return runtime(e, builtinInfo(e->builtin).has(builtin_property::NonNegative));
       }
       sink.error(diag::UnsupportedExpression, loc, {v.name + " used as a value", "; call it"});
       return errorValue();

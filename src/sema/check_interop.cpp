@@ -39,12 +39,8 @@ bool hasMachineRepresentation(const types::Type* type) {
 
 // The builtin's name for messages: its registry description up to the first " (".
 std::string builtinName(Builtin builtin) {
-  static constexpr const char* kDescriptions[] = {
-#define WEFT_BUILTIN(Enum, description) description,
-#include "sema/builtin_kinds.def"
-  };
-  std::string description = kDescriptions[static_cast<size_t>(builtin)];
-  return description.substr(0, description.find(" ("));
+  std::string_view description = builtinInfo(builtin).description;
+  return std::string(description.substr(0, description.find(" (")));
 }
 
 // What one function does on the host: its device-only operations and its calls, outside the

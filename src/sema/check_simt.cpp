@@ -65,15 +65,6 @@ bool isArithmeticAtomic(ScalarKind kind) {
   return isWord(kind) || kind == ScalarKind::Float32 || kind == ScalarKind::Float64;
 }
 
-// The builtins whose CPU implementation switches fibers.
-constexpr Builtin kFiberBuiltins[] = {
-    Builtin::Syncthreads, Builtin::SyncthreadsCount, Builtin::SyncthreadsAnd, Builtin::SyncthreadsOr,
-    Builtin::Syncwarp,    Builtin::AllSync,          Builtin::AnySync,        Builtin::EqSync,
-    Builtin::BallotSync,  Builtin::ShflSync,         Builtin::ShflUpSync,     Builtin::ShflDownSync,
-    Builtin::ActiveMask,  Builtin::ShflXorSync,      Builtin::MatchAnySync,   Builtin::MatchAllSync,
-    Builtin::AtomicWait,
-};
-
 // printf text: '%' doubled when the format has conversions.
 std::string formatText(std::string_view text, bool escapePercent) {
   std::string out;
@@ -85,47 +76,6 @@ std::string formatText(std::string_view text, bool escapePercent) {
 }
 
 }  // namespace
-
-bool needsFibers(Builtin builtin) {
-  for (Builtin fiber : kFiberBuiltins) {
-    if (fiber == builtin) return true;
-  }
-  return false;
-}
-
-bool builtinHasEffects(Builtin builtin) {
-  static constexpr Builtin kEffects[] = {
-      Builtin::Syncwarp,    Builtin::Threadfence,  Builtin::Print,      Builtin::AtomicLoad,
-      Builtin::AtomicStore, Builtin::AtomicExch,   Builtin::AtomicCas,  Builtin::AtomicAdd,
-      Builtin::AtomicSub,   Builtin::AtomicAnd,    Builtin::AtomicOr,   Builtin::AtomicXor,
-      Builtin::AtomicMax,   Builtin::AtomicNanmax, Builtin::AtomicMin,  Builtin::AtomicNanmin,
-      Builtin::AtomicWait,  Builtin::AtomicNotify, Builtin::AssertFail,
-  };
-  for (Builtin effect : kEffects) {
-    if (effect == builtin) return true;
-  }
-  return needsFibers(builtin);
-}
-
-bool builtinIsDeviceOnly(Builtin builtin) {
-  // Besides the fiber builtins (barriers, warp collectives, AtomicRef.wait).
-  static constexpr Builtin kDeviceOnly[] = {
-      Builtin::ThreadIdxX,   Builtin::ThreadIdxY,   Builtin::ThreadIdxZ,  Builtin::BlockIdxX,
-      Builtin::BlockIdxY,    Builtin::BlockIdxZ,    Builtin::BlockDimX,   Builtin::BlockDimY,
-      Builtin::BlockDimZ,    Builtin::GridDimX,     Builtin::GridDimY,    Builtin::GridDimZ,
-      Builtin::TidX,         Builtin::TidY,         Builtin::TidZ,        Builtin::GridSizeX,
-      Builtin::GridSizeY,    Builtin::GridSizeZ,    Builtin::WarpSize,    Builtin::LaneId,
-      Builtin::LanemaskLt,   Builtin::DynamicSharedArray, Builtin::Threadfence, Builtin::AtomicLoad,
-      Builtin::AtomicStore,  Builtin::AtomicExch,   Builtin::AtomicCas,   Builtin::AtomicAdd,
-      Builtin::AtomicSub,    Builtin::AtomicAnd,    Builtin::AtomicOr,    Builtin::AtomicXor,
-      Builtin::AtomicMax,    Builtin::AtomicNanmax, Builtin::AtomicMin,   Builtin::AtomicNanmin,
-      Builtin::AtomicNotify,
-  };
-  for (Builtin deviceOnly : kDeviceOnly) {
-    if (deviceOnly == builtin) return true;
-  }
-  return needsFibers(builtin);
-}
 
 Value FunctionChecker::predicate(const syntax::Expr& arg, const std::string& what, size_t position) {
   std::string index = std::to_string(position);
@@ -254,11 +204,16 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
   const types::Type* maskType = types.warpMask();
   const types::Type* i32 = types.scalar(ScalarKind::Int32);
   const types::Type* boolean = types.scalar(ScalarKind::Bool);
-  auto builtinCall = [&](Builtin builtin, const types::Type* type, std::vector<TypedExpr*> operands,
-                         bool nonNegative) {
+  auto builtinCall = [&](Builtin builtin, const types::Type* type, std::vector<TypedExpr*> operands) {
     TypedExpr* call = make(TypedExprKind::BuiltinCall, type, e.loc, std::move(operands));
     call->builtin = builtin;
-    return runtime(call, nonNegative);
+    return runtime(call, builtinInfo(builtin).has(builtin_property::NonNegative));
+  };
+  // The builtin this intrinsic lowers to, for those that lower to one (intrinsic_kinds.def).
+  auto lowered = [&] {
+    std::optional<Builtin> builtin = intrinsicBuiltin(callee.intrinsic);
+    WEFT_CHECK(builtin.has_value(), "an intrinsic without its builtin in intrinsic_kinds.def");
+    return *builtin;
   };
   // A warp mask argument: an integer, as uint32 (WarpMask).
   auto maskArg = [&](size_t i) -> TypedExpr* {
@@ -300,23 +255,17 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
   Intrinsic k = callee.intrinsic;
   if (k == Intrinsic::DynamicSharedArray) {
     if (!requireArgs(what, e, 0, 0)) return errorValue();
-    return builtinCall(Builtin::DynamicSharedArray,
-                       types.array(ScalarKind::UInt8, 1, types::MemorySpace::Shared), {}, false);
+    return builtinCall(Builtin::DynamicSharedArray, types.array(ScalarKind::UInt8, 1, types::MemorySpace::Shared), {});
   }
   if (k == Intrinsic::SyncthreadsCount || k == Intrinsic::SyncthreadsAnd || k == Intrinsic::SyncthreadsOr) {
     if (!requireArgs(what, e, 1, 1)) return errorValue();
     TypedExpr* p = predicateArg(0);
     if (p == nullptr) return errorValue();
-    if (callee.intrinsic == Intrinsic::SyncthreadsCount)
-      return builtinCall(Builtin::SyncthreadsCount, i32, {p}, true);
-    return builtinCall(
-        callee.intrinsic == Intrinsic::SyncthreadsAnd ? Builtin::SyncthreadsAnd : Builtin::SyncthreadsOr,
-        boolean, {p}, false);
+    return builtinCall(lowered(), callee.intrinsic == Intrinsic::SyncthreadsCount ? i32 : boolean, {p});
   }
   if (k == Intrinsic::ActiveMask || k == Intrinsic::LanemaskLt) {
     if (!requireArgs(what, e, 0, 0)) return errorValue();
-    return builtinCall(callee.intrinsic == Intrinsic::ActiveMask ? Builtin::ActiveMask : Builtin::LanemaskLt,
-                       maskType, {}, true);
+    return builtinCall(lowered(), maskType, {});
   }
   if (k == Intrinsic::Syncwarp) {
     if (!requireArgs(what, e, 0, 1)) return errorValue();
@@ -330,7 +279,7 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
       mask = maskArg(0);
     }
     if (mask == nullptr) return errorValue();
-    return builtinCall(Builtin::Syncwarp, types.none(), {mask}, false);
+    return builtinCall(Builtin::Syncwarp, types.none(), {mask});
   }
   if (k == Intrinsic::AllSync || k == Intrinsic::AnySync || k == Intrinsic::EqSync ||
       k == Intrinsic::BallotSync) {
@@ -338,12 +287,7 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
     TypedExpr* mask = maskArg(0);
     TypedExpr* p = mask != nullptr ? predicateArg(1) : nullptr;
     if (p == nullptr) return errorValue();
-    if (callee.intrinsic == Intrinsic::BallotSync)
-      return builtinCall(Builtin::BallotSync, maskType, {mask, p}, true);
-    Builtin builtin = callee.intrinsic == Intrinsic::AllSync   ? Builtin::AllSync
-                      : callee.intrinsic == Intrinsic::AnySync ? Builtin::AnySync
-                                                               : Builtin::EqSync;
-    return builtinCall(builtin, boolean, {mask, p}, false);
+    return builtinCall(lowered(), callee.intrinsic == Intrinsic::BallotSync ? maskType : boolean, {mask, p});
   }
   if (k == Intrinsic::ShflSync || k == Intrinsic::ShflUpSync || k == Intrinsic::ShflDownSync ||
       k == Intrinsic::ShflXorSync) {
@@ -355,20 +299,15 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
                                                                     : "an integer lane count (delta)";
     TypedExpr* operand = v != nullptr ? intArg(2, role) : nullptr;
     if (operand == nullptr) return errorValue();
-    Builtin builtin = callee.intrinsic == Intrinsic::ShflSync       ? Builtin::ShflSync
-                      : callee.intrinsic == Intrinsic::ShflUpSync   ? Builtin::ShflUpSync
-                      : callee.intrinsic == Intrinsic::ShflDownSync ? Builtin::ShflDownSync
-                                                                    : Builtin::ShflXorSync;
-    return builtinCall(builtin, v->type, {mask, v, operand}, false);
+    return builtinCall(lowered(), v->type, {mask, v, operand});
   }
   if (k == Intrinsic::MatchAnySync || k == Intrinsic::MatchAllSync) {
     if (!requireArgs(what, e, 2, 2)) return errorValue();
     TypedExpr* mask = maskArg(0);
     TypedExpr* v = mask != nullptr ? warpValue(1) : nullptr;
     if (v == nullptr) return errorValue();
-    if (callee.intrinsic == Intrinsic::MatchAnySync)
-      return builtinCall(Builtin::MatchAnySync, maskType, {mask, v}, true);
-    return builtinCall(Builtin::MatchAllSync, types.tuple({maskType, boolean}), {mask, v}, false);
+    if (callee.intrinsic == Intrinsic::MatchAnySync) return builtinCall(Builtin::MatchAnySync, maskType, {mask, v});
+    return builtinCall(Builtin::MatchAllSync, types.tuple({maskType, boolean}), {mask, v});
   }
   if (k == Intrinsic::Popc || k == Intrinsic::Brev || k == Intrinsic::Clz || k == Intrinsic::Ffs) {
     if (!requireArgs(what, e, 1, 1)) return errorValue();
@@ -380,20 +319,17 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
     }
     if (callee.intrinsic == Intrinsic::Brev) {
       Value bits = promoteTo(v, v.type()->scalar, e.args[0]->loc);  // a WarpMask reverses as a plain uint32
-      return builtinCall(Builtin::Brev, bits.type(), {bits.expr}, false);
+      return builtinCall(Builtin::Brev, bits.type(), {bits.expr});
     }
-    Builtin builtin = callee.intrinsic == Intrinsic::Popc  ? Builtin::Popc
-                      : callee.intrinsic == Intrinsic::Clz ? Builtin::Clz
-                                                           : Builtin::Ffs;
-    return builtinCall(builtin, i32, {v.expr}, true);
+    return builtinCall(lowered(), i32, {v.expr});
   }
   if (k == Intrinsic::Cbrt || k == Intrinsic::Fma) {
     Value math;
     math.kind = Value::Kind::Intrinsic;
     math.intrinsic = Intrinsic::Math;
-    math.math = callee.intrinsic == Intrinsic::Cbrt ? Builtin::Cbrt : Builtin::Fma;
+    math.math = lowered();
     math.name = callee.name;
-    size_t arity = callee.intrinsic == Intrinsic::Cbrt ? 1 : 3;
+    size_t arity = static_cast<size_t>(builtinInfo(math.math).arity);
     if (!requireArgs(what, e, arity, arity)) return errorValue();
     std::vector<Value> args;
     for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));

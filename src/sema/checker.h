@@ -18,7 +18,7 @@
 namespace weft::sema {
 
 enum class Intrinsic : uint8_t {
-#define WEFT_INTRINSIC(Enum, name) Enum,
+#define WEFT_INTRINSIC(Enum, name, builtin) Enum,
 #include "sema/intrinsic_kinds.def"
 };
 
@@ -74,6 +74,8 @@ std::string canonicalModule(std::string_view qualifiedName);
 Value resolveEntity(std::string_view qualifiedName);
 // A Python builtin by its bare name (`abs`, `int`, `range`...); Kind::Error if none.
 Value resolvePythonBuiltin(std::string_view name);
+// The builtin a use of `intrinsic` lowers to, when that is one builtin (intrinsic_kinds.def).
+std::optional<Builtin> intrinsicBuiltin(Intrinsic intrinsic);
 
 // The meaning of a global name in `environment` (nullptr: no globals), before
 // materializing constants. `status` says why resolution failed.
@@ -84,14 +86,6 @@ struct GlobalMeaning {
   bool fromEnvironmentConstant = false;
 };
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name);
-
-// A math-module function: how many arguments, and whether it answers a bool (isnan).
-struct MathFunction {
-  Builtin builtin;
-  int arity;
-  bool predicate;
-};
-MathFunction mathFunction(Builtin builtin);
 
 // ---- constant.cpp: compile-time evaluation ----
 
@@ -155,11 +149,9 @@ std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, cons
 const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
                                    SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc, int depth);
 
-// ---- check_simt.cpp ----
-
 // Whether a kernel calling `builtin` needs its block's threads run as fibers on the CPU
-// target (barriers, votes, warp collectives, atomic waits).
-bool needsFibers(Builtin builtin);
+// target (builtin_property::Fibers).
+inline bool needsFibers(Builtin builtin) { return builtinInfo(builtin).has(builtin_property::Fibers); }
 
 // ---- check_function.cpp ----
 
@@ -494,11 +486,10 @@ std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arg
 
 // ---- check_target.cpp: target specialization ----
 
-// The target entity `member` of module weft (is_host, is_device, any_target, no_target, smXX,
-// and `<targets ...>`, the name the host gives a computed TargetDescription); Kind::Error if none.
+// The target entity `member` of module weft (is_host, is_device, any_target, no_target, the
+// selectors smXY[a|f] of knownTargets(), and `<targets ...>`, the name the host gives a computed
+// TargetDescription); Kind::Error if none.
 Value resolveTargetEntity(std::string_view member);
-// The XY of every sm_XY that device.smXY names (CUDA 13.0 NVRTC's supported architectures).
-std::vector<int> supportedArchitectures();
 // A call of device.target, is_exactly or provides outside an if condition (target: an error).
 Value targetSelectorCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
 // Checks `if test:` when `test` calls device.target (then returns true, having emitted the If

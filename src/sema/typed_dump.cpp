@@ -9,7 +9,7 @@ namespace weft::sema {
 namespace {
 
 const char* kBuiltinNames[] = {
-#define WEFT_BUILTIN(Enum, description) #Enum,
+#define WEFT_BUILTIN(Enum, description, header, helper, properties, math, arity) #Enum,
 #include "sema/builtin_kinds.def"
 };
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sema/environment.h"
@@ -15,9 +16,50 @@
 namespace weft::sema {
 
 enum class Builtin : uint16_t {
-#define WEFT_BUILTIN(Enum, description) Enum,
+#define WEFT_BUILTIN(Enum, description, header, helper, properties, math, arity) Enum,
 #include "sema/builtin_kinds.def"
 };
+
+// The device header whose helper implements a builtin (builtin_kinds.def): codegen includes
+// weft/device/math.h, simt.h, atomics.h or print.h only for units that call one of its builtins;
+// Runtime is weft/device/runtime.h, which every unit includes.
+enum class BuiltinHeader : uint8_t { Runtime, Math, Simt, Atomics, Print };
+
+// The properties of builtins: flags of BuiltinInfo::properties, spelled in builtin_kinds.def.
+namespace builtin_property {
+inline constexpr uint16_t None = 0;
+// Does more than compute its value (a barrier, a warp collective, an atomic, a fence, print):
+// it must run exactly once, in program order.
+inline constexpr uint16_t Effects = 1 << 0;
+// Exists in device code only (thread positions, barriers, warp collectives, atomics, fences):
+// the host part of an interoperable function cannot use it.
+inline constexpr uint16_t DeviceOnly = 1 << 1;
+// Its CPU implementation switches fibers (barriers, votes, warp collectives, atomic waits), so a
+// kernel calling it runs each block's threads as fibers; such a builtin has effects and is
+// device-only.
+inline constexpr uint16_t Fibers = 1 << 2 | Effects | DeviceOnly;
+// Its value is never negative (an index of it needs no wrap-around check).
+inline constexpr uint16_t NonNegative = 1 << 3;
+// Its helper takes the memory order and thread scope (TypedExpr::index) as template arguments.
+inline constexpr uint16_t Ordered = 1 << 4;
+// A math function that answers a bool about its operand (math.isnan).
+inline constexpr uint16_t Predicate = 1 << 5;
+}  // namespace builtin_property
+
+// One row of builtin_kinds.def: everything a stage asks about a builtin.
+struct BuiltinInfo {
+  std::string_view description;  // for messages, up to the first " ("
+  BuiltinHeader header;
+  std::string_view helper;  // the helper codegen calls with the operands; empty: codegen writes the code
+  uint16_t properties;      // builtin_property flags
+  std::string_view math;    // its name in Python's math module; empty when none
+  int arity;                // its number of arguments there
+  // Whether every flag of `property` is set.
+  bool has(uint16_t property) const { return (properties & property) == property; }
+};
+
+// The row of `builtin`.
+const BuiltinInfo& builtinInfo(Builtin builtin);
 
 // Arithmetic: both operands already have the result type (sema inserted Casts), except
 // LShift/RShift whose right operand may be any integer type. Semantics are Python's as
@@ -70,12 +112,10 @@ struct ArrayAxis {
   bool hasStop = false;
 };
 
-// Whether a call of `builtin` does more than compute its value (a barrier, a warp collective,
-// an atomic, a fence, print): it must run exactly once, in program order.
-bool builtinHasEffects(Builtin builtin);
-// Whether `builtin` exists in device code only (thread positions, barriers, warp
-// collectives, atomics, fences): the host part of an interoperable function cannot use it.
-bool builtinIsDeviceOnly(Builtin builtin);
+// Whether a call of `builtin` must run exactly once, in program order (builtin_property::Effects).
+inline bool builtinHasEffects(Builtin builtin) { return builtinInfo(builtin).has(builtin_property::Effects); }
+// Whether `builtin` exists in device code only (builtin_property::DeviceOnly).
+inline bool builtinIsDeviceOnly(Builtin builtin) { return builtinInfo(builtin).has(builtin_property::DeviceOnly); }
 
 struct Literal {
   bool boolValue = false;

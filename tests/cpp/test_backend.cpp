@@ -133,7 +133,7 @@ TEST(Nvrtc, VersionIsMajorDotMinor) {
 TEST(Nvrtc, CompilesToCubinForSm90) {
   if (!nvrtcPresent()) GTEST_SKIP() << "NVRTC is not installed";
   CompileOptions options;
-  options.arch = 90;
+  options.target = {90};
   Artifact artifact = compileWithNvrtc(localToolchain(), kTinyKernel, "scale.cu", options);
   ASSERT_TRUE(artifact.ok) << artifact.log;
   ASSERT_GT(artifact.bytes.size(), 4u);
@@ -146,7 +146,7 @@ TEST(Nvrtc, CompilesToCubinForSm90) {
 TEST(NvJitLink, LinksLtoIrUnitsIntoOneCubin) {
   if (!nvrtcPresent()) GTEST_SKIP() << "NVRTC is not installed";
   CompileOptions options;
-  options.arch = 90;
+  options.target = {90};
   options.output = DeviceCode::LtoIr;
   Artifact caller = compileWithNvrtc(localToolchain(),
                                      "extern \"C\" __device__ float twice(float);\n"
@@ -159,12 +159,12 @@ TEST(NvJitLink, LinksLtoIrUnitsIntoOneCubin) {
   Artifact linked = linkWithNvJitLink(localToolchain(),
                                       {{LinkInput::Kind::LtoIr, "caller.cu", caller.bytes},
                                        {LinkInput::Kind::LtoIr, "callee.cu", callee.bytes}},
-                                      90);
+                                      {90});
   ASSERT_TRUE(linked.ok) << linked.log;
   EXPECT_EQ(linked.bytes.substr(0, 4), "\x7f" "ELF");
   EXPECT_NE(linked.bytes.find("apply"), std::string::npos);
   // An undefined function is the linker's error, reported in the log.
-  Artifact unresolved = linkWithNvJitLink(localToolchain(), {{LinkInput::Kind::LtoIr, "caller.cu", caller.bytes}}, 90);
+  Artifact unresolved = linkWithNvJitLink(localToolchain(), {{LinkInput::Kind::LtoIr, "caller.cu", caller.bytes}}, {90});
   EXPECT_FALSE(unresolved.ok);
   EXPECT_NE(unresolved.log.find("twice"), std::string::npos) << unresolved.log;
 }
@@ -172,7 +172,7 @@ TEST(NvJitLink, LinksLtoIrUnitsIntoOneCubin) {
 TEST(Nvrtc, CompilesToPtx) {
   if (!nvrtcPresent()) GTEST_SKIP() << "NVRTC is not installed";
   CompileOptions options;
-  options.arch = 90;
+  options.target = {90};
   options.output = DeviceCode::Ptx;
   options.fastMath = true;
   Artifact artifact = compileWithNvrtc(localToolchain(), kTinyKernel, "scale.cu", options);

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "weft/device/math.h"
 #include "weft/device/runtime.h"
 
 namespace {

@@ -5,7 +5,6 @@ which runs the front end once and lowers once per -arch into one fatbin."""
 import os
 import pathlib
 import shutil
-import struct
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,7 @@ import pytest
 
 import weft
 from cuda import device
+from fatbins import ELF, PTX, fatbin_entries
 
 CUDA = pathlib.Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"))
 HOST_OR_HOPPER = device.is_host | device.is_exactly(device.sm90)
@@ -66,6 +66,22 @@ def global_descriptions(out):
 
 
 @device.kernel
+def feature_sets(a, out):
+    # Each feature set has its own branch: the CPU target and the GPU's JIT take theirs.
+    i = device.tid(1)
+    if i < out.size:
+        x = a[i]
+        if device.target(device.provides(device.sm90a)):
+            out[i] = x * 3
+        elif device.target(device.provides(device.sm100f) | device.is_exactly(device.sm121a)):
+            out[i] = x * 5
+        elif device.target(device.is_device):
+            out[i] = x * 7
+        else:
+            out[i] = x * 2 + 1
+
+
+@device.kernel
 def host_or_device_double(a, out):
     # The two branches compute the same value differently: every target gives one answer.
     i = device.tid(1)
@@ -93,11 +109,42 @@ def test_host_python_evaluates_target_on_the_host():
     assert lane_or_minus_one() == -1
 
 
-def test_every_nvrtc_architecture_has_a_selector():
-    for arch in (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121):
+def test_every_architecture_cuda_named_has_a_selector():
+    # Pre-Turing architectures too (provides(sm70) is the specification's own example), and the
+    # a/f variants where CUDA defines them, whether or not this toolkit compiles for them.
+    for arch in (35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121):
         selector = getattr(device, f"sm{arch}")
-        assert isinstance(selector, device.SMSelector) and selector.arch == arch
-    assert not hasattr(device, "sm70")
+        assert isinstance(selector, device.SMSelector) and selector.arch == arch and selector.suffix == ""
+    for name, arch, suffix in (("sm90a", 90, "a"), ("sm100f", 100, "f"), ("sm103a", 103, "a"), ("sm121f", 121, "f")):
+        selector = getattr(device, name)
+        assert (selector.arch, selector.suffix, repr(selector)) == (arch, suffix, name)
+    for missing in ("sm89a", "sm90f", "sm75a", "sm91"):
+        assert not hasattr(device, missing)
+    # The compiler decides the list; the package only reads it.
+    assert {name for name, _, _ in weft._weft.target_selectors()} == {n for n in weft.SPEC_NAMES if n.startswith("sm")}
+    volta = device.provides(device.sm70)
+    assert all(volta.matches(arch) for arch in (70, 72, 75, 80, 121)) and not volta.matches(62)
+
+
+def test_feature_set_descriptions_on_the_host():
+    # a: that architecture only; f: the later minors of its major version; sm_90a is an sm_90.
+    hopper_a = device.provides(device.sm90a)
+    assert hopper_a == device.is_exactly(device.sm90a)
+    assert hopper_a.matches(device.sm90a) and not hopper_a.matches(90) and not hopper_a.matches("sm_100a")
+    assert device.is_exactly(device.sm90).matches("sm_90a") and device.provides(device.sm80).matches("sm_100f")
+    family = device.provides(device.sm100f)
+    assert family.matches("sm_103f") and family.matches(device.sm100a) and family.matches("sm_103a")
+    assert not family.matches(100) and not family.matches("sm_110f") and not device.target(family)
+    assert family.condition() == "(__CUDA_ARCH_FAMILY_SPECIFIC__ >= 1000 && __CUDA_ARCH_FAMILY_SPECIFIC__ < 1100)"
+    assert repr(family) == "provides(sm100f)"
+    mixed = device.is_host | (device.provides(device.sm90) & ~device.provides(device.sm90a))
+    assert device.target(mixed) and mixed.matches(90) and not mixed.matches("sm_90a") and mixed.matches("sm_100a")
+    assert repr(mixed) == f"TargetDescription({mixed.condition()})" and "__CUDA_ARCH_SPECIFIC__" in repr(mixed)
+    assert ~~mixed == mixed and hash(~~mixed) == hash(mixed)
+    with pytest.raises(ValueError, match="not a CUDA architecture"):
+        family.matches("sm_89a")
+    with pytest.raises(TypeError):
+        family.matches(9.0)
 
 
 def test_target_errors_on_the_host():
@@ -134,6 +181,15 @@ def test_both_branches_agree_on_cpu():
     out = np.zeros_like(a)
     device.launch(host_or_device_double, a, out, grid=3, block=128, target="cpu")
     np.testing.assert_array_equal(out, 2 * a)
+
+
+def test_feature_set_branches_on_cpu():
+    a = np.random.default_rng(90).integers(-10_000, 10_000, 333).astype(np.int64)
+    out = np.zeros_like(a)
+    device.launch(feature_sets, a, out, grid=3, block=128, target="cpu")
+    np.testing.assert_array_equal(out, 2 * a + 1)
+    source = feature_sets._emit_cuda(a, out, target="cpu")
+    assert "#if __CUDA_ARCH_SPECIFIC__ == 900\n" in source, source
 
 
 def test_emitted_unit_has_preprocessor_tests():
@@ -193,11 +249,16 @@ AOT_SOURCE = textwrap.dedent("""
     def which(out: device.int32[:]):
         if device.target(device.is_exactly(device.sm80)):
             out[0] = 80801
+        elif device.target(device.is_exactly(device.sm90a)):
+            out[0] = 90111
+        elif device.target(device.provides(device.sm100f)):
+            out[0] = 10011
         elif device.target(device.is_exactly(device.sm90)):
             out[0] = 90901
         else:
             out[0] = 12321
 """)
+BRANCHES = ("80801", "90111", "10011", "90901", "12321")
 
 
 def _weftc():
@@ -209,18 +270,8 @@ def _weftc():
 
 
 def _fatbin_images(data: bytes):
-    """(sm, ELF bytes) of each ELF image of a fatbin (header: magic, version, header size, size)."""
-    magic, _, header_size, total = struct.unpack_from("<IHHQ", data, 0)
-    assert magic == 0xBA55ED50
-    images, offset = [], header_size
-    while offset < header_size + total:
-        kind, _, entry_header = struct.unpack_from("<HHI", data, offset)
-        (payload,) = struct.unpack_from("<Q", data, offset + 8)
-        (sm,) = struct.unpack_from("<I", data, offset + 28)
-        if kind == 2:
-            images.append((sm, data[offset + entry_header: offset + entry_header + payload]))
-        offset += entry_header + payload
-    return images
+    """(sm, ELF bytes) of each ELF image of a fatbin."""
+    return [(sm, image) for kind, sm, image in fatbin_entries(data) if kind == ELF]
 
 
 @pytest.mark.skipif(not (CUDA / "bin" / "fatbinary").exists(), reason="no CUDA toolkit with fatbinary")
@@ -233,6 +284,8 @@ def test_weftc_fatbin_holds_each_architecture(tmp_path):
                    check=True, capture_output=True, text=True)
     images = _fatbin_images(fatbin.read_bytes())
     assert sorted(sm for sm, _ in images) == [80, 90]
+    # As nvcc's -arch=sm_XY: SASS for sm_XY and PTX for compute_XY.
+    assert sorted(sm for kind, sm, _ in fatbin_entries(fatbin.read_bytes()) if kind == PTX) == [80, 90]
     for sm, elf in images:
         assert elf.startswith(b"\x7fELF")
         cubin = tmp_path / f"sm{sm}.cubin"
@@ -266,6 +319,27 @@ def test_weftc_ptx_keeps_each_architectures_branch(tmp_path):
     assert "// sm_80" in both and "// sm_90" in both and "80801" in both and "90901" in both
 
 
+@pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason="no CUDA toolkit")
+def test_weftc_feature_set_targets_take_their_branches(tmp_path):
+    weftc = _weftc()
+    source = tmp_path / "which.py"
+    source.write_text(AOT_SOURCE)
+    expected = {"-arch=sm_90a": "90111", "--gpu-architecture=sm_100f": "10011", "-arch=sm_103a": "10011",
+                "-arch=sm_100": "12321", "-arch=sm_110f": "12321", "-arch=sm_90": "90901"}
+    for flag, constant in expected.items():
+        result = subprocess.run([weftc, flag, str(source), "--ptx"], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        target = flag.split("=")[1]
+        assert f".target {target}" in result.stdout, flag
+        assert [c for c in BRANCHES if c in result.stdout] == [constant], flag
+        # ptxas accepts each variant's PTX.
+        ptxas = CUDA / "bin" / "ptxas"
+        if ptxas.exists():
+            ptx = tmp_path / f"{target}.ptx"
+            ptx.write_text(result.stdout)
+            subprocess.run([str(ptxas), f"-arch={target}", str(ptx), "-o", str(tmp_path / f"{target}.cubin")], check=True)
+
+
 # ---- GPU ----
 
 
@@ -283,6 +357,15 @@ def test_gpu_guarded_func_uses_the_device_branch():
     out = weft.zeros(64, np.int32, target="gpu")
     device.launch(guarded_func, out, grid=2, block=32, target="gpu")
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(64) % 32 + np.arange(64))
+
+
+@pytest.mark.gpu
+def test_gpu_jit_compiles_for_the_baseline_target():
+    # The JIT compiles for the device's sm_XY (not sm_XYa): the a/f branches are weftc's.
+    a = np.random.default_rng(91).integers(-10_000, 10_000, 300).astype(np.int64)
+    out = weft.zeros(300, np.int64, target="gpu")
+    device.launch(feature_sets, weft.to_device(a, target="gpu"), out, grid=3, block=128, target="gpu")
+    np.testing.assert_array_equal(out.copy_to_host(), 7 * a)
 
 
 @pytest.mark.gpu

@@ -10,7 +10,7 @@ def k(a: device.int32[:], n: device.int32):
     if device.target(device.provides(device.is_host)):  # ERROR: SMSelectorExpected
         a[0] = 3
     a[1] = device.target(device.is_host)  # ERROR: TargetOutsideIf
-    if device.target(device.provides(device.sm70)):  # ERROR: UnknownAttribute
+    if device.target(device.provides(device.sm89a)):  # ERROR: UnknownAttribute
         a[0] = 4
     if device.target(device.is_device | 3):  # ERROR: TargetDescriptionExpected
         a[0] = 5
