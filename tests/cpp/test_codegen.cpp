@@ -281,7 +281,7 @@ std::string nvrtcPtxForSm90(const codegen::EmittedUnit& unit, bool checks) {
   backend::Toolchain toolchain = backend::discoverToolchain(std::string(WEFT_SOURCE_DIR) + "/include");
   if (backend::nvrtcVersion(toolchain).empty()) return {};
   backend::CompileOptions options;
-  options.arch = 90;
+  options.target = {90};
   options.checks = checks;
   backend::Artifact cubin = backend::compileWithNvrtc(toolchain, unit.source, "unit.cu", options);
   EXPECT_TRUE(cubin.ok) << cubin.log << "\n--- unit ---\n" << unit.source;

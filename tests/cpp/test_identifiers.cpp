@@ -185,7 +185,7 @@ TEST(InteropSymbols, EveryAcceptedHeaderNameCompilesWithNvrtc) {
   std::string unit = unitOfAccepted(names, true, accepted);
   EXPECT_GT(accepted, 500u);
   backend::CompileOptions options;
-  options.arch = 90;
+  options.target = {90};
   options.output = backend::DeviceCode::Ptx;
   backend::Artifact artifact = backend::compileWithNvrtc(toolchain, unit, "interop_names.cu", options);
   EXPECT_TRUE(artifact.ok) << artifact.log.substr(0, 4000);
