@@ -22,8 +22,7 @@ namespace nb = nanobind;
 
 class PythonRuntime {
  public:
-  PythonRuntime(std::string includeDir, nb::handle deviceArrayType)
-      : compiler_(std::make_shared<runtime::Compiler>(std::move(includeDir))), converter_(deviceArrayType) {}
+  PythonRuntime(std::string includeDir, nb::handle deviceArrayType);
   runtime::Compiler& compiler() { return *compiler_; }
   const std::shared_ptr<runtime::Compiler>& sharedCompiler() const { return compiler_; }
   ArgumentConverter& converter() { return converter_; }
@@ -47,7 +46,8 @@ class PythonRuntime {
 // Raises weft.<className>(text) (CompileError, CudaError, InternalCompilerError).
 [[noreturn]] void raiseWeftError(const char* className, const std::string& text);
 
-// Registers the translation of runtime::CudaError, LaunchError and InternalCompilerError.
+// Registers the translation of runtime::CudaError, LaunchError, Interrupted and
+// InternalCompilerError.
 void registerExceptionTranslators();
 
 // Sets the Python error for the C++ exception being handled, as a nanobind-bound function
