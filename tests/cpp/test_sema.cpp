@@ -107,9 +107,7 @@ TEST(SemaExamples, BlockReduce) {
   EXPECT_EQ(localType(*r, "buf"), "array(float32, 1d, shared)");
   EXPECT_EQ(localType(*r, "step"), "int32");
   EXPECT_NE(r->dump.find("buf = array(128)"), std::string::npos) << r->dump;
-  EXPECT_NE(r->dump.find("partial[int64(BlockIdxX():uint32)]:float32 = buf[0:int64]:float32"),
-            std::string::npos)
-      << r->dump;
+  EXPECT_NE(r->dump.find("partial[int64(BlockIdxX():uint32)]:float32 = buf[0:int64]:float32"), std::string::npos) << r->dump;
 }
 
 // ---- typing rules ----
@@ -1098,14 +1096,12 @@ TEST(SemaDiagnostics, LocalArrayTooLarge) {
 }
 
 TEST(SemaDiagnostics, LocalMemoryTooLarge) {
-  std::string f =
-      "def f(a):\n    t = device.local_array(70000, device.float32)\n    t[0] = a[0]\n    return t[0]\n";
-  expectError(f + "@device.kernel\ndef k(a):\n    s = device.local_array(70000, device.float32)\n    s[0] = "
-                  "f(a)\n    a[0] = s[0]\n",
-              {"float32[:]"}, "LocalMemoryTooLarge", 6,
-              "kernel 'k' needs 560000 bytes of local arrays per thread ('k' takes 280000, then 'f' called "
-              "at line 11 takes "
-              "280000), more than the 524288 bytes");
+  std::string f = "def f(a):\n    t = device.local_array(70000, device.float32)\n    t[0] = a[0]\n    return t[0]\n";
+  std::string k = "@device.kernel\ndef k(a):\n    s = device.local_array(70000, device.float32)\n"
+                  "    s[0] = f(a)\n    a[0] = s[0]\n";
+  expectError(f + k, {"float32[:]"}, "LocalMemoryTooLarge", 6,
+              "kernel 'k' needs 560000 bytes of local arrays per thread ('k' takes 280000, then 'f' called at line 11 "
+              "takes 280000), more than the 524288 bytes");
 }
 
 TEST(SemaLocalMemory, TheCpuTargetBoundAddsEveryCallSite) {
