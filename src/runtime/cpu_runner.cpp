@@ -193,11 +193,6 @@ class BlockWorker {
     bool converged = false;  // activemask: the lanes that arrive while the others are blocked
     uint64_t site = 0;       // activemask: its call site
   };
-  // A syncthreads_count vote: the barrier generation it was cast in, and the predicate.
-  struct Vote {
-    uint64_t generation = ~uint64_t{0};
-    int32_t predicate = 0;
-  };
   // A block in flight.
   struct Block {
     ~Block() { std::free(shared); }
@@ -214,16 +209,19 @@ class BlockWorker {
     uint32_t nextToStart = 0;  // threads [0, nextToStart) have started
     uint32_t alive = 0;        // threads that have not returned
     uint32_t barrierArrived = 0;
-    uint64_t barrierGeneration = 0;   // bumped by each release; never reset (votes keep theirs)
+    uint64_t barrierGeneration = 0;   // bumped by each release
     uint64_t progress = 0;            // bumped by every start, arrival, release and return
     bool polled = false;              // some thread polled memory in this round
     bool stopped = false;             // failed or cancelled: none of its fibers runs again
     host::ThreadContext prototype{};  // what every thread's context starts as, but threadIdx
     std::vector<uint8_t> finished;
     std::vector<uint8_t> atBarrier;  // per thread: waiting at the barrier (not yet released)
-    std::vector<Vote> votes;
+    // syncthreads_count: the votes cast before the barrier of generation g, in [g % 2]. A vote
+    // is read between that barrier and the next, so each total is reset when it comes round.
+    std::array<int32_t, 2> voteTotals{};
     std::vector<std::array<WarpWaiter*, 32>> warps;
-    std::vector<Carrier*> carriers;  // those holding a suspended thread, oldest first
+    std::vector<Carrier*> suspended;  // carriers holding a suspended thread, for this round
+    std::vector<Carrier*> kept;       // the same, for the next round
     unsigned char* shared = nullptr;
     size_t sharedCapacity = 0;
   };
@@ -240,18 +238,24 @@ class BlockWorker {
   [[noreturn]] static void carrierMain(void* carrier);
   // Runs the block's threads that have not started, one after another, until none is left.
   static void runThreads(Carrier& carrier, Block& block, BlockWorker& worker, const GridLaunch& launch);
-  // Switches from the running carrier to the scheduler.
+  // Suspends the running carrier: straight to the next carrier of the round when the scheduler
+  // would only resume it (the carrier waits, or returned), else to the scheduler.
   void suspend(Carrier& carrier, State state);
+  // The next carrier of the round that may go on: a suspended one whose wait may be over, or a
+  // new one for a thread not started yet (mapping a stack only when `mayMap`); null at the end
+  // of the round.
+  Carrier* nextRunnable(bool mayMap);
 
   // Claims a block and puts it in flight; null when the grid has none left.
   Block* admit(uint64_t claimCount);
   void startBlock(Block& block, uint64_t index);
   // One pass over the block: resumes its suspended threads that may go on, starts the rest.
   void round(Block& block);
-  // Runs `carrier` until it suspends (serving the interrupt check on the way).
-  void resume(Carrier& carrier);
-  // After a resume: whether the carrier still holds a suspended thread of `block`.
-  bool settle(Block& block, Carrier& carrier);
+  // Runs `carrier`, and the carriers it switches to, until one switches back to the scheduler
+  // (serving the interrupt check on the way); returns that one.
+  Carrier& resume(Carrier& carrier);
+  // Handles why `carrier` switched back to the scheduler.
+  void settle(Block& block, Carrier& carrier);
   void retire(Block& block);
   Carrier* acquireCarrier(Block& block);
   void releaseCarrier(Carrier* carrier);
@@ -261,6 +265,8 @@ class BlockWorker {
   bool caller_ = false;
   fiber::Context scheduler_ = nullptr;
   Carrier* running_ = nullptr;
+  Block* roundBlock_ = nullptr;                     // the block of the round in progress
+  size_t roundNext_ = 0;                            // its next suspended carrier to consider
   const fiber::Stack* runningStack_ = nullptr;      // read by the fault handler
   bool overflowed_ = false;                         // set by the fault handler
   fiber::Watch* watch_ = nullptr;                   // the bound thread's
@@ -280,13 +286,54 @@ class BlockWorker {
 
 void BlockWorker::suspend(Carrier& carrier, State state) {
   carrier.state = state;
-  fiber::switchTo(&carrier.context, scheduler_);
+  Carrier* next = nullptr;
+  switch (state) {
+    case State::Barrier:
+    case State::Warp:
+    case State::Polled:
+      roundBlock_->kept.push_back(&carrier);
+      next = nextRunnable(false);
+      break;
+    case State::Finished:
+      // No thread of the block is left to start, so nextRunnable cannot hand this carrier out.
+      releaseCarrier(&carrier);
+      next = nextRunnable(false);
+      break;
+    case State::Running:
+    case State::Service:
+    case State::Failed:
+    case State::Abandoned: break;
+  }
+  if (next == nullptr) {
+    fiber::switchTo(&carrier.context, scheduler_);
+    return;
+  }
+  running_ = next;
+  runningStack_ = next->stack.get();
+  next->state = State::Running;
+  fiber::switchTo(&carrier.context, next->context);
+}
+
+BlockWorker::Carrier* BlockWorker::nextRunnable(bool mayMap) {
+  Block& block = *roundBlock_;
+  if (block.stopped) return nullptr;
+  while (roundNext_ < block.suspended.size()) {
+    Carrier* carrier = block.suspended[roundNext_++];
+    if (carrier->state == State::Barrier && carrier->barrierGeneration == block.barrierGeneration) {
+      block.kept.push_back(carrier);  // not released yet: no need to switch to it
+      continue;
+    }
+    return carrier;
+  }
+  if (block.nextToStart < block.count && (mayMap || !freeCarriers_.empty())) return acquireCarrier(block);
+  return nullptr;
 }
 
 void BlockWorker::Block::releaseBarrier() {
   std::fill(atBarrier.begin(), atBarrier.end(), 0);
   barrierArrived = 0;
   ++barrierGeneration;
+  voteTotals[barrierGeneration % 2] = 0;
   ++progress;
 }
 
@@ -314,12 +361,11 @@ void BlockWorker::barrier(host::ThreadContext* self) {
 
 int32_t BlockWorker::barrierCount(host::ThreadContext* self, int32_t predicate) {
   Block& block = blockOf(self);
-  uint64_t generation = block.barrierGeneration;
-  block.votes[block.worker->running_->thread] = Vote{generation, predicate != 0 ? 1 : 0};
+  size_t slot = block.barrierGeneration % 2;
+  block.voteTotals[slot] += predicate != 0 ? 1 : 0;
   barrier(self);
-  int32_t count = 0;
-  for (const Vote& vote : block.votes) count += vote.generation == generation ? vote.predicate : 0;
-  // A second barrier keeps the votes until every thread has counted them.
+  int32_t count = block.voteTotals[slot];
+  // A second barrier keeps the total until every thread has read it.
   barrier(self);
   return count;
 }
@@ -552,8 +598,8 @@ void BlockWorker::startBlock(Block& block, uint64_t index) {
     block.warps.assign((block.count + 31) / 32, {});
   }
   block.stopped = false;
-  block.votes.resize(block.count);
-  block.carriers.clear();
+  block.voteTotals = {};
+  block.suspended.clear();
 }
 
 BlockWorker::Block* BlockWorker::admit(uint64_t claimCount) {
@@ -572,29 +618,31 @@ BlockWorker::Block* BlockWorker::admit(uint64_t claimCount) {
 }
 
 void BlockWorker::retire(Block& block) {
-  for (Carrier* carrier : block.carriers) releaseCarrier(carrier);
-  block.carriers.clear();
+  for (Carrier* carrier : block.suspended) releaseCarrier(carrier);
+  block.suspended.clear();
   freeBlocks_.push_back(&block);
 }
 
-void BlockWorker::resume(Carrier& carrier) {
+BlockWorker::Carrier& BlockWorker::resume(Carrier& carrier) {
+  Carrier* current = &carrier;
   for (;;) {
-    running_ = &carrier;
-    runningStack_ = carrier.stack.get();
-    carrier.state = State::Running;
-    fiber::switchTo(&scheduler_, carrier.context);
+    running_ = current;
+    runningStack_ = current->stack.get();
+    current->state = State::Running;
+    fiber::switchTo(&scheduler_, current->context);
+    current = running_;  // the last of the carriers that switched to each other
     running_ = nullptr;
     runningStack_ = nullptr;
-    if (carrier.state != State::Service || overflowed_) return;
+    if (current->state != State::Service || overflowed_) return *current;
     grid_->poll();
     if (grid_->cancelled.load(std::memory_order_relaxed)) {
-      carrier.state = State::Abandoned;
-      return;
+      current->state = State::Abandoned;
+      return *current;
     }
   }
 }
 
-bool BlockWorker::settle(Block& block, Carrier& carrier) {
+void BlockWorker::settle(Block& block, Carrier& carrier) {
   if (overflowed_) {
     overflowed_ = false;
     const GridLaunch& launch = *grid_->launch;
@@ -607,39 +655,36 @@ bool BlockWorker::settle(Block& block, Carrier& carrier) {
                       "corrupt memory",
                   2)));
     block.stopped = true;
-    return true;
+    block.kept.push_back(&carrier);  // retire releases it
+    return;
   }
   switch (carrier.state) {
-    case State::Finished: releaseCarrier(&carrier); return false;
-    case State::Failed:
-    case State::Abandoned: block.stopped = true; return true;
-    case State::Barrier:
+    case State::Finished:  // released itself
+    case State::Barrier:   // kept itself
     case State::Warp:
-    case State::Polled: return true;
+    case State::Polled: return;
+    case State::Failed:
+    case State::Abandoned:
+      block.stopped = true;
+      block.kept.push_back(&carrier);  // retire releases it
+      return;
     case State::Running:
     case State::Service: break;
   }
   WEFT_CHECK(false, "a fiber of the CPU runner switched back without saying why");
-  return true;
 }
 
 void BlockWorker::round(Block& block) {
   block.polled = false;
-  size_t kept = 0;
-  for (Carrier* carrier : block.carriers) {
-    bool waiting = carrier->state == State::Barrier && carrier->barrierGeneration == block.barrierGeneration;
-    if (!block.stopped && !waiting) {
-      resume(*carrier);
-      if (!settle(block, *carrier)) continue;
-    }
-    block.carriers[kept++] = carrier;
-  }
-  block.carriers.resize(kept);
-  while (!block.stopped && block.nextToStart < block.count) {
-    Carrier* carrier = acquireCarrier(block);
-    resume(*carrier);
-    if (settle(block, *carrier)) block.carriers.push_back(carrier);
-  }
+  block.kept.clear();
+  roundBlock_ = &block;
+  roundNext_ = 0;
+  while (Carrier* carrier = nextRunnable(true)) settle(block, resume(*carrier));
+  // A stopped block's carriers that the round did not reach wait for retire too.
+  block.kept.insert(block.kept.end(), block.suspended.begin() + static_cast<std::ptrdiff_t>(roundNext_),
+                    block.suspended.end());
+  std::swap(block.suspended, block.kept);
+  roundBlock_ = nullptr;
 }
 
 void BlockWorker::run(Grid& grid, bool caller) {
