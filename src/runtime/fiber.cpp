@@ -85,7 +85,8 @@ __asm__(
     ".size weft_fiber_trampoline, .-weft_fiber_trampoline\n");
 #elif defined(__aarch64__)
 // AAPCS64: x19-x28, the frame pointer x29, the link register x30, the low halves of v8-v15
-// (d8-d15) and FPCR. The trampoline finds the entry in x20 and its argument in x19.
+// (d8-d15) and FPCR (x9 and x10 are scratch). The trampoline finds the entry in x20 and its
+// argument in x19.
 __asm__(
     ".text\n"
     ".globl weft_fiber_switch\n"
@@ -110,8 +111,13 @@ __asm__(
     "  mov x9, sp\n"
     "  str x9, [x0]\n"
     "  mov sp, x1\n"
+    // As on x86-64, the control register is written only when it differs.
     "  ldr x9, [sp, #160]\n"
+    "  mrs x10, fpcr\n"
+    "  cmp x9, x10\n"
+    "  b.eq 1f\n"
     "  msr fpcr, x9\n"
+    "1:\n"
     "  ldp x19, x20, [sp, #0]\n"
     "  ldp x21, x22, [sp, #16]\n"
     "  ldp x23, x24, [sp, #32]\n"

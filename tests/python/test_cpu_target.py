@@ -286,7 +286,7 @@ def test_big_locals_and_spin_loops_compile_for_sm90(tmp_path):
 def run_child(tmp_path, source, *args, timeout=240):
     script = tmp_path / "child.py"
     script.write_text(textwrap.dedent(source))
-    env = dict(os.environ, WEFT_TARGET="cpu", PYTHONPATH=str(pathlib.Path(__file__).parent))
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).parent))
     return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env)
 
@@ -324,21 +324,22 @@ def chain_of_blocks(data, ready, sums):
         device.AtomicRef(ready, b).store(1, memory="release")
 
 rng = np.random.default_rng(int(sys.argv[1]))
+target = sys.argv[2]
 data = rng.standard_normal(2).astype(np.float32)
 flag, box, out = np.zeros(1, np.int32), np.zeros(1, np.float32), np.zeros(1, np.float32)
-run("cpu", spin_in_block, data, flag, box, out, block=96)
+run(target, spin_in_block, data, flag, box, out, block=96)
 print("in-block", out[0] == (data[0] + data[1]) * 2, flush=True)
 
 blocks = 48
 data = rng.standard_normal(blocks)
 ready, sums = np.zeros(blocks, np.int32), np.zeros(blocks)
-run("cpu", chain_of_blocks, data, ready, sums, grid=blocks, block=32)
+run(target, chain_of_blocks, data, ready, sums, grid=blocks, block=32)
 print("chain", bool(np.allclose(sums, np.cumsum(data[::-1])[::-1])), flush=True)
 """
 
 
-def test_spin_waits_on_atomics_let_other_threads_and_blocks_run(tmp_path):
-    proc = run_child(tmp_path, SPIN_CHILD, 86, timeout=300)
+def test_spin_waits_on_atomics_let_other_threads_and_blocks_run(tmp_path, target):
+    proc = run_child(tmp_path, SPIN_CHILD, 86, target, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "in-block True" in proc.stdout and "chain True" in proc.stdout, proc.stdout + proc.stderr
 
