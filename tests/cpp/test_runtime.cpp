@@ -663,6 +663,22 @@ void overflowEntry(host::ThreadContext* context, void** args) {
   a.sums[tid_x()] = static_cast<double>(burn(a.depth));
 }
 
+TEST(BlockRunner, RefusesLocalArraysBeyondItsLimit) {
+  std::vector<double> sums(1);
+  RunnerArgs args{nullptr, nullptr, sums.data(), 0};
+  void* pointers[] = {&args};
+  GridLaunch launch = gridOf(&overflowEntry, pointers, 1, 1);
+  launch.localArrayBytes = (uint64_t{64} << 20) + 1;
+  BlockRunner runner;
+  try {
+    runner.run(launch);
+    ADD_FAILURE() << "no error";
+  } catch (const CudaError& error) {
+    EXPECT_NE(std::string(error.what()).find("67108865 bytes of local arrays per thread"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(BlockRunner, AStackOverflowStopsTheGridWithAnError) {
   std::vector<double> sums(64);
   RunnerArgs args{nullptr, nullptr, sums.data(), 1 << 20};
