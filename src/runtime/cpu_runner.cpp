@@ -153,8 +153,10 @@ class BlockWorker {
   void bindThread();
   // The calling thread runs this worker's fibers no more.
   void unbindThread();
-  // Between grids: drops the stacks smaller than a grid needs, then all but `keep`.
+  // Between grids: drops stacks of the wrong size for a grid (see the definition), then all
+  // but `keep`.
   void trimStacks(size_t keep, size_t stackBytes, size_t guardBytes);
+  // The stacks this worker has mapped.
   size_t stackCount() const { return carriers_.size(); }
   // Runs blocks of `grid` until none is left or the grid is cancelled; `caller`: this is the
   // thread that called BlockRunner::run (it runs the interrupt check).

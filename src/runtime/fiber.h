@@ -27,7 +27,9 @@ class Stack {
   ~Stack();
   Stack(const Stack&) = delete;
   Stack& operator=(const Stack&) = delete;
+  // The stack's bytes (page-rounded).
   size_t usable() const { return usable_; }
+  // The guard region's bytes (page-rounded).
   size_t guard() const { return guard_; }
   // A context that, switched to, calls entry(argument) on this stack (from its top); `entry`
   // must never return.
