@@ -2,7 +2,7 @@
 # Runs on the GPU device machine (no network; Python venv at /opt/torch/.venv with numpy, nanobind,
 # scikit-build-core, cmake, ninja, torch, cupy and numba-cuda): builds weft from this checkout,
 # runs the GPU tests, the toolkit-dependent CPU tests, every example on both targets, the benchmarks
-# and the CPU tests. Every log
+# (the GPU's, and the CPU target's against numba-cuda's simulator) and the CPU tests. Every log
 # goes under $OUT; a short summary is printed last (and saved as $OUT/summary.txt).
 #
 #   bash tools/gpu-check.sh            # everything
@@ -66,6 +66,9 @@ if has_step bench; then
   record bench "rc=$? (table in bench.log, data in bench.json)"
   OUT=$OUT timeout 180 "$PY" bench/bench_simt.py 2>&1 | tee "$OUT/bench_simt.log"
   record bench-simt "rc=$? (table in bench_simt.log, data in bench_simt.json)"
+  # The CPU target against numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1, in a child process).
+  OUT=$OUT timeout 900 "$PY" bench/bench_cpu.py 2>&1 | tee "$OUT/bench_cpu.log"
+  record bench-cpu "rc=$? (table in bench_cpu.log, data in bench_cpu.json)"
 fi
 
 if has_step cpu; then

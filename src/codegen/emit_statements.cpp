@@ -129,13 +129,18 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
   WEFT_CHECK(false, "unknown statement kind");
 }
 
-// while c: body else: orelse. The else clause runs when the condition ends the loop.
+// while c: body else: orelse. The else clause runs when the condition ends the loop. Every
+// iteration, `continue` included, passes the CPU target's checkpoint (WEFT_LOOP_CHECKPOINT,
+// nothing on the GPU), so that no loop can keep a launch from being cancelled.
 void CudaEmitter::whileLoop(const TypedStmt& stmt, int depth) {
   WEFT_CHECK(stmt.operands.size() == 1, "While takes one condition");
   std::string flag = stmt.orelse.empty() ? std::string() : freshTemp();
+  std::string ticks = freshTemp();
   line(depth, "{");
   if (!flag.empty()) line(depth + 1, "bool " + flag + " = false;");
+  line(depth + 1, "WEFT_LOOP_TICKS(" + ticks + ");");
   line(depth + 1, "while (" + truthCode(expr(*stmt.operands[0]), stmt.operands[0]->type) + ") {");
+  line(depth + 2, "WEFT_LOOP_CHECKPOINT(" + ticks + ");");
   loops_.push_back(Loop{flag});
   block(stmt.body, depth + 2);
   loops_.pop_back();
@@ -184,7 +189,10 @@ void CudaEmitter::forRange(const TypedStmt& stmt, int depth) {
                                : "weft::range_continues(" + counter + ", " + stop + ", " + step + ")";
     next = counter + " = weft::range_next(" + counter + ", " + stop + ", " + step + ")";
   }
+  std::string ticks = freshTemp();
+  line(depth + 1, "WEFT_LOOP_TICKS(" + ticks + ");");
   line(depth + 1, "for (" + cxx + " " + counter + " = " + start + "; " + test + "; " + next + ") {");
+  line(depth + 2, "WEFT_LOOP_CHECKPOINT(" + ticks + ");");
   line(depth + 2, localName(stmt.local) + " = " + counter + ";");
   loops_.push_back(Loop{flag});
   block(stmt.body, depth + 2);

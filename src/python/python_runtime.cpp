@@ -8,6 +8,18 @@
 
 namespace weft::python {
 
+PythonRuntime::PythonRuntime(std::string includeDir, nb::handle deviceArrayType)
+    : compiler_(std::make_shared<runtime::Compiler>(std::move(includeDir))), converter_(deviceArrayType) {
+  // A CPU launch runs with the GIL released; this lets Python's signal handlers run meanwhile
+  // (Ctrl-C raises KeyboardInterrupt, which stops the launch).
+  compiler_->setInterruptCheck([] {
+    PyGILState_STATE state = PyGILState_Ensure();
+    bool raised = PyErr_CheckSignals() != 0;
+    PyGILState_Release(state);
+    return raised;
+  });
+}
+
 bool PythonRuntime::gpuAvailable() {
   if (!gpuAvailable_) gpuAvailable_ = compiler_->gpuAvailable();
   return *gpuAvailable_;
@@ -89,6 +101,9 @@ void translateWeftException(const std::exception_ptr& error) {
     std::rethrow_exception(error);
   } catch (const runtime::CudaError& cudaError) {
     raise("CudaError", cudaError.what());
+  } catch (const runtime::Interrupted& interrupted) {
+    // The interrupt check left Python's own error (KeyboardInterrupt) pending.
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyboardInterrupt, interrupted.what());
   } catch (const runtime::LaunchError& launchError) {
     PyErr_SetString(launchError.kind() == runtime::LaunchError::Kind::Type ? PyExc_TypeError : PyExc_ValueError,
                     launchError.what());

@@ -24,8 +24,7 @@ namespace nb = nanobind;
 
 class PythonRuntime {
  public:
-  PythonRuntime(std::string includeDir, nb::handle deviceArrayType)
-      : compiler_(std::make_shared<runtime::Compiler>(std::move(includeDir))), converter_(deviceArrayType) {}
+  PythonRuntime(std::string includeDir, nb::handle deviceArrayType);
   runtime::Compiler& compiler() { return *compiler_; }
   const std::shared_ptr<runtime::Compiler>& sharedCompiler() const { return compiler_; }
   ArgumentConverter& converter() { return converter_; }
@@ -53,7 +52,8 @@ class PythonRuntime {
 // weft.Diagnostic per diagnostic (python/weft/_errors.py).
 [[noreturn]] void raiseCompileError(const DiagnosticReport& report);
 
-// Registers the translation of runtime::CudaError, LaunchError and InternalCompilerError.
+// Registers the translation of runtime::CudaError, LaunchError, Interrupted and
+// InternalCompilerError.
 void registerExceptionTranslators();
 
 // Sets the Python error for the C++ exception being handled, as a nanobind-bound function

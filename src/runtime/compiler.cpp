@@ -40,6 +40,7 @@ class CompilerState {
   std::shared_ptr<Driver> driver;
   std::string driverProblem;
   std::shared_ptr<BlockRunner> runner;
+  InterruptCheck interruptCheck;             // given to the runner when it is made
   std::optional<std::string> nvrtcIdentity;  // identifies the toolkit in cache keys
   std::optional<std::string> headersHash;
   std::string temporaryDirectory;  // where the host compiler writes shared objects
@@ -202,7 +203,10 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   std::string path;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (!state_->runner) state_->runner = std::make_shared<BlockRunner>();
+    if (!state_->runner) {
+      state_->runner = std::make_shared<BlockRunner>();
+      state_->runner->setInterruptCheck(state_->interruptCheck);
+    }
     runner = state_->runner;
     if (state_->temporaryDirectory.empty()) {
       const char* base = std::getenv("TMPDIR");
@@ -230,6 +234,12 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, image, frontEnd, readsRecord, error);
   if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
   return kernel;
+}
+
+void Compiler::setInterruptCheck(std::function<bool()> check) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->interruptCheck = std::move(check);
+  if (state_->runner) state_->runner->setInterruptCheck(state_->interruptCheck);
 }
 
 uintptr_t Compiler::allocate(size_t bytes) {

@@ -54,7 +54,7 @@ class CpuKernel final : public LoadedKernel {
         name_(frontEnd.kernelName.empty() ? frontEnd.unit.hostEntrySymbol : frontEnd.kernelName),
         layout_(name_, frontEnd),
         staticShared_(frontEnd.unit.hostSharedBytes),
-        usesBarrier_(frontEnd.usesBarrier) {}
+        localArrayBytes_(frontEnd.localArrayBytes) {}
 
   void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) override {
     validateLaunch(name_, config, kCpuLimits, kCpuLimits.maxThreadsPerBlock, staticShared_);
@@ -66,7 +66,8 @@ class CpuKernel final : public LoadedKernel {
     grid.block = host::Dim3{config.block[0], config.block[1], config.block[2]};
     grid.sharedBytes = staticShared_ + config.sharedBytes;
     grid.dynamicSharedBytes = config.sharedBytes;
-    grid.usesBarrier = usesBarrier_;
+    grid.localArrayBytes = localArrayBytes_;
+    grid.kernelName = name_;
     if (record_ == nullptr) {
       runner_->run(grid);
       return;
@@ -97,7 +98,7 @@ class CpuKernel final : public LoadedKernel {
   std::string name_;
   ParameterLayout layout_;
   uint64_t staticShared_;
-  bool usesBarrier_;
+  uint64_t localArrayBytes_;
 };
 
 }  // namespace

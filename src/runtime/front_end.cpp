@@ -28,7 +28,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     }
     result.argumentToParam = program.argumentToParam;
     result.globals = program.globals;
-    result.usesBarrier = program.usesBarrier;
+    result.localArrayBytes = program.localArrayBytes;
     result.ok = true;
   } catch (const InternalCompilerError& error) {
     result.ok = false;

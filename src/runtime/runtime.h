@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,6 +29,13 @@ class CudaError : public std::runtime_error {
 
  private:
   int code_;
+};
+
+// A CPU-target launch stopped because the runtime's interrupt check asked it to
+// (Compiler::setInterruptCheck); the check's own error (Python's KeyboardInterrupt) is pending.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Bad launch arguments (count, types, shapes); becomes TypeError/ValueError in Python.
@@ -138,7 +146,7 @@ struct FrontEndResult {
   std::vector<std::string> parameterNames;         // their Python names, for launch errors
   std::vector<int> argumentToParam;                // see TypedProgram::argumentToParam
   std::vector<sema::GlobalDependency> globals;
-  bool usesBarrier = false;
+  uint64_t localArrayBytes = 0;  // see TypedProgram::localArrayBytes
 };
 
 class CompilerState;
@@ -157,6 +165,9 @@ class Compiler {
   std::shared_ptr<LoadedKernel> load(const FrontEndResult& frontEnd, Target target, const CompilerOptions& options);
   // Whether a CUDA device is usable (driver loads, at least one device).
   bool gpuAvailable();
+  // Sets what a CPU-target launch polls about every 20 ms on the launching thread while it
+  // runs: returning true stops the launch, which throws Interrupted. Set before launching.
+  void setInterruptCheck(std::function<bool()> check);
   // The current device's compute capability as XY (e.g. 90); throws CudaError without a GPU.
   int gpuArchitecture();
 

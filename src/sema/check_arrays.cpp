@@ -315,6 +315,14 @@ bool FunctionChecker::declareArray(int local, const syntax::Expr& valueExpr, Sou
     return true;
   }
   types::MemorySpace space = callee.intrinsic == Intrinsic::SharedArray ? types::MemorySpace::Shared : types::MemorySpace::Local;
+  if (space == types::MemorySpace::Local) {
+    if (uint64_t bytes = arrayBytes(*dims, element); bytes > kGpuLocalMemoryBytes) {
+      sink.error(diag::LocalArrayTooLarge, call.loc,
+                 {what, bytes == UINT64_MAX ? "more than 2**64" : std::to_string(bytes),
+                  std::to_string(kGpuLocalMemoryBytes)});
+      return true;
+    }
+  }
   int ndim = static_cast<int>(dims->size());
   const types::Type* type = types.array(element, ndim, space);
   LocalState& state = locals_[static_cast<size_t>(local)];

@@ -428,7 +428,6 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   for (TypedFunction& function : result.functions) {
     forEachExpr(function.body, [&](const TypedExpr& e) {
       if (e.kind == TypedExprKind::Call) const_cast<TypedExpr&>(e).callee = position.at(e.callee);
-      if (e.kind == TypedExprKind::BuiltinCall && needsFibers(e.builtin)) result.usesBarrier = true;
     });
   }
   for (int entry : entries) {
@@ -439,6 +438,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
       for (bool isConst : specialization(entry).constParams) result.argumentToParam.push_back(isConst ? -1 : param++);
     }
   }
+  checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
   result.globals = globals_;
   return result;

@@ -274,6 +274,15 @@ bool alwaysReturns(const std::vector<syntax::Stmt*>& body);
 // device-only operations those functions use there.
 void markHostCallable(TypedProgram& program, Diagnostics& diagnostics);
 
+// check_local_memory.cpp: reports kernels whose local arrays on a chain of calls exceed what a
+// GPU thread can have (kGpuLocalMemoryBytes) and sets program.localArrayBytes.
+void checkLocalMemory(TypedProgram& program, types::TypeContext& types, Diagnostics& diagnostics);
+// The local memory of one GPU thread: 512 KiB on every architecture weft targets (the CUDA
+// programming guide's technical specifications); a launch that needs more fails.
+inline constexpr uint64_t kGpuLocalMemoryBytes = 512 * 1024;
+// The bytes of `count` elements of `element`, saturating at UINT64_MAX.
+uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element);
+
 // One pass over one function body.
 class FunctionChecker {
  public:

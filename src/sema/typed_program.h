@@ -214,9 +214,10 @@ struct TypedProgram {
   // when the argument was a ConstExpr baked into the program.
   std::vector<int> argumentToParam;
   std::vector<GlobalDependency> globals;
-  // Some function calls syncthreads or another collective (needsFibers): the CPU runner
-  // must run each block's threads as fibers.
-  bool usesBarrier = false;
+  // The bytes of local arrays one thread of `kernel` may hold at once: its own and, for every
+  // call site, the callee's (a recursive call's once). An upper bound on any of its frames and
+  // on its chain of frames; the CPU target sizes each thread's stack from it.
+  uint64_t localArrayBytes = 0;
   // Node storage.
   std::deque<TypedExpr> exprs;
   std::deque<TypedStmt> stmts;

@@ -171,8 +171,6 @@ def k(mutexes: ticket_mutex[:], counter: device.int32[:]):
     take(mutexes[counter[1]], bump(counter))
 )");
   ASSERT_EQ(checked->errors, "");
-  // The only fiber switch is the wait inside lock(), a method called from a function.
-  EXPECT_TRUE(checked->program.usesBarrier);
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
   EXPECT_NE(unit.source.find("s_ticket_mutex_0& w_"), std::string::npos) << unit.source;
   testing::expectUnitCompiles(unit.source, "atomic");

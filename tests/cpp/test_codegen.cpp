@@ -464,7 +464,6 @@ void buildReverse(ProgramBuilder& b) {
       b.sync(),
       b.store(b.element(b.get(out), {b.get(g)}), b.element(b.get(s), {mirrored})),
   };
-  b.program.usesBarrier = true;
 }
 
 TEST(Codegen, SharedArrayAndSyncthreadsRunOnHost) {
@@ -532,7 +531,6 @@ void buildMatmul(ProgramBuilder& b) {
       b.store(b.element(b.get(C), {b.get(y), b.get(x)}), b.get(acc)),
   };
   b.fn().body[7]->operands[0]->operands[0]->operands[0]->index = 1;  // A.shape[1]
-  b.program.usesBarrier = true;
 }
 
 TEST(Codegen, TiledMatmulRunsOnHost) {
@@ -595,7 +593,6 @@ void buildBlockSum(ProgramBuilder& b) {
                {b.store(b.element(b.get(out), {b.builtin(Builtin::BlockIdxX, b.scalar(ScalarKind::UInt32))}),
                         b.element(b.get(s), {b.integer(0)}))}),
   };
-  b.program.usesBarrier = true;
 }
 
 TEST(Codegen, BlockSumRunsOnHost) {

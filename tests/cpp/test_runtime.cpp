@@ -1,5 +1,6 @@
 // Runtime: argument packing, launch validation, the CPU block runner (through a hand-written
-// host translation unit), and behaviour without a GPU.
+// host translation unit, and directly with kernels written against the device headers), and
+// behaviour without a GPU.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,9 +21,12 @@
 #include <gtest/gtest.h>
 
 #include "runtime/argument_packing.h"
+#include "runtime/cpu_runner.h"
 #include "runtime/loaded_kernels.h"
 #include "runtime/runtime.h"
 #include "support/check.h"
+#include "weft/device/atomics.h"
+#include "weft/device/intrinsics.h"
 
 #ifndef WEFT_SOURCE_DIR
 #define WEFT_SOURCE_DIR "."
@@ -371,12 +375,10 @@ extern "C" void weft_saxpy3d(weft::host::ThreadContext* ctx, void** args) {
   y.data[k * y.strides[0] + j * y.strides[1] + i * y.strides[2]] += a * value;
 }
 
-// Calls the barrier although it was compiled as barrier-free (a weft bug the runner reports).
-extern "C" void weft_bad_barrier(weft::host::ThreadContext* ctx, void**) { ctx->barrier(ctx); }
 )";
 
 FrontEndResult hostUnit(const std::string& entry, std::vector<const types::Type*> params,
-                        uint64_t staticShared, bool usesBarrier) {
+                        uint64_t staticShared) {
   FrontEndResult frontEnd;
   frontEnd.ok = true;
   frontEnd.unit.source = kHostUnit;
@@ -385,8 +387,8 @@ FrontEndResult hostUnit(const std::string& entry, std::vector<const types::Type*
   frontEnd.unit.hostSharedBytes = staticShared;
   frontEnd.kernelName = entry.substr(5);
   frontEnd.parameterTypes = std::move(params);
-  for (size_t i = 0; i < frontEnd.parameterTypes.size(); ++i) frontEnd.parameterNames.push_back("p" + std::to_string(i));
-  frontEnd.usesBarrier = usesBarrier;
+  for (size_t i = 0; i < frontEnd.parameterTypes.size(); ++i)
+    frontEnd.parameterNames.push_back("p" + std::to_string(i));
   return frontEnd;
 }
 
@@ -401,7 +403,7 @@ TEST_F(CpuRunnerFixture, BlockReductionWithBarriersAndSharedMemory) {
   Compiler compiler(includeDir());
   types::TypeContext& types = compiler.types();
   const types::Type* floats = types.array(ScalarKind::Float32, 1);
-  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 256 * sizeof(float), true);
+  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 256 * sizeof(float));
   std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
   EXPECT_EQ(kernel->target(), Target::Cpu);
   // The same unit again comes from the memory cache.
@@ -431,7 +433,7 @@ TEST_F(CpuRunnerFixture, FinishedThreadsCountAsArrivedAtBarriers) {
   Compiler compiler(includeDir());
   types::TypeContext& types = compiler.types();
   const types::Type* ints = types.array(ScalarKind::Int64, 1);
-  FrontEndResult frontEnd = hostUnit("weft_early_exit", {ints, ints}, 64 * sizeof(int64_t), true);
+  FrontEndResult frontEnd = hostUnit("weft_early_exit", {ints, ints}, 64 * sizeof(int64_t));
   std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
   const uint32_t blocks = 9, threads = 128;
   std::uniform_int_distribution<int64_t> values(-1000000, 1000000);
@@ -452,7 +454,7 @@ TEST_F(CpuRunnerFixture, ThreeDimensionalGridWithoutBarriers) {
   types::TypeContext& types = compiler.types();
   const types::Type* doubles = types.array(ScalarKind::Float64, 3);
   FrontEndResult frontEnd =
-      hostUnit("weft_saxpy3d", {types.scalar(ScalarKind::Float32), doubles, doubles}, 0, false);
+      hostUnit("weft_saxpy3d", {types.scalar(ScalarKind::Float32), doubles, doubles}, 0);
   std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
   const int64_t depth = 5, rows = 13, columns = 21;
   std::uniform_real_distribution<double> values(-10.0, 10.0);
@@ -474,7 +476,7 @@ TEST_F(CpuRunnerFixture, AForkedChildRunsGridsWithoutTheParentsThreads) {
   Compiler compiler(includeDir());
   types::TypeContext& types = compiler.types();
   const types::Type* ints = types.array(ScalarKind::Int64, 1);
-  FrontEndResult frontEnd = hostUnit("weft_early_exit", {ints, ints}, 64 * sizeof(int64_t), true);
+  FrontEndResult frontEnd = hostUnit("weft_early_exit", {ints, ints}, 64 * sizeof(int64_t));
   std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
   std::vector<int64_t> input(4 * 64), output(4);
   std::iota(input.begin(), input.end(), int64_t{-50});
@@ -503,7 +505,7 @@ TEST_F(CpuRunnerFixture, LaunchErrorsOnTheCpuTarget) {
   Compiler compiler(includeDir());
   types::TypeContext& types = compiler.types();
   const types::Type* floats = types.array(ScalarKind::Float32, 1);
-  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 1024, true);
+  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 1024);
   std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
   std::vector<float> data(16);
   std::vector<ArgumentValue> arguments = {arrayArgument(data.data(), ScalarKind::Float32, {16}, {1}),
@@ -517,22 +519,10 @@ TEST_F(CpuRunnerFixture, LaunchErrorsOnTheCpuTarget) {
                       "parameter 'p1': expected array(float32, 1d), got array(int32, 1d)");
 }
 
-TEST_F(CpuRunnerFixture, ABarrierInABarrierFreeKernelIsAnInternalError) {
-  Compiler compiler(includeDir());
-  FrontEndResult frontEnd = hostUnit("weft_bad_barrier", {}, 0, false);
-  std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
-  LaunchConfig config;
-  config.grid = {4, 1, 1};
-  config.block = {8, 1, 1};
-  EXPECT_THROW(kernel->launch(config, {}), InternalCompilerError);
-  // The runner is still usable afterwards.
-  EXPECT_THROW(kernel->launch(config, {}), InternalCompilerError);
-}
-
 TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
   types::TypeContext types;
   const types::Type* floats = types.array(ScalarKind::Float32, 1);
-  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 1024, true);
+  FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 1024);
   std::vector<float> input(256), output(1);
   std::uniform_real_distribution<float> values(0.0f, 1.0f);
   for (float& value : input) value = values(generator);
@@ -682,7 +672,7 @@ TEST(KernelChecks, FailuresReadAsPythonMessages) {
 TEST_F(CpuRunnerFixture, DisabledCacheLeavesNoFiles) {
   ScopedEnvironment off("WEFT_CACHE", "0");
   types::TypeContext types;
-  FrontEndResult frontEnd = hostUnit("weft_bad_barrier", {}, 0, false);
+  FrontEndResult frontEnd = hostUnit("weft_saxpy3d", {}, 0);
   {
     Compiler compiler(includeDir());
     EXPECT_NE(compiler.load(frontEnd, Target::Cpu, CompilerOptions{}), nullptr);
@@ -692,7 +682,7 @@ TEST_F(CpuRunnerFixture, DisabledCacheLeavesNoFiles) {
 
 TEST_F(CpuRunnerFixture, HostCompilerErrorsAreReported) {
   Compiler compiler(includeDir());
-  FrontEndResult frontEnd = hostUnit("weft_missing", {}, 0, false);
+  FrontEndResult frontEnd = hostUnit("weft_missing", {}, 0);
   frontEnd.unit.source = "this is not C++";
   try {
     compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
@@ -701,6 +691,218 @@ TEST_F(CpuRunnerFixture, HostCompilerErrorsAreReported) {
     EXPECT_NE(std::string(error.what()).find("kernel 'missing': the host C++ compiler failed"), std::string::npos)
         << error.what();
   }
+}
+
+// ---- the block runner itself, with kernels written against the device headers ----
+
+struct RunnerArgs {
+  int32_t* flags;
+  float* values;
+  double* sums;
+  int64_t depth;
+};
+
+RunnerArgs& runnerArgs(void** args) {
+  return *static_cast<RunnerArgs*>(args[0]);
+}
+
+GridLaunch gridOf(host::KernelEntry entry, void** arguments, uint32_t blocks, uint32_t threads) {
+  GridLaunch launch;
+  launch.entry = entry;
+  launch.arguments = arguments;
+  launch.grid = host::Dim3{blocks, 1, 1};
+  launch.block = host::Dim3{threads, 1, 1};
+  launch.kernelName = "test";
+  return launch;
+}
+
+// Each thread fills a local array far larger than a default fiber stack, meets the others at a
+// barrier and sums it.
+constexpr size_t kBigLocal = 1 << 18;  // floats: 1 MiB
+void bigLocalEntry(host::ThreadContext* context, void** args) {
+  host::current = context;
+  RunnerArgs& a = runnerArgs(args);
+  float local[kBigLocal];
+  int32_t i = tid_x();
+  for (size_t k = 0; k < kBigLocal; ++k) local[k] = a.values[i] * static_cast<float>(k % 3);
+  syncthreads();
+  double total = 0;
+  for (size_t k = 0; k < kBigLocal; ++k) total += local[k];
+  a.sums[i] = total;
+}
+
+TEST(BlockRunner, SizesStacksFromTheKernelsLocalArrays) {
+  std::mt19937 generator(7);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(3 * 24);
+  for (float& v : values) v = uniform(generator);
+  std::vector<double> sums(values.size());
+  RunnerArgs args{nullptr, values.data(), sums.data(), 0};
+  void* pointers[] = {&args};
+  GridLaunch launch = gridOf(&bigLocalEntry, pointers, 3, 24);
+  launch.localArrayBytes = kBigLocal * sizeof(float);
+  BlockRunner runner;
+  runner.run(launch);
+  double per = 0;
+  for (size_t k = 0; k < kBigLocal; ++k) per += static_cast<double>(k % 3);
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(sums[i], values[i] * per, 1e-6 * per) << i;
+}
+
+// Recursion with 4 KiB frames until the stack runs out.
+int64_t burn(int64_t depth) {
+  volatile char frame[4096];
+  frame[depth % 4096] = static_cast<char>(depth);
+  if (depth == 0) return frame[0];
+  return burn(depth - 1) + frame[depth % 4096];
+}
+
+void overflowEntry(host::ThreadContext* context, void** args) {
+  host::current = context;
+  RunnerArgs& a = runnerArgs(args);
+  a.sums[tid_x()] = static_cast<double>(burn(a.depth));
+}
+
+TEST(BlockRunner, RefusesLocalArraysBeyondItsLimit) {
+  std::vector<double> sums(1);
+  RunnerArgs args{nullptr, nullptr, sums.data(), 0};
+  void* pointers[] = {&args};
+  GridLaunch launch = gridOf(&overflowEntry, pointers, 1, 1);
+  launch.localArrayBytes = (uint64_t{64} << 20) + 1;
+  BlockRunner runner;
+  try {
+    runner.run(launch);
+    ADD_FAILURE() << "no error";
+  } catch (const CudaError& error) {
+    EXPECT_NE(std::string(error.what()).find("67108865 bytes of local arrays per thread"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(BlockRunner, AStackOverflowStopsTheGridWithAnError) {
+  std::vector<double> sums(64);
+  RunnerArgs args{nullptr, nullptr, sums.data(), 1 << 20};
+  void* pointers[] = {&args};
+  BlockRunner runner;
+  try {
+    runner.run(gridOf(&overflowEntry, pointers, 2, 32));
+    ADD_FAILURE() << "no error";
+  } catch (const CudaError& error) {
+    EXPECT_NE(std::string(error.what()).find("overflowed its"), std::string::npos) << error.what();
+  }
+  args.depth = 8;  // the runner and its stacks serve the next grid
+  runner.run(gridOf(&overflowEntry, pointers, 2, 32));
+  for (double sum : sums) EXPECT_EQ(sum, static_cast<double>(burn(8)));
+}
+
+// Thread 0 of each block spins on an atomic flag that the block's last thread sets; nothing
+// else in the kernel lets another thread run.
+void spinEntry(host::ThreadContext* context, void** args) {
+  host::current = context;
+  RunnerArgs& a = runnerArgs(args);
+  uint32_t b = block_idx_x();
+  if (thread_idx_x() == 0) {
+    while (atomic_load<kAcquire, kBlock>(atomic_ref_of(a.flags[b])) == 0) {
+    }
+    a.sums[b] = a.values[b] * 2;
+  }
+  if (thread_idx_x() == block_dim_x() - 1) {
+    a.values[b] = static_cast<float>(b) + 0.5f;
+    atomic_store<kRelease, kBlock>(atomic_ref_of(a.flags[b]), int32_t{1});
+  }
+}
+
+TEST(BlockRunner, SpinWaitsOnAtomicsLetTheOtherThreadsRun) {
+  std::vector<int32_t> flags(5, 0);
+  std::vector<float> values(5);
+  std::vector<double> sums(5);
+  RunnerArgs args{flags.data(), values.data(), sums.data(), 0};
+  void* pointers[] = {&args};
+  BlockRunner runner;
+  runner.run(gridOf(&spinEntry, pointers, 5, 200));
+  for (int b = 0; b < 5; ++b) EXPECT_EQ(sums[b], 2 * (b + 0.5)) << b;
+}
+
+// Block b waits for block b + 1 (which may not have started) before it publishes its suffix sum.
+void chainEntry(host::ThreadContext* context, void** args) {
+  host::current = context;
+  RunnerArgs& a = runnerArgs(args);
+  if (thread_idx_x() != 0) return;
+  uint32_t b = block_idx_x();
+  double after = 0;
+  if (b + 1 < grid_dim_x()) {
+    while (atomic_load<kAcquire, kDevice>(atomic_ref_of(a.flags[b + 1])) == 0) {
+    }
+    after = a.sums[b + 1];
+  }
+  a.sums[b] = after + a.values[b];
+  atomic_store<kRelease, kDevice>(atomic_ref_of(a.flags[b]), int32_t{1});
+}
+
+TEST(BlockRunner, ABlockCanWaitForABlockThatHasNotStarted) {
+  constexpr uint32_t kBlocks = 40;
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<int32_t> flags(kBlocks, 0);
+  std::vector<float> values(kBlocks);
+  for (float& v : values) v = uniform(generator);
+  std::vector<double> sums(kBlocks);
+  RunnerArgs args{flags.data(), values.data(), sums.data(), 0};
+  void* pointers[] = {&args};
+  BlockRunner runner;
+  runner.run(gridOf(&chainEntry, pointers, kBlocks, 32));
+  double expected = 0;
+  for (int b = kBlocks - 1; b >= 0; --b) {
+    expected += values[b];
+    EXPECT_NEAR(sums[b], expected, 1e-12) << b;
+  }
+}
+
+// Thread 5 of block 1 fails; every other thread polls a flag nobody sets.
+void failOrWaitEntry(host::ThreadContext* context, void** args) {
+  host::current = context;
+  RunnerArgs& a = runnerArgs(args);
+  if (block_idx_x() == 1 && thread_idx_x() == 5) throw std::runtime_error("thread 5 of block 1 failed");
+  while (atomic_load<kRelaxed, kDevice>(atomic_ref_of(a.flags[0])) == 0) {
+  }
+}
+
+TEST(BlockRunner, TheFirstFailureCancelsTheRestOfTheGrid) {
+  std::vector<int32_t> flags(1, 0);
+  RunnerArgs args{flags.data(), nullptr, nullptr, 0};
+  void* pointers[] = {&args};
+  BlockRunner runner;
+  try {
+    runner.run(gridOf(&failOrWaitEntry, pointers, 6, 16));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "thread 5 of block 1 failed");
+  }
+}
+
+// Loops until flags[0] is set, letting nothing else run: only the checkpoint can stop it.
+void loopEntry(host::ThreadContext* context, void** args) {
+  host::current = context;
+  RunnerArgs& a = runnerArgs(args);
+  WEFT_LOOP_TICKS(ticks);
+  while (a.flags[0] == 0) {
+    WEFT_LOOP_CHECKPOINT(ticks);
+  }
+}
+
+TEST(BlockRunner, TheInterruptCheckStopsALaunchThatNeverEnds) {
+  std::vector<int32_t> flags(1, 0);
+  RunnerArgs args{flags.data(), nullptr, nullptr, 0};
+  void* pointers[] = {&args};
+  BlockRunner runner;
+  int checks = 0;
+  runner.setInterruptCheck([&] { return ++checks == 3; });
+  EXPECT_THROW(runner.run(gridOf(&loopEntry, pointers, 1, 8)), Interrupted);  // one block: the caller's
+  EXPECT_EQ(checks, 3);
+  checks = 0;
+  EXPECT_THROW(runner.run(gridOf(&loopEntry, pointers, 9, 8)), Interrupted);  // every worker
+  runner.setInterruptCheck({});
+  flags[0] = 1;  // the same kernel now ends
+  runner.run(gridOf(&loopEntry, pointers, 9, 8));
 }
 
 // GPU tests: skipped without a GPU, run on the device machine. The unit is hand-written CUDA

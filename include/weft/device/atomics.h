@@ -62,6 +62,15 @@ constexpr int hostOrder(int order) {
 constexpr int hostFailureOrder(int order) {
   return order == kRelease ? __ATOMIC_RELAXED : order == kAcqRel ? __ATOMIC_ACQUIRE : hostOrder(order);
 }
+// Every atomic operation and fence may be one step of a spin-wait for another thread (of the
+// block, whose fibers share this OS thread, or of another block): after ThreadContext::pollsLeft
+// of them the thread lets the others run. Nothing is current in the headers' own unit tests.
+inline void hostPoll() {
+  host::ThreadContext* self = host::current;
+  if (self == nullptr || --self->pollsLeft != 0) return;
+  self->yieldThread(self);
+  host::current = self;
+}
 #else
 template <int Scope>
 __device__ __forceinline__ void fence() {
@@ -147,6 +156,7 @@ WEFT_ATOMIC T atomic_load(AtomicRef<T> ref) {
 #if defined(WEFT_TARGET_HOST)
   T value;
   __atomic_load(ref.target, &value, detail::hostOrder(Order));
+  detail::hostPoll();
   return value;
 #else
   detail::fenceBefore<Order == kSeqCst ? kSeqCst : kRelaxed, Scope>();
@@ -169,6 +179,7 @@ template <int Order, int Scope, class T>
 WEFT_ATOMIC void atomic_store(AtomicRef<T> ref, T value) {
 #if defined(WEFT_TARGET_HOST)
   __atomic_store(ref.target, &value, detail::hostOrder(Order));
+  detail::hostPoll();
 #else
   detail::fenceBefore<Order, Scope>();
   if constexpr (sizeof(T) == 8) {
@@ -192,6 +203,7 @@ WEFT_ATOMIC T atomic_cas(AtomicRef<T> ref, T expected, T desired) {
 #if defined(WEFT_TARGET_HOST)
   __atomic_compare_exchange(ref.target, &expected, &desired, false, detail::hostOrder(Order),
                             detail::hostFailureOrder(Order));
+  detail::hostPoll();
   return expected;
 #else
   detail::fenceBefore<Order, Scope>();
@@ -214,6 +226,7 @@ WEFT_ATOMIC T atomicUpdate(AtomicRef<T> ref, F update) {
       !__atomic_compare_exchange(ref.target, &old, &next, true, hostOrder(Order), hostFailureOrder(Order))) {
     next = update(old);
   }
+  hostPoll();
   return old;
 #else
   fenceBefore<Order, Scope>();
@@ -235,6 +248,7 @@ WEFT_ATOMIC T atomic_exch(AtomicRef<T> ref, T value) {
 #if defined(WEFT_TARGET_HOST)
   T old;
   __atomic_exchange(ref.target, &value, &old, detail::hostOrder(Order));
+  detail::hostPoll();
   return old;
 #else
   return detail::atomicUpdate<Order, Scope>(ref, [value](T) { return value; });
@@ -328,7 +342,9 @@ struct CudaOrdered<uint64_t> {
   template <int Order, int Scope, class T>                                                   \
   WEFT_ATOMIC T atomic_##name(AtomicRef<T> ref, T value) {                                   \
     if constexpr (detail::kIsInteger<T>) {                                                   \
-      return builtin(ref.target, value, detail::hostOrder(Order));                           \
+      T old = builtin(ref.target, value, detail::hostOrder(Order));                          \
+      detail::hostPoll();                                                                    \
+      return old;                                                                            \
     } else {                                                                                 \
       return detail::atomicUpdate<Order, Scope>(ref, [value](T old) { return expression; }); \
     }                                                                                        \
@@ -390,7 +406,7 @@ WEFT_ATOMIC_ORDERED(nanmin, min, nanMinOf)
 
 // wait(old): returns once the value's bits differ from `old`'s (C++ atomic wait: a
 // notify is not needed to observe the change, so notify_all/notify_one do nothing). It
-// polls: GPU with a short sleep, CPU target letting the block's other fibers run.
+// polls: GPU with a short sleep, CPU target letting the other threads and blocks run.
 template <int Order, int Scope, class T>
 WEFT_ATOMIC void atomic_wait(AtomicRef<T> ref, T old) {
   for (;;) {
@@ -408,11 +424,12 @@ WEFT_ATOMIC void atomic_wait(AtomicRef<T> ref, T old) {
 template <class T>
 WEFT_ATOMIC void atomic_notify(AtomicRef<T>) {}
 
-// threadfence(memory, scope): a fence of the order at the scope.: a fence of the order at the scope.
+// threadfence(memory, scope): a fence of the order at the scope.
 template <int Order, int Scope>
 WEFT_ATOMIC void threadfence() {
 #if defined(WEFT_TARGET_HOST)
   if constexpr (Order != kRelaxed) __atomic_thread_fence(detail::hostOrder(Order));
+  detail::hostPoll();
 #else
   if constexpr (Order != kRelaxed) detail::fence<Scope>();
 #endif

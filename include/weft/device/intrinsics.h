@@ -14,13 +14,34 @@
 namespace weft::host {
 // The simulated thread running on this OS thread (inline: one per loaded kernel library).
 inline thread_local ThreadContext* current = nullptr;
+// A loop's periodic checkpoint: the runner may cancel the thread here (never returning) or let
+// another thread run. Outside a launch (an interoperable function called by host C++) nothing
+// is current and it does nothing.
+inline void loopCheckpoint() {
+  ThreadContext* self = current;
+  if (self == nullptr || self->checkpoint == nullptr) return;
+  self->checkpoint(self);
+  current = self;
+}
 }  // namespace weft::host
+
+// Every loop of device code counts its iterations in a local counter (a register) and calls
+// the runner every kLoopCheckpointPeriod of them, so that any launch can be cancelled and
+// never hangs the process (a `while True` kernel stops on Ctrl-C). Nothing on the GPU.
+#define WEFT_LOOP_TICKS(name) uint32_t name = 0
+#define WEFT_LOOP_CHECKPOINT(name)                                                \
+  do {                                                                            \
+    if (__builtin_expect(++(name) % ::weft::host::kLoopCheckpointPeriod == 0, 0)) \
+      ::weft::host::loopCheckpoint();                                             \
+  } while (0)
 
 #define WEFT_THREAD_VAR(name, component) (::weft::host::current->name.component)
 #define WEFT_INTRINSIC inline
 #else
 #define WEFT_THREAD_VAR(name, component) (name.component)
 #define WEFT_INTRINSIC __device__ __forceinline__
+#define WEFT_LOOP_TICKS(name)
+#define WEFT_LOOP_CHECKPOINT(name)
 #endif
 
 namespace weft {

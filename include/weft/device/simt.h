@@ -58,8 +58,8 @@ WEFT_SIMT int32_t syncthreads_count(bool predicate) {
 }
 WEFT_SIMT bool syncthreads_and(bool predicate) {
 #if defined(WEFT_TARGET_HOST)
-  int32_t threads = static_cast<int32_t>(block_dim_x() * block_dim_y() * block_dim_z());
-  return syncthreads_count(predicate) == threads;
+  // No participant's predicate is false: threads that have returned take no part, as on the GPU.
+  return syncthreads_count(!predicate) == 0;
 #else
   return __syncthreads_and(predicate) != 0;
 #endif
@@ -246,7 +246,9 @@ WEFT_SIMT uint32_t match_any_sync(uint32_t mask, T value) {
 #endif
 }
 
-// match_all_sync's (mask, all equal): the mask when every lane holds the same bits, else 0.
+// match_all_sync's (lanes, all equal): the participating lanes when every one holds the same
+// bits, else 0. The participants are the lanes of the mask that exist and have not returned (a
+// block of 10 threads with a full mask: the 10 lanes, as the GPU answers).
 template <class T>
 WEFT_SIMT uint32_t match_all_sync(uint32_t mask, T value, bool* all) {
 #if defined(WEFT_TARGET_HOST)
@@ -260,7 +262,7 @@ WEFT_SIMT uint32_t match_all_sync(uint32_t mask, T value, bool* all) {
     }
   }
   *all = true;
-  return mask;
+  return lanes;
 #else
   int predicate = 0;
   uint32_t result;
