@@ -149,10 +149,6 @@ std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, cons
 const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
                                    SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc, int depth);
 
-// Whether a kernel calling `builtin` needs its block's threads run as fibers on the CPU
-// target (builtin_property::Fibers).
-inline bool needsFibers(Builtin builtin) { return builtinInfo(builtin).has(builtin_property::Fibers); }
-
 // ---- check_function.cpp ----
 
 // What one pass learned about a local; passes iterate until these stop changing.

@@ -34,16 +34,12 @@ inline constexpr uint16_t Effects = 1 << 0;
 // Exists in device code only (thread positions, barriers, warp collectives, atomics, fences):
 // the host part of an interoperable function cannot use it.
 inline constexpr uint16_t DeviceOnly = 1 << 1;
-// Its CPU implementation switches fibers (barriers, votes, warp collectives, atomic waits), so a
-// kernel calling it runs each block's threads as fibers; such a builtin has effects and is
-// device-only.
-inline constexpr uint16_t Fibers = 1 << 2 | Effects | DeviceOnly;
 // Its value is never negative (an index of it needs no wrap-around check).
-inline constexpr uint16_t NonNegative = 1 << 3;
+inline constexpr uint16_t NonNegative = 1 << 2;
 // Its helper takes the memory order and thread scope (TypedExpr::index) as template arguments.
-inline constexpr uint16_t Ordered = 1 << 4;
+inline constexpr uint16_t Ordered = 1 << 3;
 // A math function that answers a bool about its operand (math.isnan).
-inline constexpr uint16_t Predicate = 1 << 5;
+inline constexpr uint16_t Predicate = 1 << 4;
 }  // namespace builtin_property
 
 // One row of builtin_kinds.def: everything a stage asks about a builtin.

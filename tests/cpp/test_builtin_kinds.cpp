@@ -73,9 +73,7 @@ TEST(BuiltinKinds, ColumnsAgree) {
     const sema::BuiltinInfo& info = sema::builtinInfo(builtin);
     SCOPED_TRACE(kBuiltinNames[i]);
     EXPECT_FALSE(info.description.empty());
-    // A fiber switch is an effect of device code; a predicate is a math function.
-    EXPECT_TRUE(!info.has(property::Fibers) ||
-                (sema::builtinHasEffects(builtin) && sema::builtinIsDeviceOnly(builtin)));
+    // A predicate is a math function.
     EXPECT_TRUE(!info.has(property::Predicate) || !info.math.empty());
     // Ordered helpers are atomics.h's.
     EXPECT_TRUE(!info.has(property::Ordered) || info.header == BuiltinHeader::Atomics);
@@ -86,8 +84,6 @@ TEST(BuiltinKinds, ColumnsAgree) {
     EXPECT_EQ(math.math, builtin);
     EXPECT_GE(info.arity, 1);
   }
-  EXPECT_TRUE(sema::needsFibers(Builtin::Syncthreads) && sema::needsFibers(Builtin::AtomicWait));
-  EXPECT_FALSE(sema::needsFibers(Builtin::AtomicAdd) || sema::needsFibers(Builtin::Threadfence));
   EXPECT_TRUE(sema::builtinIsDeviceOnly(Builtin::AtomicAdd) &&
               !sema::builtinIsDeviceOnly(Builtin::AtomicRefOf));
   EXPECT_TRUE(sema::builtinHasEffects(Builtin::Print) && !sema::builtinIsDeviceOnly(Builtin::Print));
