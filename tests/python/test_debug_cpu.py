@@ -57,13 +57,17 @@ def where(kernel, text):
 
 # ---- element access out of bounds (checked by default on the CPU target) ----
 
+# The kernels of the tests that take `target` say boundscheck=True (the CPU target's default):
+# test_debug_gpu.py runs those tests on the GPU, where checks are off by default. The CPU
+# target's default is shown by the kernels without options (nudge, warp_sum).
 
-@device.kernel
+
+@device.kernel(boundscheck=True)
 def store_at(a, i, v):
     a[i] = v
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def store_in_window(buf, lo, hi, i, v):
     window = buf[lo:hi]
     window[i] = v
@@ -103,7 +107,7 @@ def test_a_view_is_checked_against_its_own_shape_and_its_neighbours_stay(target,
     np.testing.assert_array_equal(to_host(target, a), expected)
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def store3(m, i, j, k, v):
     m[i, j, k] = v
 
@@ -124,7 +128,7 @@ def test_every_rank_reports_the_failing_axis_the_index_and_the_shape(target, rng
     np.testing.assert_array_equal(to_host(target, d), m)
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def read_views(m, which, i, out):
     if which == 0:
         out[0] = m[1][i]
@@ -197,7 +201,7 @@ def test_arrays_of_structs_are_checked(rng):
     assert particles["n"][-1] == 1 and particles["x"][-1] == np.float32(before["x"][-1] + 1)
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def scratch_arrays(out, which, i):
     s = device.shared_array(8, device.int32)
     s[device.thread_idx.x] = 3
@@ -224,7 +228,7 @@ def test_shared_and_local_arrays_are_checked(target):
     assert to_host(target, o)[0] == 4.5
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def dynamic_bytes(out, i):
     scratch = device.dynamic_shared_array()
     scratch[i] = 7
@@ -242,14 +246,14 @@ def test_dynamic_shared_memory_is_checked_against_its_launch_size(target):
         weft.synchronize()
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def count(hist, bins):
     i = device.tid(1)
     if i < bins.size:
         device.AtomicRef(hist, bins[i]).add(1)
 
 
-@classic.jit
+@classic.jit(debug=True)
 def classic_count(hist, bins):
     i = classic.grid(1)
     if i < bins.size:
@@ -273,7 +277,7 @@ def test_atomics_on_elements_are_checked(target, kernel, rng):
 # ---- which failure is reported ----
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def shifted_copy(a, out, k):
     i = device.tid(1)
     if i < out.size:
@@ -302,7 +306,7 @@ def test_the_lowest_failing_thread_is_reported_every_time(target, rng):
     np.testing.assert_array_equal(to_host(target, o), a[7:])
 
 
-@device.kernel
+@device.kernel(boundscheck=True)
 def block_sum(x, partial, extra):
     s = device.shared_array(64, device.float64)
     t = device.thread_idx.x
@@ -394,7 +398,7 @@ def test_weft_boundscheck_environment_variable(monkeypatch, rng):
 
 
 def test_boundscheck_option_values():
-    assert store_at.boundscheck is None
+    assert nudge.boundscheck is None and store_at.boundscheck is True
     with pytest.raises(TypeError, match=r"boundscheck=...\) takes True, False or None"):
         device.kernel(boundscheck="no")
     with pytest.raises(TypeError, match="debug=True checks array bounds too"):
