@@ -223,6 +223,7 @@ ArgumentConverter::~ArgumentConverter() {
   for (auto& [type, info] : types_) Py_DECREF(reinterpret_cast<PyObject*>(type));
   Py_XDECREF(numpyArrayType_);
   Py_XDECREF(numpyGenericType_);
+  Py_XDECREF(numpyVoidType_);
   Py_XDECREF(numpyModule_);
 }
 
@@ -235,7 +236,13 @@ void ArgumentConverter::findNumpy() {
   numpyModule_ = numpy;
   numpyArrayType_ = PyObject_GetAttrString(numpy, "ndarray");
   numpyGenericType_ = PyObject_GetAttrString(numpy, "generic");
-  if (!numpyArrayType_ || !numpyGenericType_) PyErr_Clear();
+  numpyVoidType_ = PyObject_GetAttrString(numpy, "void");
+  if (!numpyArrayType_ || !numpyGenericType_ || !numpyVoidType_) PyErr_Clear();
+}
+
+bool ArgumentConverter::isHostVector(PyTypeObject* type) {
+  if (!hostVectorType_.is_valid()) hostVectorType_ = nb::module_::import_("weft._types").attr("Vector");
+  return type == reinterpret_cast<PyTypeObject*>(hostVectorType_.ptr());
 }
 
 const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
@@ -254,6 +261,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
     for (nb::handle field : fields) info.fieldNames.push_back(nb::borrow(field));
   } else if (type == &PyTuple_Type) {
     info.cls = ArgumentClass::Tuple;
+  } else if (isHostVector(type)) {
+    info.cls = ArgumentClass::Vector;
   } else if (type == Py_TYPE(Py_None)) {
     info.cls = ArgumentClass::None;
   } else if (type == &PyBool_Type) {
@@ -275,6 +284,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
     if (kind) {
       info.cls = ArgumentClass::NumpyScalar;
       info.scalar = *kind;
+    } else if (isSubtype(numpyVoidType_)) {
+      info.cls = ArgumentClass::NumpyRecord;
     }
   } else if (PyType_IsSubtype(type, &PyLong_Type)) {
     info.cls = ArgumentClass::Int;
@@ -319,11 +330,13 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       result.imagValue = PyComplex_ImagAsDouble(value);
       return result;
     case ArgumentClass::NumpyScalar: return numpyScalar(value, info.scalar);
+    case ArgumentClass::NumpyRecord: return fromRecord(value, name);
     case ArgumentClass::None:
       result.kind = ArgumentValue::Kind::None;
       return result;
     case ArgumentClass::Struct:
     case ArgumentClass::Tuple: return fromStruct(value, info, name, target, stream, consumed);
+    case ArgumentClass::Vector: return fromVector(value, name, target, stream, consumed);
     case ArgumentClass::NumpyArray:
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromNumpyArray(value, name);
@@ -424,6 +437,25 @@ ArgumentValue ArgumentConverter::fromStruct(PyObject* value, const TypeInfo& inf
   return result;
 }
 
+ArgumentValue ArgumentConverter::fromVector(PyObject* value, const std::string& name, Target target, uintptr_t stream,
+                                            ConsumedTensors& consumed) {
+  nb::handle vector(value);
+  std::string dtype = nb::cast<std::string>(vector.attr("dtype").attr("name"));
+  std::optional<ScalarKind> kind = types::scalarFromName(dtype);
+  if (!kind) typeError(name, "a host vector of dtype '" + dtype + "' cannot be passed to a kernel");
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Aggregate;
+  result.vector = true;
+  result.scalar = *kind;
+  size_t index = 0;
+  for (nb::handle element : vector.attr("_elements")) {
+    result.members.push_back(convert(element.ptr(), name + "[" + std::to_string(index++) + "]", target, stream, consumed));
+    if (result.members.back().kind != ArgumentValue::Kind::Scalar || result.members.back().scalar != *kind)
+      typeError(name, "a host vector's components must be NumPy scalars of its dtype " + dtype);
+  }
+  return result;
+}
+
 ArgumentValue ArgumentConverter::fromStructuredArray(PyObject* value, const std::string& name) {
   auto* fields = reinterpret_cast<NumpyArrayFields*>(value);
   nb::handle dtype(fields->descr);
@@ -451,8 +483,6 @@ ArgumentValue ArgumentConverter::fromStructuredArray(PyObject* value, const std:
 std::shared_ptr<sema::StructSource> ArgumentConverter::structElement(nb::handle dtype, const std::string& name) {
   if (dtype.attr("names").is_none())
     typeError(name, "arrays of this dtype are not supported; use a number dtype or a structured dtype");
-  int64_t itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
-  std::shared_ptr<sema::StructSource> element;
   nb::object metadata = dtype.attr("metadata");  // a mappingproxy, or None
   nb::object structClass;
   if (!metadata.is_none() && PyMapping_HasKeyString(metadata.ptr(), "weft_struct"))
@@ -461,47 +491,159 @@ std::shared_ptr<sema::StructSource> ArgumentConverter::structElement(nb::handle 
     // S.dtype: laid out as the struct by construction.
     const TypeInfo& info = classify(reinterpret_cast<PyTypeObject*>(structClass.ptr()));
     if (info.cls != ArgumentClass::Struct) typeError(name, "its dtype's 'weft_struct' metadata is not a @struct class");
-    element = info.structSource;
-  } else {
-    std::string description = nb::cast<std::string>(nb::repr(dtype));
-    auto found = records_.find(description);
-    if (found != records_.end()) {
-      element = found->second;
-    } else {
-      // A record: scalar fields that must sit where a C struct puts them (numpy's align=True).
-      auto record = std::make_shared<sema::StructSource>();
-      record->name = "record";
-      int64_t offset = 0;
-      int64_t align = 1;
-      nb::object dtypeFields = dtype.attr("fields");
-      for (nb::handle fieldName : dtype.attr("names")) {
-        nb::object entry = dtypeFields[fieldName];
-        nb::object fieldType = entry[0];
-        int64_t fieldOffset = nb::cast<int64_t>(entry[1]);
-        std::string dtypeName = nb::cast<std::string>(fieldType.attr("name"));
-        std::optional<ScalarKind> kind = types::scalarFromName(dtypeName);
-        if (!kind || !fieldType.attr("names").is_none() || nb::cast<int64_t>(fieldType.attr("ndim")) != 0)
-          typeError(name, "field '" + nb::cast<std::string>(fieldName) + "' of its structured dtype has dtype '" +
-                              dtypeName + "'; record fields must be numbers (or use a @struct class's S.dtype)");
-        int64_t size = types::byteSize(*kind);
-        offset = (offset + size - 1) / size * size;
-        if (fieldOffset != offset)
-          typeError(name, "its structured dtype is not laid out as a C struct (field '" +
-                              nb::cast<std::string>(fieldName) + "' is at byte " + std::to_string(fieldOffset) +
-                              ", not " + std::to_string(offset) + "); make it with numpy.dtype(..., align=True)");
-        offset += size;
-        align = std::max(align, size);
-        record->fields.emplace_back(nb::cast<std::string>(fieldName), types::pythonName(*kind));
-      }
-      if ((offset + align - 1) / align * align != itemSize)
-        typeError(name, "its structured dtype's itemsize " + std::to_string(itemSize) +
-                            " is not that of a C struct of its fields; make it with numpy.dtype(..., align=True)");
-      record->identity = std::hash<std::string>{}(description);
-      records_.emplace(description, record);
-      element = record;
+    return info.structSource;
+  }
+  return recordFromDtype(dtype, name);
+}
+
+namespace {
+
+// A record is its layout: two descriptions of the same fields at the same offsets (a NumPy
+// dtype, an array interface's descr) are one record type, with one identity.
+void identifyRecord(sema::StructSource& record) {
+  std::string layout = std::to_string(record.itemSize) + "{";
+  for (const sema::RecordField& field : record.fields) {
+    layout += field.name + "@" + std::to_string(field.offset) + ":" + field.dtype;
+    for (int64_t extent : field.shape) layout += "[" + std::to_string(extent) + "]";
+    if (field.record != nullptr) layout += "#" + std::to_string(field.record->identity);
+    layout += ";";
+  }
+  record.identity = std::hash<std::string>{}(layout + "}");
+}
+
+}  // namespace
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handle dtype, const std::string& name) {
+  std::string description = nb::cast<std::string>(nb::repr(dtype));
+  auto found = records_.find(description);
+  if (found != records_.end()) return found->second;
+  auto record = std::make_shared<sema::StructSource>();
+  record->name = "record";
+  record->itemSize = nb::cast<uint64_t>(dtype.attr("itemsize"));
+  nb::object fields = dtype.attr("fields");
+  for (nb::handle fieldName : dtype.attr("names")) {
+    nb::object entry = fields[fieldName];
+    sema::RecordField& field = record->fields.emplace_back();
+    field.name = nb::cast<std::string>(fieldName);
+    field.offset = nb::cast<uint64_t>(entry[1]);
+    nb::object element = entry[0];
+    nb::object subarray = element.attr("subdtype");  // (base dtype, shape) of a sub-array field
+    if (!subarray.is_none()) {
+      element = subarray[0];
+      for (nb::handle extent : subarray[1]) field.shape.push_back(nb::cast<int64_t>(extent));
+    }
+    if (!element.attr("names").is_none()) {
+      field.record = structElement(element, name);
+      continue;
+    }
+    if (nb::cast<std::string>(element.attr("byteorder")) == ">")
+      typeError(name, "field '" + field.name + "' of its structured dtype is big-endian; convert the array to native byte order");
+    field.dtype = nb::cast<std::string>(element.attr("name"));
+  }
+  identifyRecord(*record);
+  records_.emplace(description, record);
+  return record;
+}
+
+namespace {
+
+// The dtype name of a number typestr of an array interface ("<f4": "float32"); other
+// typestrs stay as they are, for sema to report.
+std::string typestrName(const std::string& typestr) {
+  static constexpr std::pair<const char*, const char*> kNames[] = {
+      {"b1", "bool"},    {"i1", "int8"},     {"i2", "int16"},    {"i4", "int32"},     {"i8", "int64"},
+      {"u1", "uint8"},   {"u2", "uint16"},   {"u4", "uint32"},   {"u8", "uint64"},    {"f2", "float16"},
+      {"f4", "float32"}, {"f8", "float64"},  {"c8", "complex64"}, {"c16", "complex128"}};
+  if (typestr.size() >= 3 && typestr[0] != '>') {
+    for (const auto& [code, dtype] : kNames) {
+      if (typestr.compare(1, std::string::npos, code) == 0) return dtype;
     }
   }
-  return element;
+  return typestr;
+}
+
+// Reads the fields of an array interface's `descr` into `record` from byte `offset` on;
+// returns the offset past the last field (padding included).
+uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::string& name) {
+  if (!PyList_Check(descr.ptr())) typeError(name, "its array interface's 'descr' is not a list of fields");
+  uint64_t offset = 0;
+  for (nb::handle entry : descr) {
+    if (!PyTuple_Check(entry.ptr()) || PyTuple_GET_SIZE(entry.ptr()) < 2 || PyTuple_GET_SIZE(entry.ptr()) > 3)
+      typeError(name, "its array interface's 'descr' has an entry that is not (name, format[, shape])");
+    nb::handle fieldName = entry[0];
+    if (PyTuple_Check(fieldName.ptr())) fieldName = fieldName[1];  // (title, name)
+    std::vector<int64_t> shape;
+    uint64_t count = 1;
+    if (PyTuple_GET_SIZE(entry.ptr()) == 3) {
+      nb::handle extents = entry[2];
+      if (PyLong_Check(extents.ptr())) {
+        shape.push_back(nb::cast<int64_t>(extents));
+      } else {
+        for (nb::handle extent : extents) shape.push_back(nb::cast<int64_t>(extent));
+      }
+      for (int64_t extent : shape) count *= extent > 0 ? static_cast<uint64_t>(extent) : 0;
+    }
+    nb::handle format = entry[1];
+    sema::RecordField field;
+    field.name = nb::cast<std::string>(nb::str(fieldName));
+    field.offset = offset;
+    field.shape = shape;
+    uint64_t bytes = 0;
+    if (PyList_Check(format.ptr())) {
+      auto nested = std::make_shared<sema::StructSource>();
+      nested->name = "record";
+      nested->itemSize = readDescr(format, *nested, name);
+      identifyRecord(*nested);
+      bytes = nested->itemSize;
+      field.record = std::move(nested);
+    } else {
+      std::string typestr = nb::cast<std::string>(format);
+      bytes = typestr.size() >= 3 ? static_cast<uint64_t>(std::atoll(typestr.c_str() + 2)) : 0;
+      field.dtype = typestrName(typestr);
+      // Unnamed void bytes are padding.
+      if (field.name.empty() && typestr.size() >= 2 && typestr[1] == 'V') {
+        offset += bytes * count;
+        continue;
+      }
+      if (typestr.size() >= 2 && typestr[0] == '>')
+        typeError(name, "field '" + field.name + "' of its records is big-endian; use native byte order");
+    }
+    offset += bytes * count;
+    record.fields.push_back(std::move(field));
+  }
+  return offset;
+}
+
+}  // namespace
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDescr(nb::handle descr, int64_t itemSize,
+                                                                       const std::string& name) {
+  std::string description = "descr " + std::to_string(itemSize) + " " + nb::cast<std::string>(nb::repr(descr));
+  auto found = records_.find(description);
+  if (found != records_.end()) return found->second;
+  auto record = std::make_shared<sema::StructSource>();
+  record->name = "record";
+  record->itemSize = static_cast<uint64_t>(itemSize);
+  readDescr(descr, *record, name);
+  identifyRecord(*record);
+  records_.emplace(description, record);
+  return record;
+}
+
+ArgumentValue ArgumentConverter::fromRecord(PyObject* value, const std::string& name) {
+  nb::handle record(value);
+  nb::object dtype = record.attr("dtype");
+  if (dtype.attr("names").is_none())
+    typeError(name, "a numpy.void without fields cannot be passed to a kernel; pass a record of a structured dtype");
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Aggregate;
+  result.structSource = structElement(dtype, name);
+  nb::object bytes = record.attr("tobytes")();
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(bytes.ptr(), &data, &size) != 0) throw nb::python_error();
+  result.bytes.assign(data, data + size);
+  return result;
 }
 
 ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& name, Target target,
@@ -580,7 +722,20 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   ArgumentValue result;
   result.kind = ArgumentValue::Kind::Array;
   runtime::ArrayValue& array = result.array;
-  array.dtype = scalarFromTypestr(PyUnicode_AsUTF8(typestr), name);
+  std::string type = PyUnicode_AsUTF8(typestr);
+  int64_t itemSize = 0;
+  if (type.size() >= 3 && type[1] == 'V') {
+    // Records ('|V28' with a 'descr' of their fields, as CuPy gives a structured array's).
+    itemSize = std::atoll(type.c_str() + 2);
+    PyObject* descr = PyDict_GetItemString(dict, "descr");
+    if (!descr || itemSize <= 0)
+      typeError(name, std::string(attribute) + " describes records ('" + type + "') without their fields ('descr')");
+    array.elementStruct = recordFromDescr(descr, itemSize, name);
+    array.itemSize = itemSize;
+  } else {
+    array.dtype = scalarFromTypestr(type, name);
+    itemSize = types::byteSize(array.dtype);
+  }
   array.data = reinterpret_cast<void*>(
       static_cast<uintptr_t>(requireInt(PyTuple_GET_ITEM(data, 0), name, "data pointer")));
   array.ndim = static_cast<int>(ndim);
@@ -592,7 +747,6 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   } else {
     if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim)
       typeError(name, std::string(attribute) + "['strides'] must be None or a tuple as long as the shape");
-    int64_t itemSize = types::byteSize(array.dtype);
     for (Py_ssize_t d = 0; d < ndim; ++d) {
       int64_t bytes = requireInt(PyTuple_GET_ITEM(strides, d), name, "strides");
       if (bytes % itemSize != 0)

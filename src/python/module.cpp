@@ -8,6 +8,7 @@
 #include "python/arguments.h"
 #include "python/dispatcher.h"
 #include "python/python_runtime.h"
+#include "python/struct_layouts.h"
 #include "syntax/syntax.h"
 
 namespace nb = nanobind;
@@ -222,6 +223,7 @@ NB_MODULE(_weft, module) {
   registerExceptionTranslators();
   bindRuntime(module);
   bindKernels(module);
+  bindStructLayouts(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a GPU weft.DeviceArray");
   module.def(
       "dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",

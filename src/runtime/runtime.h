@@ -67,6 +67,9 @@ struct ArgumentValue {
   ArrayValue array;
   std::vector<ArgumentValue> members;                // Aggregate
   std::shared_ptr<sema::StructSource> structSource;  // Aggregate: the struct class
+  bool vector = false;  // Aggregate: a host vector (weft.float32x4(...)) of `members`, each of kind `scalar`
+  // Aggregate: a NumPy record (numpy.void) of `structSource`, as its bytes (no `members`).
+  std::vector<unsigned char> bytes;
 };
 
 struct LaunchConfig {

@@ -28,6 +28,7 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::Conditional:
     case TypedExprKind::Call:
     case TypedExprKind::ArrayElement:
+    case TypedExprKind::InlineElement:
     case TypedExprKind::ArrayShape:
     case TypedExprKind::ArrayStride:
     case TypedExprKind::ArraySize:
@@ -282,6 +283,10 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
       }
       if (base.type()->isVector()) {
         vectorAssign(base, "", target.loc);
+        return;
+      }
+      if (base.type()->isInlineArray()) {
+        inlineArrayAssign(sub, base, v, loc);
         return;
       }
       if (!base.type()->isArray()) {
