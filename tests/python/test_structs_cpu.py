@@ -327,10 +327,41 @@ def record_slice(rs, out):
     out[0] = rs[0].pos[0:2][0]
 
 
+@device.kernel
+def record_with_a_struct(rs, out):
+    i = device.tid(1)
+    if i < rs.size:
+        out[i] = rs[i].v.dot(rs[i].v) + rs[i].k
+
+
+def test_records_of_one_layout_are_one_type_and_may_hold_structs():
+    rng = np.random.default_rng(36)
+    n = 40
+    compiled = record_with_a_struct._compile_count
+    for _ in range(2):
+        # a new dtype object each time, of the same layout: one specialization
+        dtype = np.dtype([("k", np.int16), ("v", Vec.dtype)])
+        rs = np.zeros(n, dtype)
+        for axis in "xyz":
+            rs["v"][axis] = rng.standard_normal(n)
+        rs["k"] = rng.integers(-5, 5, n)
+        out = np.zeros(n, np.float32)
+        run(record_with_a_struct, rs, out, n=n)
+        v = rs["v"]
+        expected = v["x"] * v["x"] + v["y"] * v["y"] + v["z"] * v["z"] + rs["k"].astype(np.float32)
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+    assert record_with_a_struct._compile_count == compiled + 1
+
+
 def test_record_errors():
     with pytest.raises(TypeError, match=r"kernel 'record_sum', parameter 'records': field 'b' of record has dtype "
                                         r"'object', which device code does not support"):
         run(record_sum, np.zeros(2, np.dtype([("a", np.float64), ("b", object), ("c", np.float64)])), np.zeros(2))
+    with pytest.raises(TypeError, match=r"parameter 'records': field 'b' of record has dtype 'str256'"):
+        run(record_sum, np.zeros(2, np.dtype([("a", np.float64), ("b", "U8"), ("c", np.float64)])), np.zeros(2))
+    with pytest.raises(TypeError, match=r"parameter 'records': field 'b' of record has dtype 'a sub-array of records'"):
+        run(record_sum, np.zeros(2, np.dtype([("a", np.float64), ("b", [("x", np.int8)], 2), ("c", np.float64)])),
+            np.zeros(2))
     with pytest.raises(TypeError, match=r"parameter 'records': field 'b' of its structured dtype is big-endian"):
         run(record_sum, np.zeros(2, np.dtype([("a", "<f8"), ("b", ">i2"), ("c", "<f8")])), np.zeros(2))
     with pytest.raises(weft.CompileError, match=r"a slice or ellipsis of a record's sub-array field is not supported"):
