@@ -638,11 +638,10 @@ ArgumentValue ArgumentConverter::fromRecord(PyObject* value, const std::string& 
   ArgumentValue result;
   result.kind = ArgumentValue::Kind::Aggregate;
   result.structSource = structElement(dtype, name);
-  nb::object bytes = record.attr("tobytes")();
-  char* data = nullptr;
-  Py_ssize_t size = 0;
-  if (PyBytes_AsStringAndSize(bytes.ptr(), &data, &size) != 0) throw nb::python_error();
-  result.bytes.assign(data, data + size);
+  // Its bytes, where the numpy.void (alive for the launch, as an argument) keeps them.
+  nb::object interface = record.attr("__array_interface__");
+  result.array.data = reinterpret_cast<void*>(nb::cast<uintptr_t>(interface["data"][0]));
+  result.array.itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
   return result;
 }
 

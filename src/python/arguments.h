@@ -127,7 +127,7 @@ class ArgumentConverter {
   // The record an array interface describes: `descr` ([(name, typestr or descr[, shape]),
   // ...], padding named '') of `itemSize` bytes (typestr '|V<itemSize>').
   std::shared_ptr<sema::StructSource> recordFromDescr(nb::handle descr, int64_t itemSize, const std::string& name);
-  // A numpy.void of a structured dtype: the record (or @struct) by value, as its bytes.
+  // A numpy.void of a structured dtype: the record (or @struct) by value, from its bytes.
   runtime::ArgumentValue fromRecord(PyObject* value, const std::string& name);
   runtime::ArgumentValue fromStruct(PyObject* value, const TypeInfo& info, const std::string& name,
                                     runtime::Target target, uintptr_t stream, ConsumedTensors& consumed);

@@ -172,16 +172,16 @@ void ParameterLayout::packValue(const Slot& slot, const ArgumentValue& argument,
 
 void ParameterLayout::packAggregate(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
   bool isStruct = slot.structIdentity != 0;
-  bool whole = !argument.bytes.empty();
+  bool whole = argument.array.data != nullptr;
   bool matches = argument.kind == ArgumentValue::Kind::Aggregate &&
-                 (whole ? argument.bytes.size() == slot.bytes
+                 (whole ? static_cast<size_t>(argument.array.itemSize) == slot.bytes
                         : argument.members.size() == slot.members.size() && !slot.isRecord) &&
                  (isStruct ? argument.structSource && argument.structSource->identity == slot.structIdentity
                            : !argument.structSource);
   if (!matches) fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
   if (whole) {
     // A NumPy record (numpy.void): its bytes are the struct's machine representation.
-    std::memcpy(destination, argument.bytes.data(), slot.bytes);
+    std::memcpy(destination, argument.array.data, slot.bytes);
     return;
   }
   for (size_t i = 0; i < slot.members.size(); ++i)
