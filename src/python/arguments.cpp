@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 namespace weft::python {
@@ -221,6 +222,7 @@ ConsumedTensors::~ConsumedTensors() {
 ArgumentConverter::~ArgumentConverter() {
   if (!Py_IsInitialized()) return;
   for (auto& [type, info] : types_) Py_DECREF(reinterpret_cast<PyObject*>(type));
+  forgetDtypes();
   Py_XDECREF(numpyArrayType_);
   Py_XDECREF(numpyGenericType_);
   Py_XDECREF(numpyVoidType_);
@@ -499,8 +501,8 @@ std::shared_ptr<sema::StructSource> ArgumentConverter::structElement(nb::handle 
 namespace {
 
 // A record is its layout: two descriptions of the same fields at the same offsets (a NumPy
-// dtype, an array interface's descr) are one record type, with one identity.
-void identifyRecord(sema::StructSource& record) {
+// dtype, an array interface's descr) are one record type. The layout's text identifies it.
+std::string recordLayout(const sema::StructSource& record) {
   std::string layout = std::to_string(record.itemSize) + "{";
   for (const sema::RecordField& field : record.fields) {
     layout += field.name + "@" + std::to_string(field.offset) + ":" + field.dtype;
@@ -508,15 +510,31 @@ void identifyRecord(sema::StructSource& record) {
     if (field.record != nullptr) layout += "#" + std::to_string(field.record->identity);
     layout += ";";
   }
-  record.identity = std::hash<std::string>{}(layout + "}");
+  return layout + "}";
 }
+
+// The dtype objects remembered before the cache starts over (a program making dtypes in a
+// loop must not grow it without bound).
+constexpr size_t kMaxRememberedDtypes = 1024;
 
 }  // namespace
 
-std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handle dtype, const std::string& name) {
-  std::string description = nb::cast<std::string>(nb::repr(dtype));
-  auto found = records_.find(description);
+std::shared_ptr<sema::StructSource> ArgumentConverter::internRecord(std::shared_ptr<sema::StructSource> record) {
+  std::string layout = recordLayout(*record);
+  auto found = records_.find(layout);
   if (found != records_.end()) return found->second;
+  record->identity = std::hash<std::string>{}(layout);
+  return records_.emplace(layout, std::move(record)).first->second;
+}
+
+void ArgumentConverter::forgetDtypes() {
+  for (auto& [dtype, record] : recordsByDtype_) Py_DECREF(dtype);
+  recordsByDtype_.clear();
+}
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handle dtype, const std::string& name) {
+  auto found = recordsByDtype_.find(dtype.ptr());
+  if (found != recordsByDtype_.end()) return found->second;
   auto record = std::make_shared<sema::StructSource>();
   record->name = "record";
   record->itemSize = nb::cast<uint64_t>(dtype.attr("itemsize"));
@@ -540,31 +558,29 @@ std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handl
       typeError(name, "field '" + field.name + "' of its structured dtype is big-endian; convert the array to native byte order");
     field.dtype = nb::cast<std::string>(element.attr("name"));
   }
-  identifyRecord(*record);
-  records_.emplace(description, record);
-  return record;
+  std::shared_ptr<sema::StructSource> interned = internRecord(std::move(record));
+  if (recordsByDtype_.size() >= kMaxRememberedDtypes) forgetDtypes();
+  Py_INCREF(dtype.ptr());
+  recordsByDtype_.emplace(dtype.ptr(), interned);
+  return interned;
 }
 
 namespace {
 
-// The dtype name of a number typestr of an array interface ("<f4": "float32"); other
-// typestrs stay as they are, for sema to report.
-std::string typestrName(const std::string& typestr) {
-  static constexpr std::pair<const char*, const char*> kNames[] = {
-      {"b1", "bool"},    {"i1", "int8"},     {"i2", "int16"},    {"i4", "int32"},     {"i8", "int64"},
-      {"u1", "uint8"},   {"u2", "uint16"},   {"u4", "uint32"},   {"u8", "uint64"},    {"f2", "float16"},
-      {"f4", "float32"}, {"f8", "float64"},  {"c8", "complex64"}, {"c16", "complex128"}};
-  if (typestr.size() >= 3 && typestr[0] != '>') {
-    for (const auto& [code, dtype] : kNames) {
-      if (typestr.compare(1, std::string::npos, code) == 0) return dtype;
-    }
+// The dtype name of a field's typestr ("<f4": "float32"); a typestr of no number type stays as
+// it is, for sema to report.
+std::string typestrDtype(const std::string& typestr, const std::string& name) {
+  try {
+    return types::pythonName(scalarFromTypestr(typestr, name));
+  } catch (const LaunchError&) {
+    return typestr;
   }
-  return typestr;
 }
 
-// Reads the fields of an array interface's `descr` into `record` from byte `offset` on;
-// returns the offset past the last field (padding included).
-uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::string& name) {
+// Reads the fields of an array interface's `descr` into `record` (nested records interned
+// by `intern`); returns the bytes they take, padding included.
+uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::string& name,
+                   const std::function<std::shared_ptr<sema::StructSource>(std::shared_ptr<sema::StructSource>)>& intern) {
   if (!PyList_Check(descr.ptr())) typeError(name, "its array interface's 'descr' is not a list of fields");
   uint64_t offset = 0;
   for (nb::handle entry : descr) {
@@ -592,14 +608,12 @@ uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::stri
     if (PyList_Check(format.ptr())) {
       auto nested = std::make_shared<sema::StructSource>();
       nested->name = "record";
-      nested->itemSize = readDescr(format, *nested, name);
-      identifyRecord(*nested);
+      nested->itemSize = readDescr(format, *nested, name, intern);
       bytes = nested->itemSize;
-      field.record = std::move(nested);
+      field.record = intern(std::move(nested));
     } else {
       std::string typestr = nb::cast<std::string>(format);
       bytes = typestr.size() >= 3 ? static_cast<uint64_t>(std::atoll(typestr.c_str() + 2)) : 0;
-      field.dtype = typestrName(typestr);
       // Unnamed void bytes are padding.
       if (field.name.empty() && typestr.size() >= 2 && typestr[1] == 'V') {
         offset += bytes * count;
@@ -607,6 +621,7 @@ uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::stri
       }
       if (typestr.size() >= 2 && typestr[0] == '>')
         typeError(name, "field '" + field.name + "' of its records is big-endian; use native byte order");
+      field.dtype = typestrDtype(typestr, name);
     }
     offset += bytes * count;
     record.fields.push_back(std::move(field));
@@ -618,16 +633,14 @@ uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::stri
 
 std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDescr(nb::handle descr, int64_t itemSize,
                                                                        const std::string& name) {
-  std::string description = "descr " + std::to_string(itemSize) + " " + nb::cast<std::string>(nb::repr(descr));
-  auto found = records_.find(description);
-  if (found != records_.end()) return found->second;
+  std::string description = std::to_string(itemSize) + " " + nb::cast<std::string>(nb::repr(descr));
+  auto found = recordsByDescr_.find(description);
+  if (found != recordsByDescr_.end()) return found->second;
   auto record = std::make_shared<sema::StructSource>();
   record->name = "record";
   record->itemSize = static_cast<uint64_t>(itemSize);
-  readDescr(descr, *record, name);
-  identifyRecord(*record);
-  records_.emplace(description, record);
-  return record;
+  readDescr(descr, *record, name, [&](std::shared_ptr<sema::StructSource> nested) { return internRecord(std::move(nested)); });
+  return recordsByDescr_.emplace(description, internRecord(std::move(record))).first->second;
 }
 
 ArgumentValue ArgumentConverter::fromRecord(PyObject* value, const std::string& name) {
@@ -721,7 +734,9 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   ArgumentValue result;
   result.kind = ArgumentValue::Kind::Array;
   runtime::ArrayValue& array = result.array;
-  std::string type = PyUnicode_AsUTF8(typestr);
+  const char* typestrText = PyUnicode_AsUTF8(typestr);
+  if (!typestrText) throw nb::python_error();
+  std::string type = typestrText;
   int64_t itemSize = 0;
   if (type.size() >= 3 && type[1] == 'V') {
     // Records ('|V28' with a 'descr' of their fields, as CuPy gives a structured array's).

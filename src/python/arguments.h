@@ -122,7 +122,8 @@ class ArgumentConverter {
   // else a record of the dtype's fields (sema checks and lays it out).
   std::shared_ptr<sema::StructSource> structElement(nb::handle dtype, const std::string& name);
   // The record of a structured dtype of no @struct class: its fields (numbers, sub-arrays,
-  // nested records) at their offsets, and its itemsize; cached by the dtype's repr.
+  // nested records or @struct S.dtypes) at their offsets, and its itemsize; cached by the
+  // dtype object (a repr would not show a nested S.dtype's class).
   std::shared_ptr<sema::StructSource> recordFromDtype(nb::handle dtype, const std::string& name);
   // The record an array interface describes: `descr` ([(name, typestr or descr[, shape]),
   // ...], padding named '') of `itemSize` bytes (typestr '|V<itemSize>').
@@ -143,8 +144,14 @@ class ArgumentConverter {
   nb::object dlpackName_;                              // "__dlpack__", made once for the vectorcall
   nb::object streamKeyword_;                           // ("stream",)
   std::unordered_map<PyTypeObject*, TypeInfo> types_;  // holds a reference to each key
-  // Records by their dtype's repr (names, formats, offsets, itemsize), or their array interface's.
+  // Records by layout (one StructSource per layout, see identifyRecord), by array interface
+  // description, and by dtype object (holding a reference to each key; bounded).
   std::unordered_map<std::string, std::shared_ptr<sema::StructSource>> records_;
+  std::unordered_map<std::string, std::shared_ptr<sema::StructSource>> recordsByDescr_;
+  std::unordered_map<PyObject*, std::shared_ptr<sema::StructSource>> recordsByDtype_;
+  // Makes `record` (described, not yet identified) the one record of its layout.
+  std::shared_ptr<sema::StructSource> internRecord(std::shared_ptr<sema::StructSource> record);
+  void forgetDtypes();
   bool numpySearched_ = false;
   PyObject* numpyArrayType_ = nullptr;
   PyObject* numpyGenericType_ = nullptr;

@@ -351,6 +351,12 @@ def test_records_of_one_layout_are_one_type_and_may_hold_structs():
         expected = v["x"] * v["x"] + v["y"] * v["y"] + v["z"] * v["z"] + rs["k"].astype(np.float32)
         np.testing.assert_allclose(out, expected, rtol=1e-6)
     assert record_with_a_struct._compile_count == compiled + 1
+    # The same fields as a plain nested record (NumPy prints both dtypes alike): a record, with
+    # no methods.
+    plain = np.zeros(n, np.dtype([("k", np.int16), ("v", [("x", np.float32), ("y", np.float32), ("z", np.float32)])]))
+    assert repr(plain.dtype) == repr(rs.dtype)
+    with pytest.raises(weft.CompileError, match="record has no field 'dot'"):
+        run(record_with_a_struct, plain, out, n=n)
 
 
 def test_record_errors():
