@@ -60,8 +60,8 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
         // The value first, as Python evaluates it, then the place.
         std::string value = freshTemp();
         line(depth, "{ " + typeName(stmt.operands[0]->type) + " " + value + " = " +
-                        convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) + "; " +
-                        inlineStore(*stmt.operands[0], value) + "; }");
+                        convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) +
+                        "; " + inlineStore(*stmt.operands[0], value) + "; }");
         return;
       }
       // C++17 evaluates the right operand of = first, as Python evaluates the value first.

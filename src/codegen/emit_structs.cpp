@@ -60,17 +60,14 @@ std::string CudaEmitter::memberName(const Type* type, int index) const {
   return plainIdentifier(name) ? name : "field" + std::to_string(index);
 }
 
-// NVRTC cannot evaluate offsetof in a constant expression, so the offsets are asserted where
-// the unit is compiled by nvcc or the host compiler (the CPU target compiles every unit);
-// under NVRTC the size, alignment and standard layout (with each member's own type asserted
-// where it is declared) fix the offsets by the ABI's layout rules.
 std::string CudaEmitter::inlineElement(const sema::TypedExpr& e) {
   WEFT_CHECK(!e.operands.empty() && e.operands[0]->type->isInlineArray() &&
                  e.operands.size() == e.operands[0]->type->shape.size() + 1 &&
                  e.wrapNegative.size() == e.operands.size() - 1,
              "an inline array indexed with the wrong number of indices");
   std::string wraps;
-  for (size_t i = 0; i < e.wrapNegative.size(); ++i) wraps += std::string(i ? ", " : "") + (e.wrapNegative[i] ? "true" : "false");
+  for (size_t i = 0; i < e.wrapNegative.size(); ++i)
+    wraps += std::string(i ? ", " : "") + (e.wrapNegative[i] ? "true" : "false");
   return sequenced(e.operands, typeName(e.type), [&](const std::vector<std::string>& codes) {
     std::string out = "weft::get<" + wraps + ">(" + codes[0];
     for (size_t i = 1; i < codes.size(); ++i) out += ", " + codes[i];
@@ -92,6 +89,10 @@ std::string CudaEmitter::inlineStore(const sema::TypedExpr& target, const std::s
   return out + ")";
 }
 
+// NVRTC cannot evaluate offsetof in a constant expression, so the offsets are asserted where
+// the unit is compiled by nvcc or the host compiler (the CPU target compiles every unit);
+// under NVRTC the size, alignment and standard layout (with each member's own type asserted
+// where it is declared) fix the offsets by the ABI's layout rules.
 std::string CudaEmitter::layoutAsserts(const std::string& cxxName, const Type* type) {
   types::Layout layout = types::layoutOf(type);
   std::string what = "\"the machine representation of " + types::toString(type) + "\"";
@@ -125,7 +126,9 @@ std::string CudaEmitter::structName(const Type* type) {
   uint64_t end = 0;
   int pads = 0;
   auto pad = [&](uint64_t until) {
-    if (until > end) typeDecls_ += " unsigned char weft_pad" + std::to_string(pads++) + "[" + std::to_string(until - end) + "];";
+    if (until > end)
+      typeDecls_ +=
+          " unsigned char weft_pad" + std::to_string(pads++) + "[" + std::to_string(until - end) + "];";
   };
   for (size_t i = 0; i < fields.size(); ++i) {
     int index = static_cast<int>(i);

@@ -439,8 +439,8 @@ ArgumentValue ArgumentConverter::fromStruct(PyObject* value, const TypeInfo& inf
   return result;
 }
 
-ArgumentValue ArgumentConverter::fromVector(PyObject* value, const std::string& name, Target target, uintptr_t stream,
-                                            ConsumedTensors& consumed) {
+ArgumentValue ArgumentConverter::fromVector(PyObject* value, const std::string& name, Target target,
+                                            uintptr_t stream, ConsumedTensors& consumed) {
   nb::handle vector(value);
   std::string dtype = nb::cast<std::string>(vector.attr("dtype").attr("name"));
   std::optional<ScalarKind> kind = types::scalarFromName(dtype);
@@ -451,7 +451,8 @@ ArgumentValue ArgumentConverter::fromVector(PyObject* value, const std::string& 
   result.scalar = *kind;
   size_t index = 0;
   for (nb::handle element : vector.attr("_elements")) {
-    result.members.push_back(convert(element.ptr(), name + "[" + std::to_string(index++) + "]", target, stream, consumed));
+    result.members.push_back(
+        convert(element.ptr(), name + "[" + std::to_string(index++) + "]", target, stream, consumed));
     if (result.members.back().kind != ArgumentValue::Kind::Scalar || result.members.back().scalar != *kind)
       typeError(name, "a host vector's components must be NumPy scalars of its dtype " + dtype);
   }
@@ -519,7 +520,8 @@ constexpr size_t kMaxRememberedDtypes = 1024;
 
 }  // namespace
 
-std::shared_ptr<sema::StructSource> ArgumentConverter::internRecord(std::shared_ptr<sema::StructSource> record) {
+std::shared_ptr<sema::StructSource> ArgumentConverter::internRecord(
+    std::shared_ptr<sema::StructSource> record) {
   std::string layout = recordLayout(*record);
   auto found = records_.find(layout);
   if (found != records_.end()) return found->second;
@@ -532,7 +534,8 @@ void ArgumentConverter::forgetDtypes() {
   recordsByDtype_.clear();
 }
 
-std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handle dtype, const std::string& name) {
+std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handle dtype,
+                                                                       const std::string& name) {
   auto found = recordsByDtype_.find(dtype.ptr());
   if (found != recordsByDtype_.end()) return found->second;
   auto record = std::make_shared<sema::StructSource>();
@@ -555,7 +558,8 @@ std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handl
       continue;
     }
     if (nb::cast<std::string>(element.attr("byteorder")) == ">")
-      typeError(name, "field '" + field.name + "' of its structured dtype is big-endian; convert the array to native byte order");
+      typeError(name, "field '" + field.name +
+                          "' of its structured dtype is big-endian; convert the array to native byte order");
     field.dtype = nb::cast<std::string>(element.attr("name"));
   }
   std::shared_ptr<sema::StructSource> interned = internRecord(std::move(record));
@@ -579,8 +583,9 @@ std::string typestrDtype(const std::string& typestr, const std::string& name) {
 
 // Reads the fields of an array interface's `descr` into `record` (nested records interned
 // by `intern`); returns the bytes they take, padding included.
-uint64_t readDescr(nb::handle descr, sema::StructSource& record, const std::string& name,
-                   const std::function<std::shared_ptr<sema::StructSource>(std::shared_ptr<sema::StructSource>)>& intern) {
+uint64_t readDescr(
+    nb::handle descr, sema::StructSource& record, const std::string& name,
+    const std::function<std::shared_ptr<sema::StructSource>(std::shared_ptr<sema::StructSource>)>& intern) {
   if (!PyList_Check(descr.ptr())) typeError(name, "its array interface's 'descr' is not a list of fields");
   uint64_t offset = 0;
   for (nb::handle entry : descr) {
@@ -639,7 +644,8 @@ std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDescr(nb::handl
   auto record = std::make_shared<sema::StructSource>();
   record->name = "record";
   record->itemSize = static_cast<uint64_t>(itemSize);
-  readDescr(descr, *record, name, [&](std::shared_ptr<sema::StructSource> nested) { return internRecord(std::move(nested)); });
+  readDescr(descr, *record, name,
+            [&](std::shared_ptr<sema::StructSource> nested) { return internRecord(std::move(nested)); });
   return recordsByDescr_.emplace(description, internRecord(std::move(record))).first->second;
 }
 
@@ -647,7 +653,9 @@ ArgumentValue ArgumentConverter::fromRecord(PyObject* value, const std::string& 
   nb::handle record(value);
   nb::object dtype = record.attr("dtype");
   if (dtype.attr("names").is_none())
-    typeError(name, "a numpy.void without fields cannot be passed to a kernel; pass a record of a structured dtype");
+    typeError(
+        name,
+        "a numpy.void without fields cannot be passed to a kernel; pass a record of a structured dtype");
   ArgumentValue result;
   result.kind = ArgumentValue::Kind::Aggregate;
   result.structSource = structElement(dtype, name);
@@ -743,7 +751,8 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
     itemSize = std::atoll(type.c_str() + 2);
     PyObject* descr = PyDict_GetItemString(dict, "descr");
     if (!descr || itemSize <= 0)
-      typeError(name, std::string(attribute) + " describes records ('" + type + "') without their fields ('descr')");
+      typeError(name, std::string(attribute) + " describes records ('" + type +
+                          "') without their fields ('descr')");
     array.elementStruct = recordFromDescr(descr, itemSize, name);
     array.itemSize = itemSize;
   } else {

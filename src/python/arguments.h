@@ -127,7 +127,8 @@ class ArgumentConverter {
   std::shared_ptr<sema::StructSource> recordFromDtype(nb::handle dtype, const std::string& name);
   // The record an array interface describes: `descr` ([(name, typestr or descr[, shape]),
   // ...], padding named '') of `itemSize` bytes (typestr '|V<itemSize>').
-  std::shared_ptr<sema::StructSource> recordFromDescr(nb::handle descr, int64_t itemSize, const std::string& name);
+  std::shared_ptr<sema::StructSource> recordFromDescr(nb::handle descr, int64_t itemSize,
+                                                      const std::string& name);
   // A numpy.void of a structured dtype: the record (or @struct) by value, from its bytes.
   runtime::ArgumentValue fromRecord(PyObject* value, const std::string& name);
   runtime::ArgumentValue fromStruct(PyObject* value, const TypeInfo& info, const std::string& name,

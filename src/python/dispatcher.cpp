@@ -67,20 +67,22 @@ const types::Type* constantType(const ConstValue& value, types::TypeContext& typ
 // The struct type of `source` for argument `name`: a malformed @struct definition raises
 // CompileError (it points at the class); a NumPy record device code cannot use, a TypeError
 // naming the parameter.
-const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& source, types::TypeContext& types,
-                                  const std::string& kernel, const std::string& name) {
+const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& source,
+                                  types::TypeContext& types, const std::string& kernel,
+                                  const std::string& name) {
   SourceManager sources;
   Diagnostics diagnostics(sources);
   const types::Type* type = sema::resolveStruct(source, types, sources, diagnostics);
   if (type != nullptr) return type;
-  if (!source->fileText.empty() || source->globals != nullptr) raiseWeftError("CompileError", diagnostics.render());
+  if (!source->fileText.empty() || source->globals != nullptr)
+    raiseWeftError("CompileError", diagnostics.render());
   std::string message = "kernel '" + kernel + "', parameter '" + name + "': ";
   for (const Diagnostic& diagnostic : diagnostics.all()) message += diagnostic.message;
   throw runtime::LaunchError(runtime::LaunchError::Kind::Type, message);
 }
 
-const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types, const std::string& kernel,
-                                const std::string& name) {
+const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types,
+                                const std::string& kernel, const std::string& name) {
   if (value.kind == ArgumentValue::Kind::Array && value.array.elementStruct)
     return types.array(argumentStruct(value.array.elementStruct, types, kernel, name), value.array.ndim);
   if (value.kind == ArgumentValue::Kind::Array) return types.array(value.array.dtype, value.array.ndim);
@@ -181,7 +183,8 @@ void Kernel::prepare() {
     for (const sema::ParameterDescription& parameter : *described) {
       names.push_back(parameter.name);
       constExpr.push_back(parameter.kind == sema::ParameterDescription::Kind::ConstExpr);
-      declared.push_back(parameter.kind == sema::ParameterDescription::Kind::Typed ? parameter.type : nullptr);
+      declared.push_back(parameter.kind == sema::ParameterDescription::Kind::Typed ? parameter.type
+                                                                                   : nullptr);
     }
     if (!signature_.is_none()) declared = signatureTypes(names.size(), types);
   }
@@ -196,8 +199,8 @@ void Kernel::prepare() {
 std::vector<const types::Type*> Kernel::signatureTypes(size_t parameters, types::TypeContext& types) const {
   size_t count = nb::len(signature_);
   if (count != parameters)
-    throw nb::type_error(("kernel '" + name_ + "' has " + std::to_string(parameters) + " parameters but its signature declares " +
-                          std::to_string(count))
+    throw nb::type_error(("kernel '" + name_ + "' has " + std::to_string(parameters) +
+                          " parameters but its signature declares " + std::to_string(count))
                              .c_str());
   std::vector<const types::Type*> declared;
   for (nb::handle entry : signature_) {
@@ -205,7 +208,8 @@ std::vector<const types::Type*> Kernel::signatureTypes(size_t parameters, types:
     int ndim = nb::cast<int>(entry[1]);
     std::optional<types::ScalarKind> kind = types::scalarFromName(dtype);
     if (!kind || ndim < 0 || ndim > 8)
-      throw nb::type_error(("kernel '" + name_ + "': its signature declares an unsupported type " + dtype).c_str());
+      throw nb::type_error(
+          ("kernel '" + name_ + "': its signature declares an unsupported type " + dtype).c_str());
     declared.push_back(ndim == 0 ? types.scalar(*kind) : types.array(*kind, ndim));
   }
   return declared;
@@ -247,7 +251,8 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
     } else {
       // A declared parameter has its declared type whatever the argument; packing the argument
       // converts a number to it and rejects anything else with a TypeError.
-      info.type = declared_[i] != nullptr ? declared_[i] : argumentType(values[i], types, name_, parameterNames_[i]);
+      info.type =
+          declared_[i] != nullptr ? declared_[i] : argumentType(values[i], types, name_, parameterNames_[i]);
     }
     request.entries[0].arguments.push_back(std::move(info));
   }
@@ -379,8 +384,9 @@ void bindKernels(nb::module_& module) {
       module, "Kernel",
       "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)",
       nb::type_slots(kernelSlots))
-      .def(nb::init<nb::object, bool, bool, bool, nb::object>(), nb::arg("function"), nb::arg("debug") = false,
-           nb::arg("fastmath") = false, nb::arg("interop") = false, nb::arg("signature") = nb::none())
+      .def(nb::init<nb::object, bool, bool, bool, nb::object>(), nb::arg("function"),
+           nb::arg("debug") = false, nb::arg("fastmath") = false, nb::arg("interop") = false,
+           nb::arg("signature") = nb::none())
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("__wrapped__", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("debug", [](Kernel& kernel) { return kernel.options.debug; })

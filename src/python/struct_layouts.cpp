@@ -71,9 +71,10 @@ nb::object structLayout(nb::handle cls) {
 }  // namespace
 
 void bindStructLayouts(nb::module_& module) {
-  module.def("struct_layout", &structLayout,
-             "The layout of a @struct class as weft lays it out: {names, formats, offsets, itemsize}, formats "
-             "being number type names, (name, shape) pairs or nested layouts");
+  module.def(
+      "struct_layout", &structLayout,
+      "The layout of a @struct class as weft lays it out: {names, formats, offsets, itemsize}, formats "
+      "being number type names, (name, shape) pairs or nested layouts");
 }
 
 }  // namespace weft::python

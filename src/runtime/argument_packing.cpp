@@ -102,7 +102,8 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
     const types::Type* type = parameterTypes[i];
     WEFT_CHECK(type && (type->isScalar() || type->isArray() || type->isStruct() || type->isVector() ||
                         type->kind == types::TypeKind::Tuple || type->kind == types::TypeKind::None),
-               "kernel '" + kernelName_ + "' has a parameter that is not a scalar, array, vector, tuple, struct or None");
+               "kernel '" + kernelName_ +
+                   "' has a parameter that is not a scalar, array, vector, tuple, struct or None");
     size_t alignment = alignmentOf(type);
     bytes_ = (bytes_ + alignment - 1) / alignment * alignment;
     std::string name = i < frontEnd.parameterNames.size() ? frontEnd.parameterNames[i] : "#" + std::to_string(i + 1);

@@ -379,7 +379,8 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       if (v.type()->kind == types::TypeKind::Tuple || v.type()->isInlineArray()) {
         ConstValue n;
         n.kind = ConstValue::Kind::Int;
-        n.intValue = v.type()->isInlineArray() ? v.type()->shape[0] : static_cast<int64_t>(v.type()->elements.size());
+        n.intValue =
+            v.type()->isInlineArray() ? v.type()->shape[0] : static_cast<int64_t>(v.type()->elements.size());
         return weakLiteral(n, e.loc);
       }
       if (v.type()->isVector()) return vectorAttribute(v, "size", e.loc);

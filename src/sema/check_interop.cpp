@@ -79,7 +79,8 @@ void collectHostUses(const TypedFunction& function, const std::vector<TypedStmt*
 
 }  // namespace
 
-bool ProgramChecker::annotatedArguments(const FunctionSource& source, const std::vector<const syntax::Arg*>& params,
+bool ProgramChecker::annotatedArguments(const FunctionSource& source,
+                                        const std::vector<const syntax::Arg*>& params,
                                         const std::vector<ParameterDescription>& described, SourceLoc where,
                                         Diagnostics& sink, std::vector<ArgumentInfo>& arguments) {
   bool ok = true;
@@ -94,12 +95,14 @@ bool ProgramChecker::annotatedArguments(const FunctionSource& source, const std:
         continue;
       }
       if (description.kind == ParameterDescription::Kind::ConstExpr) {
-        sink.error(diag::InteropConstExpr, param.annotation->loc, {param.arg, entityKind(source), source.name});
+        sink.error(diag::InteropConstExpr, param.annotation->loc,
+                   {param.arg, entityKind(source), source.name});
         ok = false;
         continue;
       }
       if (!hasMachineRepresentation(description.type)) {
-        sink.error(diag::BadAnnotation, param.annotation->loc, {"the annotation of parameter '" + param.arg + "'"});
+        sink.error(diag::BadAnnotation, param.annotation->loc,
+                   {"the annotation of parameter '" + param.arg + "'"});
         ok = false;
         continue;
       }

@@ -12,8 +12,8 @@
 
 #include "sema/checker.h"
 #include "support/check.h"
-#include "types/layout.h"
 #include "syntax/syntax.h"
+#include "types/layout.h"
 
 namespace weft::sema {
 
@@ -52,7 +52,8 @@ const syntax::ClassDefStmt* findClass(const std::vector<syntax::Stmt*>& body, co
 // (inline arrays of numbers) and nested records, each at the offset the host gives, in
 // increasing order; its alignment is recordAlignment's (1: packed).
 const types::Type* resolveRecord(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
-                                 SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc, int depth) {
+                                 SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc,
+                                 int depth) {
   types::Type type;
   type.kind = types::TypeKind::Struct;
   type.name = source->name;
@@ -77,8 +78,9 @@ const types::Type* resolveRecord(const std::shared_ptr<StructSource>& source, ty
       bool extentsOk = field.shape.size() <= 8;
       for (int64_t extent : field.shape) extentsOk = extentsOk && extent > 0;
       if (!kind || !extentsOk) {
-        diagnostics.error(diag::StructRecord, useLoc,
-                          {field.name, source->name, kind ? field.dtype + " with an empty sub-array shape" : field.dtype});
+        diagnostics.error(
+            diag::StructRecord, useLoc,
+            {field.name, source->name, kind ? field.dtype + " with an empty sub-array shape" : field.dtype});
         return nullptr;
       }
       element = field.shape.empty() ? types.scalar(*kind) : types.inlineArray(*kind, field.shape);
@@ -473,7 +475,8 @@ Value FunctionChecker::inlineArrayIndex(Value array, const syntax::Expr& index, 
       // A constant index is checked here, and a negative one counted from the end.
       int64_t at = v.constant->intValue < 0 ? v.constant->intValue + extent : v.constant->intValue;
       if (at < 0 || at >= extent) {
-        std::string what = type->shape.size() == 1 ? "elements" : "elements in dimension " + std::to_string(d);
+        std::string what =
+            type->shape.size() == 1 ? "elements" : "elements in dimension " + std::to_string(d);
         sink.error(diag::VectorIndexRange, v.expr->loc,
                    {toString(*v.constant), types::toString(type), std::to_string(extent) + " " + what});
         return errorValue();
@@ -528,17 +531,21 @@ bool inArrayMemory(const TypedExpr& e) {
 
 }  // namespace
 
-void FunctionChecker::inlineArrayAssign(const syntax::SubscriptExpr& target, Value array, Value v, SourceLoc loc) {
+void FunctionChecker::inlineArrayAssign(const syntax::SubscriptExpr& target, Value array, Value v,
+                                        SourceLoc loc) {
   Value element = inlineArrayIndex(array, *target.slice, target.loc);
   if (element.isError() || v.isError()) return;
   if (!inArrayMemory(*array.expr)) {
-    std::string field = array.expr->kind == TypedExprKind::TupleGet
-                            ? array.expr->operands[0]->type->fieldNames[static_cast<size_t>(array.expr->index)]
-                            : std::string("a sub-array");
-    std::string owner = array.expr->kind == TypedExprKind::TupleGet ? types::toString(array.expr->operands[0]->type)
-                                                                    : types::toString(array.type());
-    sink.error(diag::StructImmutable, target.loc,
-               {field, owner, "write the record in its array instead, e.g. records[i]." + field + "[k] = value"});
+    std::string field =
+        array.expr->kind == TypedExprKind::TupleGet
+            ? array.expr->operands[0]->type->fieldNames[static_cast<size_t>(array.expr->index)]
+            : std::string("a sub-array");
+    std::string owner = array.expr->kind == TypedExprKind::TupleGet
+                            ? types::toString(array.expr->operands[0]->type)
+                            : types::toString(array.type());
+    sink.error(
+        diag::StructImmutable, target.loc,
+        {field, owner, "write the record in its array instead, e.g. records[i]." + field + "[k] = value"});
     return;
   }
   Value stored = convert(v, element.type(), loc);

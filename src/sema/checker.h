@@ -144,18 +144,20 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
 std::vector<const syntax::Arg*> positionalParameters(const syntax::FunctionDefStmt& def);
 // describeParameters() of a parsed `def` whose globals are `environment`; false after reporting
 // to `sink`.
-bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environment, types::TypeContext& types,
-                        Diagnostics& sink, std::vector<ParameterDescription>& out);
+bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environment,
+                        types::TypeContext& types, Diagnostics& sink, std::vector<ParameterDescription>& out);
 // The type a parameter declared `declared` takes for an argument of type `given` (nullptr: not
 // known, as for weftc's interoperable entries): a number converts to the declared number type;
 // an array keeps its memory space when its element type and rank are the declared ones; tuples
 // element by element; any other type must be the declared one. nullptr when they do not fit.
-const types::Type* parameterType(const types::Type* declared, const types::Type* given, types::TypeContext& types);
+const types::Type* parameterType(const types::Type* declared, const types::Type* given,
+                                 types::TypeContext& types);
 
 // ---- check_function.cpp ----
 
 // Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
-const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line);
+const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
+                                       uint32_t line);
 
 // ---- check_structs.cpp ----
 
@@ -239,8 +241,8 @@ class ProgramChecker {
   // types (parameterType), and checks that every parameter of an interoperable `source` is
   // annotated with a type that has a machine representation; false after reporting.
   bool annotatedArguments(const FunctionSource& source, const std::vector<const syntax::Arg*>& params,
-                          const std::vector<ParameterDescription>& described, SourceLoc where, Diagnostics& sink,
-                          std::vector<ArgumentInfo>& arguments);
+                          const std::vector<ParameterDescription>& described, SourceLoc where,
+                          Diagnostics& sink, std::vector<ArgumentInfo>& arguments);
   // Reports an interoperable function or kernel whose name cannot be its extern "C" symbol.
   void checkInteropName(const FunctionSource& source, const syntax::FunctionDefStmt& def, Diagnostics& sink);
   // Copies a specialization's diagnostics into `sink` once, with a note at the call site.

@@ -45,9 +45,9 @@ struct StructSource;
 // A field of a record (a NumPy structured dtype), as the host describes it.
 struct RecordField {
   std::string name;
-  uint64_t offset = 0;                   // bytes from the start of the record
-  std::string dtype;                     // a number type's dtype name ("float32"); empty: `record`
-  std::vector<int64_t> shape;            // a sub-array field ('pos', numpy.float32, 3): (3,); empty: one value
+  uint64_t offset = 0;         // bytes from the start of the record
+  std::string dtype;           // a number type's dtype name ("float32"); empty: `record`
+  std::vector<int64_t> shape;  // a sub-array field ('pos', numpy.float32, 3): (3,); empty: one value
   std::shared_ptr<StructSource> record;  // a nested record (dtype empty)
 };
 

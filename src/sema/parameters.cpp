@@ -14,11 +14,13 @@ std::vector<const syntax::Arg*> positionalParameters(const syntax::FunctionDefSt
   return params;
 }
 
-bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environment, types::TypeContext& types,
-                        Diagnostics& sink, std::vector<ParameterDescription>& out) {
+bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environment,
+                        types::TypeContext& types, Diagnostics& sink,
+                        std::vector<ParameterDescription>& out) {
   const syntax::Arguments& args = *def.args;
   if (args.vararg != nullptr || args.kwarg != nullptr || !args.kwonlyargs.empty()) {
-    std::string what = args.vararg != nullptr ? "*args" : (args.kwarg != nullptr ? "**kwargs" : "keyword-only");
+    std::string what =
+        args.vararg != nullptr ? "*args" : (args.kwarg != nullptr ? "**kwargs" : "keyword-only");
     sink.error(diag::UnsupportedParameter, def.loc, {what});
     return false;
   }
@@ -31,7 +33,8 @@ bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environ
     Annotation annotation = resolveAnnotation(*param->annotation, environment, types);
     switch (annotation.kind) {
       case Annotation::Kind::Invalid:
-        sink.error(diag::BadAnnotation, param->annotation->loc, {"the annotation of parameter '" + param->arg + "'"});
+        sink.error(diag::BadAnnotation, param->annotation->loc,
+                   {"the annotation of parameter '" + param->arg + "'"});
         ok = false;
         break;
       case Annotation::Kind::Type:
@@ -56,7 +59,8 @@ std::optional<std::vector<ParameterDescription>> describeParameters(const Functi
   if (module == nullptr || diagnostics.hasErrors()) return std::nullopt;
   const syntax::FunctionDefStmt* def = findDef(module->body, source.name, source.line);
   if (def == nullptr) {
-    diagnostics.error(diag::FunctionNotFound, SourceLoc{}, {source.name, source.fileName, std::to_string(source.line)});
+    diagnostics.error(diag::FunctionNotFound, SourceLoc{},
+                      {source.name, source.fileName, std::to_string(source.line)});
     return std::nullopt;
   }
   std::vector<ParameterDescription> described;
@@ -64,11 +68,12 @@ std::optional<std::vector<ParameterDescription>> describeParameters(const Functi
   return described;
 }
 
-const types::Type* parameterType(const types::Type* declared, const types::Type* given, types::TypeContext& types) {
+const types::Type* parameterType(const types::Type* declared, const types::Type* given,
+                                 types::TypeContext& types) {
   if (given == nullptr || given->isError() || given == declared) return declared;
   if (declared->isScalar() && given->isScalar()) return declared;
-  if (declared->isArray() && given->isArray() && declared->ndim == given->ndim && declared->element == given->element &&
-      declared->scalar == given->scalar)
+  if (declared->isArray() && given->isArray() && declared->ndim == given->ndim &&
+      declared->element == given->element && declared->scalar == given->scalar)
     return given;
   if (declared->kind == types::TypeKind::Tuple && given->kind == types::TypeKind::Tuple &&
       declared->elements.size() == given->elements.size()) {

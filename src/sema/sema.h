@@ -41,8 +41,8 @@ struct CheckRequest {
 struct ParameterDescription {
   enum class Kind : uint8_t {
     Unannotated,  // no annotation: the parameter takes its argument's type (one specialization per type)
-    Typed,        // `p: T`: the parameter has type `type`; a number argument converts to it, others must match
-    ConstExpr,    // `p: ConstExpr` or `p: ConstExpr[T]` (then `type` is T): a compile-time constant
+    Typed,      // `p: T`: the parameter has type `type`; a number argument converts to it, others must match
+    ConstExpr,  // `p: ConstExpr` or `p: ConstExpr[T]` (then `type` is T): a compile-time constant
   };
   std::string name;
   Kind kind = Kind::Unannotated;

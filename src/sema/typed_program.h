@@ -57,9 +57,10 @@ enum class TypedExprKind : uint8_t {
                  // operands[1..] are the axes' present int64 values in order
   ArrayView,     // operands[0].view(dtype): its elements reinterpreted as `type`'s element type
   ArrayReshape,  // operands[0].reshape(operands[1..]): the new dimensions (int64; negative: inferred)
-  InlineElement, // operands[0] (an InlineArray) indexed by operands[1..] (integers, one per
-                 // dimension, `wrapNegative[i]` as for ArrayElement); a Store's target when
-                 // operands[0] is a field of an array element (a record in memory)
+  // operands[0] (an InlineArray) indexed by operands[1..] (integers, one per dimension,
+  // `wrapNegative[i]` as for ArrayElement); a Store's target when operands[0] is a field of an
+  // array element (a record in memory).
+  InlineElement,
 };
 
 // How ArraySlice selects one dimension: an integer index (one operand; the dimension is

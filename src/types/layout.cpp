@@ -28,7 +28,8 @@ Layout sequential(const std::vector<const Type*>& members, uint64_t minimumAlign
 
 }  // namespace
 
-uint64_t recordAlignment(const std::vector<Layout>& fields, const std::vector<uint64_t>& offsets, uint64_t size) {
+uint64_t recordAlignment(const std::vector<Layout>& fields, const std::vector<uint64_t>& offsets,
+                         uint64_t size) {
   uint64_t align = 1;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (offsets[i] % fields[i].align != 0) return 1;
@@ -73,8 +74,7 @@ Layout layoutOf(const Type* type) {
     }
     case TypeKind::Tuple: return sequential(type->elements, 1);
     case TypeKind::Struct:
-      if (type->isRecord())
-        return Layout{type->bytes, static_cast<uint64_t>(type->align), type->offsets};
+      if (type->isRecord()) return Layout{type->bytes, static_cast<uint64_t>(type->align), type->offsets};
       return sequential(type->elements, static_cast<uint64_t>(std::max(type->align, 1)));
   }
   WEFT_CHECK(false, "unknown type kind");

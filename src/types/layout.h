@@ -26,6 +26,7 @@ Layout layoutOf(const Type* type);
 // bytes: the largest field alignment when every field sits at a multiple of its own and `size`
 // is a multiple of it (a C struct's layout, with any gaps), else 1 (a packed record, whose
 // fields device code reads byte by byte).
-uint64_t recordAlignment(const std::vector<Layout>& fields, const std::vector<uint64_t>& offsets, uint64_t size);
+uint64_t recordAlignment(const std::vector<Layout>& fields, const std::vector<uint64_t>& offsets,
+                         uint64_t size);
 
 }  // namespace weft::types

@@ -147,7 +147,7 @@ const Type* TypeContext::structType(Type fields) {
   WEFT_CHECK(fields.kind == TypeKind::Struct && fields.fieldNames.size() == fields.elements.size(),
              "a struct type names each field");
   WEFT_CHECK(fields.bytes == 0 ? fields.offsets.empty()
-                                : fields.offsets.size() == fields.elements.size() && fields.align > 0,
+                               : fields.offsets.size() == fields.elements.size() && fields.align > 0,
              "a record type places each field and has an alignment");
   return intern(std::move(fields));
 }
@@ -230,7 +230,8 @@ std::string toString(const Type* type) {
     case TypeKind::WarpMask: return "WarpMask";
     case TypeKind::InlineArray: {
       std::string text = pythonName(type->scalar) + std::string("[");
-      for (size_t d = 0; d < type->shape.size(); ++d) text += (d ? ", " : "") + std::to_string(type->shape[d]);
+      for (size_t d = 0; d < type->shape.size(); ++d)
+        text += (d ? ", " : "") + std::to_string(type->shape[d]);
       return text + "]";
     }
   }

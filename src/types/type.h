@@ -30,8 +30,9 @@ enum class TypeKind : uint8_t {
   AtomicRef,  // a reference to an atomically accessed `scalar` (AtomicRef(array, index))
   WarpMask,   // a warp's lanes as the bits of a `scalar` UInt32 (bit i: lane i); a number
               // (isScalar()) whose lanes read and write with mask[i] (SIMT.md's WarpMask)
-  InlineArray,  // `shape` numbers of type `scalar` stored in place, in C order: a NumPy
-                // sub-array field (('pos', numpy.float32, 3)) of a record
+  // `shape` numbers of type `scalar` stored in place, in C order: a NumPy sub-array field
+  // (('pos', numpy.float32, 3)) of a record.
+  InlineArray,
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.

@@ -64,8 +64,10 @@ TEST(Parameters, AliasesAndQuotedAnnotationsResolveThroughTheGlobals) {
 }
 
 TEST(Parameters, AnAnnotationThatNamesNoDeviceTypeIsReportedAtIt) {
-  auto r = describe("import math\nfrom cuda import device\n@device.kernel\ndef k(a, n: math.sqrt, m: 'not valid('):\n    pass\n",
-                    "k");
+  auto r = describe(
+      "import math\nfrom cuda import device\n@device.kernel\ndef k(a, n: math.sqrt, m: 'not valid('):\n    "
+      "pass\n",
+      "k");
   EXPECT_FALSE(r->parameters.has_value());
   ASSERT_EQ(r->diagnostics.all().size(), 2u) << r->diagnostics.render();
   EXPECT_EQ(r->diagnostics.all()[0].kind, "BadAnnotation");

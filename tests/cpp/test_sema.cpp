@@ -878,8 +878,9 @@ TEST(SemaDiagnostics, Structs) {
   empty->itemSize = 4;
   EXPECT_EQ(sema::resolveStruct(empty, types, sources, diagnostics), nullptr);
   EXPECT_EQ(std::string(diagnostics.all().back().kind), "RecordLayout");
-  EXPECT_NE(diagnostics.all().back().message.find("record cannot be laid out in device code: it has no fields"),
-            std::string::npos);
+  EXPECT_NE(
+      diagnostics.all().back().message.find("record cannot be laid out in device code: it has no fields"),
+      std::string::npos);
   seenKinds().insert("RecordLayout");
 }
 
@@ -1155,30 +1156,33 @@ TEST(SemaDiagnostics, MissingAnnotationAndBadAnnotation) {
 
 TEST(SemaDiagnostics, AnnotatedArgument) {
   // An annotation is a contract for device functions too: an array argument must have its type.
-  expectError("def first(v: device.float32[:]):\n    return v[0]\n@device.kernel\ndef k(a):\n    a[0] = first(a)\n",
-              {"int32[:]"}, "AnnotatedArgument", 5,
-              "argument 1 of function 'first' is array(int32, 1d), but its parameter 'v' is declared array(float32, 1d)");
+  expectError(
+      "def first(v: device.float32[:]):\n    return v[0]\n@device.kernel\ndef k(a):\n    a[0] = first(a)\n",
+      {"int32[:]"}, "AnnotatedArgument", 5,
+      "argument 1 of function 'first' is array(int32, 1d), but its parameter 'v' is declared array(float32, "
+      "1d)");
   expectError("@device.kernel\ndef k(a, v: device.float32x2):\n    a[0] = v.x\n", {"int32[:]", "int32[:]"},
-              "AnnotatedArgument", 2, "argument 2 of kernel 'k' is array(int32, 1d), but its parameter 'v' is declared float32x2");
-  expectError("@device.kernel\ndef k(a, n: math.sqrt):\n    a[0] = n\n", {"int32[:]", "int32"}, "BadAnnotation", 2,
-              "the annotation of parameter 'n'");
+              "AnnotatedArgument", 2,
+              "argument 2 of kernel 'k' is array(int32, 1d), but its parameter 'v' is declared float32x2");
+  expectError("@device.kernel\ndef k(a, n: math.sqrt):\n    a[0] = n\n", {"int32[:]", "int32"},
+              "BadAnnotation", 2, "the annotation of parameter 'n'");
 }
 
 TEST(SemaTyping, AnnotatedParametersTakeTheirDeclaredTypes) {
   // A kernel's annotated parameter has its declared type whatever the argument; a function's
   // number argument converts at the call; an array keeps its memory space.
-  auto r = run(
-      "def twice(x: device.float32, t: tuple[device.int8, device.float32]):\n"
-      "    return x * 2 + t[0]\n"
-      "def total(v: device.float32[:]):\n"
-      "    return v[0] + v[1]\n"
-      "@device.kernel\n"
-      "def k(a, x: device.float32, n, q: 'device.int16'):\n"
-      "    s = device.shared_array(2, device.float32)\n"
-      "    s[0] = x\n"
-      "    s[1] = a[0]\n"
-      "    a[0] = twice(a[1], (1, 2.5)) + total(s) + n + q\n",
-      {"float64[:]", "float64", "int64", "int32"});
+  auto r =
+      run("def twice(x: device.float32, t: tuple[device.int8, device.float32]):\n"
+          "    return x * 2 + t[0]\n"
+          "def total(v: device.float32[:]):\n"
+          "    return v[0] + v[1]\n"
+          "@device.kernel\n"
+          "def k(a, x: device.float32, n, q: 'device.int16'):\n"
+          "    s = device.shared_array(2, device.float32)\n"
+          "    s[0] = x\n"
+          "    s[1] = a[0]\n"
+          "    a[0] = twice(a[1], (1, 2.5)) + total(s) + n + q\n",
+          {"float64[:]", "float64", "int64", "int32"});
   ASSERT_TRUE(r->ok()) << r->errors;
   EXPECT_EQ(localType(*r, "x"), "float32");
   EXPECT_EQ(localType(*r, "n"), "int64");

@@ -296,8 +296,9 @@ TEST(Records, PackedLayoutSubArraysAndNestedRecords) {
   overlapping->fields = {field("a", 0, "float64"), field("b", 4, "int32")};
   overlapping->itemSize = 16;
   EXPECT_EQ(sema::resolveStruct(overlapping, types, sources, diagnostics), nullptr);
-  EXPECT_NE(diagnostics.render().find("record cannot be laid out in device code: field 'b' at byte 4 overlaps the field "
-                                      "before it"),
+  EXPECT_NE(diagnostics.render().find(
+                "record cannot be laid out in device code: field 'b' at byte 4 overlaps the field "
+                "before it"),
             std::string::npos)
       << diagnostics.render();
 }
@@ -323,7 +324,8 @@ def k(rs, out):
   uint32_t file = checked->sources.add("records.py", text);
   checked->module = syntax::parse(file, checked->diagnostics);
   auto environment = sema::makeStaticEnvironment(*checked->module, checked->sources.file(file));
-  const types::Type* record = sema::resolveStruct(packedRecord(), checked->types, checked->sources, checked->diagnostics);
+  const types::Type* record =
+      sema::resolveStruct(packedRecord(), checked->types, checked->sources, checked->diagnostics);
   ASSERT_NE(record, nullptr);
   sema::CheckRequest request;
   request.entries.push_back({sema::staticFunction(*environment, "k"), {}});
@@ -332,29 +334,36 @@ def k(rs, out):
   checked->program = sema::check(request, checked->types, checked->sources, checked->diagnostics);
   ASSERT_FALSE(checked->diagnostics.hasErrors()) << checked->diagnostics.render();
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
-  EXPECT_NE(unit.source.find("weft::Unaligned<weft::InlineArray<float, 3>> pos;"), std::string::npos) << unit.source;
+  EXPECT_NE(unit.source.find("weft::Unaligned<weft::InlineArray<float, 3>> pos;"), std::string::npos)
+      << unit.source;
   EXPECT_NE(unit.source.find("weft::store<false>("), std::string::npos) << unit.source;
   testing::expectUnitCompiles(unit.source, "records");
 }
 
 TEST(Records, SubArrayFieldsOfACopyAreImmutable) {
   auto checked = std::make_unique<Checked>();
-  std::string text = "from cuda import device\n\n@device.kernel\ndef k(rs):\n    r = rs[0]\n    r.pos[1] = 2.0\n"
-                     "    x = r.pos[3]\n    y = r.pos[0, 1]\n";
+  std::string text =
+      "from cuda import device\n\n@device.kernel\ndef k(rs):\n    r = rs[0]\n    r.pos[1] = 2.0\n"
+      "    x = r.pos[3]\n    y = r.pos[0, 1]\n";
   uint32_t file = checked->sources.add("records.py", text);
   checked->module = syntax::parse(file, checked->diagnostics);
   auto environment = sema::makeStaticEnvironment(*checked->module, checked->sources.file(file));
-  const types::Type* record = sema::resolveStruct(packedRecord(), checked->types, checked->sources, checked->diagnostics);
+  const types::Type* record =
+      sema::resolveStruct(packedRecord(), checked->types, checked->sources, checked->diagnostics);
   sema::CheckRequest request;
-  request.entries.push_back({sema::staticFunction(*environment, "k"), {{checked->types.array(record, 1), std::nullopt}}});
+  request.entries.push_back(
+      {sema::staticFunction(*environment, "k"), {{checked->types.array(record, 1), std::nullopt}}});
   checked->program = sema::check(request, checked->types, checked->sources, checked->diagnostics);
   std::string errors = checked->diagnostics.render();
-  EXPECT_EQ(checked->kinds(), (std::vector<std::string>{"StructImmutable", "VectorIndexRange", "IndexCount"})) << errors;
-  EXPECT_NE(errors.find("field 'pos' of record cannot be assigned; write the record in its array instead, e.g. "
-                        "records[i].pos[k] = value"),
-            std::string::npos)
+  EXPECT_EQ(checked->kinds(), (std::vector<std::string>{"StructImmutable", "VectorIndexRange", "IndexCount"}))
       << errors;
-  EXPECT_NE(errors.find("index 3 is out of range for float32[3], which has 3 elements"), std::string::npos) << errors;
+  EXPECT_NE(
+      errors.find("field 'pos' of record cannot be assigned; write the record in its array instead, e.g. "
+                  "records[i].pos[k] = value"),
+      std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("index 3 is out of range for float32[3], which has 3 elements"), std::string::npos)
+      << errors;
 }
 
 }  // namespace

@@ -113,7 +113,8 @@ struct InlineShape {};
 // whether a negative value counts from the end of its dimension.
 template <bool... Wrap, uint64_t... Extents, class... I>
 WEFT_HD uint64_t inlineOffset(InlineShape<Extents...>, I... index) {
-  static_assert(sizeof...(Wrap) == sizeof...(Extents) && sizeof...(I) == sizeof...(Extents), "one index per dimension");
+  static_assert(sizeof...(Wrap) == sizeof...(Extents) && sizeof...(I) == sizeof...(Extents),
+                "one index per dimension");
   uint64_t offset = 0;
   ((offset = offset * Extents + static_cast<uint64_t>(static_cast<int64_t>(index)) +
              (Wrap && static_cast<int64_t>(index) < 0 ? Extents : 0)),
