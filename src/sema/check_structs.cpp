@@ -89,7 +89,7 @@ const types::Type* resolveRecord(const std::shared_ptr<StructSource>& source, ty
     if (field.offset < end) {
       diagnostics.error(diag::RecordLayout, useLoc,
                         {source->name, "field '" + field.name + "' at byte " + std::to_string(field.offset) +
-                                           " overlaps the field before it"});
+                                           " overlaps the field before it; make its fields follow one another"});
       return nullptr;
     }
     end = field.offset + layout.size;
@@ -106,6 +106,15 @@ const types::Type* resolveRecord(const std::shared_ptr<StructSource>& source, ty
   }
   type.bytes = source->itemSize;
   type.align = static_cast<int>(types::recordAlignment(layouts, type.offsets, type.bytes));
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    // Atomics are used in place, at their alignment; a packed record's fields are copies.
+    if (types::holdsAtomic(type.elements[i]) && layouts[i].align > static_cast<uint64_t>(type.align)) {
+      diagnostics.error(diag::RecordLayout, useLoc,
+                        {source->name, "field '" + type.fieldNames[i] + "' holds atomics, which a packed record "
+                                       "cannot align; make the dtype with numpy.dtype(..., align=True)"});
+      return nullptr;
+    }
+  }
   auto definition = std::make_shared<StructDefinition>();
   definition->source = source;
   type.origin = definition;

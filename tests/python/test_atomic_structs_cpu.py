@@ -56,6 +56,22 @@ def test_the_dtype_of_a_struct_with_atomic_fields():
 
 
 
+@device.kernel
+def lock_in_a_record(records, out):
+    records[0].m.lock()
+    out[0] = records[0].k
+    records[0].m.unlock()
+
+
+def test_a_packed_record_cannot_hold_atomics(target):
+    # Atomics are used in place, at their alignment; a packed record's fields would be copies.
+    packed = np.zeros(2, np.dtype([("k", np.int8), ("m", ticket_mutex.dtype)]))
+    with pytest.raises(TypeError, match=r"parameter 'records': record cannot be laid out in device code: field 'm' "
+                                        r"holds atomics, which a packed record cannot align; make the dtype with "
+                                        r"numpy.dtype\(..., align=True\)"):
+        run(target, lock_in_a_record, packed, np.zeros(1, np.int8))
+
+
 def test_bad_atomic_fields_are_reported_where_the_dtype_is_asked_for(tmp_path):
     # S.dtype is laid out by weft's C++ layout code, from the class's source (sema reads it).
     path = tmp_path / "bad_atomics.py"
