@@ -451,6 +451,13 @@ void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
   const auto& sub = syntax::as<syntax::SubscriptExpr>(*s.target);
   Value base = value(*sub.value);
   if (base.isError()) return;
+  if (base.type()->isInlineArray()) {
+    sink.error(
+        diag::AssignTarget, s.target->loc,
+        {"an element of a record's sub-array field with an augmented assignment; write it with =, e.g. "
+         "ps[i].pos[k] = ps[i].pos[k] + v"});
+    return;
+  }
   if (!base.type()->isArray()) {
     sink.error(diag::AssignTarget, s.target->loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
     return;

@@ -344,7 +344,7 @@ TEST(Records, SubArrayFieldsOfACopyAreImmutable) {
   auto checked = std::make_unique<Checked>();
   std::string text =
       "from cuda import device\n\n@device.kernel\ndef k(rs):\n    r = rs[0]\n    r.pos[1] = 2.0\n"
-      "    x = r.pos[3]\n    y = r.pos[0, 1]\n";
+      "    x = r.pos[3]\n    y = r.pos[0, 1]\n    rs[0].pos[1] += 1.0\n";
   uint32_t file = checked->sources.add("records.py", text);
   checked->module = syntax::parse(file, checked->diagnostics);
   auto environment = sema::makeStaticEnvironment(*checked->module, checked->sources.file(file));
@@ -355,7 +355,10 @@ TEST(Records, SubArrayFieldsOfACopyAreImmutable) {
       {sema::staticFunction(*environment, "k"), {{checked->types.array(record, 1), std::nullopt}}});
   checked->program = sema::check(request, checked->types, checked->sources, checked->diagnostics);
   std::string errors = checked->diagnostics.render();
-  EXPECT_EQ(checked->kinds(), (std::vector<std::string>{"StructImmutable", "VectorIndexRange", "IndexCount"}))
+  EXPECT_EQ(checked->kinds(),
+            (std::vector<std::string>{"StructImmutable", "VectorIndexRange", "IndexCount", "AssignTarget"}))
+      << errors;
+  EXPECT_NE(errors.find("write it with =, e.g. ps[i].pos[k] = ps[i].pos[k] + v"), std::string::npos)
       << errors;
   EXPECT_NE(
       errors.find("field 'pos' of record cannot be assigned; write the record in its array instead, e.g. "
