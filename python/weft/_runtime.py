@@ -43,17 +43,3 @@ def function_source(function):
         pass
     lines = linecache.getlines(filename, function.__globals__)
     return filename, "".join(lines), code.co_firstlineno, function.__name__
-
-
-def _is_constexpr(annotation) -> bool:
-    if isinstance(annotation, str):
-        return "ConstExpr" in annotation
-    return bool(getattr(annotation, "__weft_constexpr__", False))
-
-
-def parameters(function):
-    """(parameter names, which are ConstExpr) of a kernel's Python function."""
-    code = function.__code__
-    names = code.co_varnames[: code.co_argcount]
-    annotations = getattr(function, "__annotations__", {}) or {}
-    return tuple(names), tuple(_is_constexpr(annotations.get(name)) for name in names)

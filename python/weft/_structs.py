@@ -113,85 +113,34 @@ class _DtypeProperty:
         return cached
 
 
-def _resolve_annotation(owner, annotation):
-    if isinstance(annotation, str):
-        import sys
-
-        module = sys.modules.get(owner.__module__)
-        annotation = eval(annotation, dict(vars(module)) if module else {})  # noqa: S307 (the user's own annotation)
-    return annotation
-
-
-_BUILTINS = {bool: "bool", int: "int32", float: "float32", complex: "complex64"}
-
-
-def _layout(owner, annotation):
-    """(NumPy dtype, alignment, size) of one field type, with the device layout."""
-    import numpy
-
-    from ._intrinsics import AtomicType
-
-    annotation = _resolve_annotation(owner, annotation)
-    if isinstance(annotation, AtomicType):
-        # weft::Atomic<T, N>: T aligned to max(N, T's alignment), its size rounded up to that.
-        dtype, align, size = _layout(owner, annotation.dtype)
-        if dtype.fields is not None or dtype.subdtype is not None or dtype.itemsize > 8:
-            raise TypeError(f"{owner.__name__}: {annotation!r} needs a number type of at most 8 bytes")
-        n = annotation.align  # 0: the dtype's own alignment
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0 or n > 256 or n & (n - 1):
-            raise TypeError(f"{owner.__name__}: the align= of {annotation!r} must be a power of two up to 256")
-        align = max(align, n)
-        return dtype, align, (size + align - 1) // align * align
-    if annotation in _BUILTINS:
-        dtype = numpy.dtype(_BUILTINS[annotation])
-        return dtype, dtype.itemsize, dtype.itemsize
-    info = getattr(annotation, "__weft_struct__", None)
-    if info is not None:
-        return annotation.dtype, _struct_align(annotation), annotation.dtype.itemsize
-    name = getattr(annotation, "__weft_name__", "")
-    if isinstance(name, str) and name.startswith("weft."):
-        short = name[len("weft."):]
-        if short == "WarpMask":  # a uint32 in device code
-            short = "uint32"
-        head, _, count = short.rpartition("x")
-        if head and count in ("1", "2", "3", "4"):
-            element = numpy.dtype("bool" if head == "bool_" else head)
-            n = int(count)
-            size = element.itemsize * n
-            align = min(size, 16) if n in (2, 4) else element.itemsize
-            return numpy.dtype((element, (n,))), align, (size + align - 1) // align * align
-        dtype = numpy.dtype("bool" if short == "bool_" else short)
-        return dtype, dtype.itemsize, dtype.itemsize
-    raise TypeError(f"{owner.__name__}: field type {annotation!r} has no NumPy dtype")
-
-
-def _struct_align(cls) -> int:
-    info = cls.__weft_struct__
-    align = info.align or 1
-    annotations = info.underlying.__dict__.get("__annotations__", {})
-    for field in info.fields:
-        align = max(align, _layout(cls, annotations[field])[1])
-    return align
-
-
 def _dtype_of(cls):
+    """The NumPy dtype of struct class `cls`, from the layout weft's C++ layout code computes
+    (sema resolves the fields from the class's source, as it does for device code)."""
+    from ._weft import struct_layout
+
+    if not struct_source(cls)[1]:
+        raise TypeError(f"{cls.__name__}: weft reads a struct's fields from its source code, which is not available "
+                        "(define the class in a file, not at the interactive prompt or with exec or type())")
+    return _numpy_dtype(struct_layout(cls), {"weft_struct": cls})
+
+
+def _numpy_dtype(layout, metadata=None):
+    """A NumPy structured dtype from struct_layout()'s description."""
     import numpy
 
-    info = cls.__weft_struct__
-    annotations = info.underlying.__dict__.get("__annotations__", {})
-    names, formats, offsets = [], [], []
-    offset, align = 0, info.align or 1
-    for field in info.fields:
-        dtype, field_align, field_size = _layout(cls, annotations[field])
-        offset = (offset + field_align - 1) // field_align * field_align
-        names.append(field)
-        formats.append(dtype)
-        offsets.append(offset)
-        offset += field_size
-        align = max(align, field_align)
-    size = max((offset + align - 1) // align * align, align if not names else 0)
-    return numpy.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size},
-                       metadata={"weft_struct": cls})
+    spec = {"names": layout["names"], "formats": [_numpy_format(f) for f in layout["formats"]],
+            "offsets": layout["offsets"], "itemsize": layout["itemsize"]}
+    return numpy.dtype(spec, metadata=metadata) if metadata else numpy.dtype(spec)
+
+
+def _numpy_format(member):
+    from ._types import NUMBER_TYPES
+
+    if isinstance(member, dict):
+        return _numpy_dtype(member)
+    if isinstance(member, tuple):
+        return (_numpy_format(member[0]), member[1])
+    return NUMBER_TYPES["bool_" if member == "bool" else member].dtype
 
 
 def struct(cls=None, /, **options):

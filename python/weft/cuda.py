@@ -20,7 +20,7 @@ the device and back around the launch; on the CPU target they are used in place.
 import re
 
 from . import _runtime
-from ._decorators import Function, kernel as _kernel
+from ._decorators import Function, _check_function
 from ._intrinsics import DeviceFunction, DeviceValue
 
 __all__ = [
@@ -113,7 +113,11 @@ class ClassicKernel:
     interop = False
 
     def __init__(self, function, signature, debug: bool, fastmath: bool):
-        self._kernel = _kernel(function, debug=debug, fastmath=fastmath)
+        from ._weft import Kernel
+
+        _check_function("cuda.jit", function)
+        # A signature declares the parameters' types as annotations do (docs/classic.md).
+        self._kernel = Kernel(function, debug, fastmath, False, None, None if signature is None else signature[1])
         self.underlying = function
         self.signature = signature
         self.__name__ = function.__name__
@@ -143,9 +147,6 @@ class _ClassicLaunch:
     def __call__(self, *args):
         import numpy as np
 
-        signature = self._kernel.signature
-        if signature is not None:
-            args = _apply_signature(self._kernel.__name__, signature, args, np)
         gpu = _runtime.runtime().default_target() == "gpu"
         copies = []
         if gpu:
@@ -166,26 +167,6 @@ class _ClassicLaunch:
         for host, device in copies:
             if host.flags.writeable:
                 host[...] = device.copy_to_host()
-
-
-def _apply_signature(name, signature, args, np):
-    _, parameters = signature
-    if len(args) != len(parameters):
-        raise TypeError(f"kernel '{name}' takes {len(parameters)} arguments ({len(args)} given)")
-    result = []
-    for index, (arg, (dtype, ndim)) in enumerate(zip(args, parameters)):
-        if ndim == 0:
-            result.append(np.dtype(dtype).type(arg))
-            continue
-        actual = getattr(arg, "dtype", None)
-        shape = getattr(arg, "shape", None)
-        if actual is None or shape is None or np.dtype(actual) != np.dtype(dtype) or len(shape) != ndim:
-            raise TypeError(
-                f"kernel '{name}', argument {index + 1}: the signature declares a {ndim}-d {dtype} array, got "
-                f"{type(arg).__name__}" + (f" of {np.dtype(actual)} with {len(shape)} dimensions" if actual is not None
-                                            and shape is not None else ""))
-        result.append(arg)
-    return result
 
 
 def jit(func_or_sig=None, device=False, **options):

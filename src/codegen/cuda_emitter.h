@@ -49,6 +49,16 @@ class CudaEmitter {
   // The C++ member name of element `index` of a tuple (f0, f1, ...) or field of a struct.
   std::string memberName(const types::Type* type, int index) const;
   std::string layoutAsserts(const std::string& cxxName, const types::Type* type);
+  // Field `index` of struct `type` read from the struct value `base` (a packed record's
+  // Unaligned member through weft::load).
+  std::string fieldRead(const std::string& base, const types::Type* type, int index);
+  // The braced initializer of struct `type` from its fields' values (a record's padding
+  // members take {}).
+  std::string structInitializer(const types::Type* type, const std::vector<std::string>& values);
+  // `r.pos[i]` of a record's sub-array field; and `weft::store(...)` of `value` into one
+  // (`target` an InlineElement of a record's field in memory).
+  std::string inlineElement(const sema::TypedExpr& expr);
+  std::string inlineStore(const sema::TypedExpr& target, const std::string& value);
   std::string localName(int local) const;
   std::string functionName(int function) const;
   std::string literal(const sema::TypedExpr& expr);

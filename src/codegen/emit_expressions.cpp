@@ -163,6 +163,7 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
     case TypedExprKind::TupleMake: return tupleMake(e);
     case TypedExprKind::VectorMake: return vectorMake(e);
     case TypedExprKind::VectorElement: return vectorElement(e);
+    case TypedExprKind::InlineElement: return inlineElement(e);
     case TypedExprKind::ArraySlice:
     case TypedExprKind::ArrayView:
     case TypedExprKind::ArrayReshape: return arrayView(e);
@@ -173,8 +174,7 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
       const Type* tuple = e.operands[0]->type;
       WEFT_CHECK(e.index >= 0 && static_cast<size_t>(e.index) < tuple->elements.size(),
                  "a tuple index out of range");
-      return convert("(" + expr(*e.operands[0]) + ")." + memberName(tuple, e.index), tuple->elements[e.index],
-                     e.type);
+      return convert(fieldRead(expr(*e.operands[0]), tuple, e.index), tuple->elements[e.index], e.type);
     }
   }
   WEFT_CHECK(false, "unknown expression kind");
@@ -384,12 +384,10 @@ std::string CudaEmitter::tupleMake(const TypedExpr& e) {
                  e.type->elements.size() == e.operands.size(),
              "a tuple of the wrong length");
   // Braced initializers evaluate left to right, as Python does.
-  std::string out = typeName(e.type) + "{";
-  for (size_t i = 0; i < e.operands.size(); ++i) {
-    if (i) out += ", ";
-    out += convert(expr(*e.operands[i]), e.operands[i]->type, e.type->elements[i]);
-  }
-  return out + "}";
+  std::vector<std::string> values;
+  for (size_t i = 0; i < e.operands.size(); ++i)
+    values.push_back(convert(expr(*e.operands[i]), e.operands[i]->type, e.type->elements[i]));
+  return typeName(e.type) + structInitializer(e.type, values);
 }
 
 }  // namespace weft::codegen

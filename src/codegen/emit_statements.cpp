@@ -53,8 +53,17 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
       return;
     }
     case TypedStmtKind::Store: {
-      WEFT_CHECK(stmt.operands.size() == 2 && stmt.operands[0]->kind == sema::TypedExprKind::ArrayElement,
+      WEFT_CHECK(stmt.operands.size() == 2 && (stmt.operands[0]->kind == sema::TypedExprKind::ArrayElement ||
+                                               stmt.operands[0]->kind == sema::TypedExprKind::InlineElement),
                  "Store needs an array element and a value");
+      if (stmt.operands[0]->kind == sema::TypedExprKind::InlineElement) {
+        // The value first, as Python evaluates it, then the place.
+        std::string value = freshTemp();
+        line(depth, "{ " + typeName(stmt.operands[0]->type) + " " + value + " = " +
+                        convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) +
+                        "; " + inlineStore(*stmt.operands[0], value) + "; }");
+        return;
+      }
       // C++17 evaluates the right operand of = first, as Python evaluates the value first.
       line(depth, expr(*stmt.operands[0]) + " = " +
                       convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) + ";");

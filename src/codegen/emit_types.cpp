@@ -76,6 +76,12 @@ std::string CudaEmitter::typeName(const Type* type) {
       noteScalar(type->scalar);
       usesVectors_ = true;
       return "weft::Vector<" + std::string(types::cxxName(type->scalar)) + ", " + std::to_string(type->size) + ">";
+    case TypeKind::InlineArray: {
+      noteScalar(type->scalar);
+      std::string name = "weft::InlineArray<" + std::string(types::cxxName(type->scalar));
+      for (int64_t extent : type->shape) name += ", " + std::to_string(extent);
+      return name + ">";
+    }
   }
   WEFT_CHECK(false, "unknown type kind");
   return {};

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "weft/device/fp16.h"
@@ -171,8 +172,10 @@ ConsumedTensors::~ConsumedTensors() {
 ArgumentConverter::~ArgumentConverter() {
   if (!Py_IsInitialized()) return;
   for (auto& [type, info] : types_) Py_DECREF(reinterpret_cast<PyObject*>(type));
+  forgetDtypes();
   Py_XDECREF(numpyArrayType_);
   Py_XDECREF(numpyGenericType_);
+  Py_XDECREF(numpyVoidType_);
   Py_XDECREF(numpyModule_);
 }
 
@@ -185,7 +188,13 @@ void ArgumentConverter::findNumpy() {
   numpyModule_ = numpy;
   numpyArrayType_ = PyObject_GetAttrString(numpy, "ndarray");
   numpyGenericType_ = PyObject_GetAttrString(numpy, "generic");
-  if (!numpyArrayType_ || !numpyGenericType_) PyErr_Clear();
+  numpyVoidType_ = PyObject_GetAttrString(numpy, "void");
+  if (!numpyArrayType_ || !numpyGenericType_ || !numpyVoidType_) PyErr_Clear();
+}
+
+bool ArgumentConverter::isHostVector(PyTypeObject* type) {
+  if (!hostVectorType_.is_valid()) hostVectorType_ = nb::module_::import_("weft._types").attr("Vector");
+  return type == reinterpret_cast<PyTypeObject*>(hostVectorType_.ptr());
 }
 
 const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
@@ -204,6 +213,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
     for (nb::handle field : fields) info.fieldNames.push_back(nb::borrow(field));
   } else if (type == &PyTuple_Type) {
     info.cls = ArgumentClass::Tuple;
+  } else if (isHostVector(type)) {
+    info.cls = ArgumentClass::Vector;
   } else if (type == Py_TYPE(Py_None)) {
     info.cls = ArgumentClass::None;
   } else if (type == &PyBool_Type) {
@@ -227,6 +238,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
                     offsetof(NumpyScalarFields, value) + static_cast<size_t>(types::byteSize(*kind))) {
       info.cls = ArgumentClass::NumpyScalar;
       info.scalar = *kind;
+    } else if (isSubtype(numpyVoidType_)) {
+      info.cls = ArgumentClass::NumpyRecord;
     }
   } else if (PyType_IsSubtype(type, &PyLong_Type)) {
     info.cls = ArgumentClass::Int;
@@ -271,11 +284,13 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
       result.imagValue = PyComplex_ImagAsDouble(value);
       return result;
     case ArgumentClass::NumpyScalar: return numpyScalar(value, info.scalar);
+    case ArgumentClass::NumpyRecord: return fromRecord(value, name);
     case ArgumentClass::None:
       result.kind = ArgumentValue::Kind::None;
       return result;
     case ArgumentClass::Struct:
     case ArgumentClass::Tuple: return fromStruct(value, info, name, target, stream, consumed);
+    case ArgumentClass::Vector: return fromVector(value, name, target, stream, consumed);
     case ArgumentClass::NumpyArray:
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromNumpyArray(value, name);
@@ -370,6 +385,26 @@ ArgumentValue ArgumentConverter::fromStruct(PyObject* value, const TypeInfo& inf
   return result;
 }
 
+ArgumentValue ArgumentConverter::fromVector(PyObject* value, const std::string& name, Target target,
+                                            uintptr_t stream, ConsumedTensors& consumed) {
+  nb::handle vector(value);
+  std::string dtype = nb::cast<std::string>(vector.attr("dtype").attr("name"));
+  std::optional<ScalarKind> kind = types::scalarFromName(dtype);
+  if (!kind) typeError(name, "a host vector of dtype '" + dtype + "' cannot be passed to a kernel");
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Aggregate;
+  result.vector = true;
+  result.scalar = *kind;
+  size_t index = 0;
+  for (nb::handle element : vector.attr("_elements")) {
+    result.members.push_back(
+        convert(element.ptr(), name + "[" + std::to_string(index++) + "]", target, stream, consumed));
+    if (result.members.back().kind != ArgumentValue::Kind::Scalar || result.members.back().scalar != *kind)
+      typeError(name, "a host vector's components must be NumPy scalars of its dtype " + dtype);
+  }
+  return result;
+}
+
 ArgumentValue ArgumentConverter::fromStructuredArray(PyObject* value, const std::string& name) {
   auto* fields = reinterpret_cast<NumpyArrayFields*>(value);
   nb::handle dtype(fields->descr);
@@ -397,8 +432,6 @@ ArgumentValue ArgumentConverter::fromStructuredArray(PyObject* value, const std:
 std::shared_ptr<sema::StructSource> ArgumentConverter::structElement(nb::handle dtype, const std::string& name) {
   if (dtype.attr("names").is_none())
     typeError(name, "arrays of this dtype are not supported; use a number dtype or a structured dtype");
-  int64_t itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
-  std::shared_ptr<sema::StructSource> element;
   nb::object metadata = dtype.attr("metadata");  // a mappingproxy, or None
   nb::object structClass;
   if (!metadata.is_none() && PyMapping_HasKeyString(metadata.ptr(), "weft_struct"))
@@ -407,47 +440,176 @@ std::shared_ptr<sema::StructSource> ArgumentConverter::structElement(nb::handle 
     // S.dtype: laid out as the struct by construction.
     const TypeInfo& info = classify(reinterpret_cast<PyTypeObject*>(structClass.ptr()));
     if (info.cls != ArgumentClass::Struct) typeError(name, "its dtype's 'weft_struct' metadata is not a @struct class");
-    element = info.structSource;
-  } else {
-    std::string description = nb::cast<std::string>(nb::repr(dtype));
-    auto found = records_.find(description);
-    if (found != records_.end()) {
-      element = found->second;
-    } else {
-      // A record: scalar fields that must sit where a C struct puts them (numpy's align=True).
-      auto record = std::make_shared<sema::StructSource>();
-      record->name = "record";
-      int64_t offset = 0;
-      int64_t align = 1;
-      nb::object dtypeFields = dtype.attr("fields");
-      for (nb::handle fieldName : dtype.attr("names")) {
-        nb::object entry = dtypeFields[fieldName];
-        nb::object fieldType = entry[0];
-        int64_t fieldOffset = nb::cast<int64_t>(entry[1]);
-        std::string dtypeName = nb::cast<std::string>(fieldType.attr("name"));
-        std::optional<ScalarKind> kind = types::scalarFromName(dtypeName);
-        if (!kind || !fieldType.attr("names").is_none() || nb::cast<int64_t>(fieldType.attr("ndim")) != 0)
-          typeError(name, "field '" + nb::cast<std::string>(fieldName) + "' of its structured dtype has dtype '" +
-                              dtypeName + "'; record fields must be numbers (or use a @struct class's S.dtype)");
-        int64_t size = types::byteSize(*kind);
-        offset = (offset + size - 1) / size * size;
-        if (fieldOffset != offset)
-          typeError(name, "its structured dtype is not laid out as a C struct (field '" +
-                              nb::cast<std::string>(fieldName) + "' is at byte " + std::to_string(fieldOffset) +
-                              ", not " + std::to_string(offset) + "); make it with numpy.dtype(..., align=True)");
-        offset += size;
-        align = std::max(align, size);
-        record->fields.emplace_back(nb::cast<std::string>(fieldName), types::pythonName(*kind));
-      }
-      if ((offset + align - 1) / align * align != itemSize)
-        typeError(name, "its structured dtype's itemsize " + std::to_string(itemSize) +
-                            " is not that of a C struct of its fields; make it with numpy.dtype(..., align=True)");
-      record->identity = std::hash<std::string>{}(description);
-      records_.emplace(description, record);
-      element = record;
-    }
+    return info.structSource;
   }
-  return element;
+  return recordFromDtype(dtype, name);
+}
+
+namespace {
+
+// A record is its layout: two descriptions of the same fields at the same offsets (a NumPy
+// dtype, an array interface's descr) are one record type. The layout's text identifies it.
+std::string recordLayout(const sema::StructSource& record) {
+  std::string layout = std::to_string(record.itemSize) + "{";
+  for (const sema::RecordField& field : record.fields) {
+    layout += field.name + "@" + std::to_string(field.offset) + ":" + field.dtype;
+    for (int64_t extent : field.shape) layout += "[" + std::to_string(extent) + "]";
+    if (field.record != nullptr) layout += "#" + std::to_string(field.record->identity);
+    layout += ";";
+  }
+  return layout + "}";
+}
+
+// The dtype objects remembered before the cache starts over (a program making dtypes in a
+// loop must not grow it without bound).
+constexpr size_t kMaxRememberedDtypes = 1024;
+
+}  // namespace
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::internRecord(
+    std::shared_ptr<sema::StructSource> record) {
+  std::string layout = recordLayout(*record);
+  auto found = records_.find(layout);
+  if (found != records_.end()) return found->second;
+  record->identity = std::hash<std::string>{}(layout);
+  return records_.emplace(layout, std::move(record)).first->second;
+}
+
+void ArgumentConverter::forgetDtypes() {
+  for (auto& [dtype, record] : recordsByDtype_) Py_DECREF(dtype);
+  recordsByDtype_.clear();
+}
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDtype(nb::handle dtype,
+                                                                       const std::string& name) {
+  auto found = recordsByDtype_.find(dtype.ptr());
+  if (found != recordsByDtype_.end()) return found->second;
+  auto record = std::make_shared<sema::StructSource>();
+  record->name = "record";
+  record->itemSize = nb::cast<uint64_t>(dtype.attr("itemsize"));
+  nb::object fields = dtype.attr("fields");
+  for (nb::handle fieldName : dtype.attr("names")) {
+    nb::object entry = fields[fieldName];
+    sema::RecordField& field = record->fields.emplace_back();
+    field.name = nb::cast<std::string>(fieldName);
+    field.offset = nb::cast<uint64_t>(entry[1]);
+    nb::object element = entry[0];
+    nb::object subarray = element.attr("subdtype");  // (base dtype, shape) of a sub-array field
+    if (!subarray.is_none()) {
+      element = subarray[0];
+      for (nb::handle extent : subarray[1]) field.shape.push_back(nb::cast<int64_t>(extent));
+    }
+    if (!element.attr("names").is_none()) {
+      field.record = structElement(element, name);
+      continue;
+    }
+    if (nb::cast<std::string>(element.attr("byteorder")) == ">")
+      typeError(name, "field '" + field.name +
+                          "' of its structured dtype is big-endian; convert the array to native byte order");
+    field.dtype = nb::cast<std::string>(element.attr("name"));
+  }
+  std::shared_ptr<sema::StructSource> interned = internRecord(std::move(record));
+  if (recordsByDtype_.size() >= kMaxRememberedDtypes) forgetDtypes();
+  Py_INCREF(dtype.ptr());
+  recordsByDtype_.emplace(dtype.ptr(), interned);
+  return interned;
+}
+
+namespace {
+
+// The dtype name of a field's typestr ("<f4": "float32"); a typestr of no number type stays as
+// it is, for sema to report.
+std::string typestrDtype(const std::string& typestr, const std::string& name) {
+  try {
+    return types::pythonName(scalarFromTypestr(typestr, name));
+  } catch (const LaunchError&) {
+    return typestr;
+  }
+}
+
+// Reads the fields of an array interface's `descr` into `record` (nested records interned
+// by `intern`); returns the bytes they take, padding included.
+uint64_t readDescr(
+    nb::handle descr, sema::StructSource& record, const std::string& name,
+    const std::function<std::shared_ptr<sema::StructSource>(std::shared_ptr<sema::StructSource>)>& intern) {
+  if (!PyList_Check(descr.ptr())) typeError(name, "its array interface's 'descr' is not a list of fields");
+  uint64_t offset = 0;
+  for (nb::handle entry : descr) {
+    if (!PyTuple_Check(entry.ptr()) || PyTuple_GET_SIZE(entry.ptr()) < 2 || PyTuple_GET_SIZE(entry.ptr()) > 3)
+      typeError(name, "its array interface's 'descr' has an entry that is not (name, format[, shape])");
+    nb::handle fieldName = entry[0];
+    if (PyTuple_Check(fieldName.ptr())) fieldName = fieldName[1];  // (title, name)
+    std::vector<int64_t> shape;
+    uint64_t count = 1;
+    if (PyTuple_GET_SIZE(entry.ptr()) == 3) {
+      nb::handle extents = entry[2];
+      if (PyLong_Check(extents.ptr())) {
+        shape.push_back(nb::cast<int64_t>(extents));
+      } else {
+        for (nb::handle extent : extents) shape.push_back(nb::cast<int64_t>(extent));
+      }
+      for (int64_t extent : shape) count *= extent > 0 ? static_cast<uint64_t>(extent) : 0;
+    }
+    nb::handle format = entry[1];
+    sema::RecordField field;
+    field.name = nb::cast<std::string>(nb::str(fieldName));
+    field.offset = offset;
+    field.shape = shape;
+    uint64_t bytes = 0;
+    if (PyList_Check(format.ptr())) {
+      auto nested = std::make_shared<sema::StructSource>();
+      nested->name = "record";
+      nested->itemSize = readDescr(format, *nested, name, intern);
+      bytes = nested->itemSize;
+      field.record = intern(std::move(nested));
+    } else {
+      std::string typestr = nb::cast<std::string>(format);
+      bytes = typestr.size() >= 3 ? static_cast<uint64_t>(std::atoll(typestr.c_str() + 2)) : 0;
+      // Unnamed void bytes are padding.
+      if (field.name.empty() && typestr.size() >= 2 && typestr[1] == 'V') {
+        offset += bytes * count;
+        continue;
+      }
+      if (typestr.size() >= 2 && typestr[0] == '>')
+        typeError(name, "field '" + field.name + "' of its records is big-endian; use native byte order");
+      field.dtype = typestrDtype(typestr, name);
+    }
+    offset += bytes * count;
+    record.fields.push_back(std::move(field));
+  }
+  return offset;
+}
+
+}  // namespace
+
+std::shared_ptr<sema::StructSource> ArgumentConverter::recordFromDescr(nb::handle descr, int64_t itemSize,
+                                                                       const std::string& name) {
+  std::string description = std::to_string(itemSize) + " " + nb::cast<std::string>(nb::repr(descr));
+  auto found = recordsByDescr_.find(description);
+  if (found != recordsByDescr_.end()) return found->second;
+  auto record = std::make_shared<sema::StructSource>();
+  record->name = "record";
+  record->itemSize = static_cast<uint64_t>(itemSize);
+  readDescr(descr, *record, name,
+            [&](std::shared_ptr<sema::StructSource> nested) { return internRecord(std::move(nested)); });
+  return recordsByDescr_.emplace(description, internRecord(std::move(record))).first->second;
+}
+
+ArgumentValue ArgumentConverter::fromRecord(PyObject* value, const std::string& name) {
+  nb::handle record(value);
+  nb::object dtype = record.attr("dtype");
+  if (dtype.attr("names").is_none())
+    typeError(
+        name,
+        "a numpy.void without fields cannot be passed to a kernel; pass a record of a structured dtype");
+  ArgumentValue result;
+  result.kind = ArgumentValue::Kind::Aggregate;
+  result.structSource = structElement(dtype, name);
+  // Its bytes, where the numpy.void (alive for the launch, as an argument) keeps them.
+  nb::object interface = record.attr("__array_interface__");
+  result.array.data = reinterpret_cast<void*>(nb::cast<uintptr_t>(interface["data"][0]));
+  result.array.itemSize = nb::cast<int64_t>(dtype.attr("itemsize"));
+  return result;
 }
 
 ArgumentValue ArgumentConverter::fromDLPack(PyObject* value, const std::string& name, Target target,
@@ -526,7 +688,23 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   ArgumentValue result;
   result.kind = ArgumentValue::Kind::Array;
   runtime::ArrayValue& array = result.array;
-  array.dtype = scalarFromTypestr(PyUnicode_AsUTF8(typestr), name);
+  const char* typestrText = PyUnicode_AsUTF8(typestr);
+  if (!typestrText) throw nb::python_error();
+  std::string type = typestrText;
+  int64_t itemSize = 0;
+  if (type.size() >= 3 && type[1] == 'V') {
+    // Records ('|V28' with a 'descr' of their fields, as CuPy gives a structured array's).
+    itemSize = std::atoll(type.c_str() + 2);
+    PyObject* descr = PyDict_GetItemString(dict, "descr");
+    if (!descr || itemSize <= 0)
+      typeError(name, std::string(attribute) + " describes records ('" + type +
+                          "') without their fields ('descr')");
+    array.elementStruct = recordFromDescr(descr, itemSize, name);
+    array.itemSize = itemSize;
+  } else {
+    array.dtype = scalarFromTypestr(type, name);
+    itemSize = types::byteSize(array.dtype);
+  }
   array.data = reinterpret_cast<void*>(
       static_cast<uintptr_t>(requireInt(PyTuple_GET_ITEM(data, 0), name, "data pointer")));
   array.ndim = static_cast<int>(ndim);
@@ -538,7 +716,6 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   } else {
     if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim)
       typeError(name, std::string(attribute) + "['strides'] must be None or a tuple as long as the shape");
-    int64_t itemSize = types::byteSize(array.dtype);
     for (Py_ssize_t d = 0; d < ndim; ++d) {
       int64_t bytes = requireInt(PyTuple_GET_ITEM(strides, d), name, "strides");
       if (bytes % itemSize != 0)

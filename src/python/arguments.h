@@ -74,6 +74,7 @@ enum class ArgumentClass : uint8_t {
   Float,
   Complex,             // the builtin types
   NumpyScalar,         // a NumPy scalar type (`scalar` holds its kind)
+  NumpyRecord,         // numpy.void: one element of a structured array (a record or S.dtype struct)
   NumpyArray,          // numpy.ndarray or a subclass: read through NumPy's C struct
   DeviceArray,         // weft.DeviceArray (DeviceArrayBase)
   DLPack,              // has __dlpack__
@@ -81,6 +82,7 @@ enum class ArgumentClass : uint8_t {
   ArrayInterface,      // has __array_interface__
   Struct,              // an instance of a @struct class (`structSource`, `fieldNames`)
   Tuple,               // a Python tuple (a heterogeneous tuple argument)
+  Vector,              // weft's host vector (weft.float32x4(...)): a vector argument
   None,                // None: NoneType, passed as a null void*
   Unsupported,
 };
@@ -111,14 +113,29 @@ class ArgumentConverter {
 
  private:
   const TypeInfo& classify(PyTypeObject* type);
+  bool isHostVector(PyTypeObject* type);
   runtime::ArgumentValue fromNumpyArray(PyObject* value, const std::string& name);
   // An array of a NumPy structured dtype: its elements are the dtype's @struct class (from the
   // dtype's metadata, as S.dtype makes it) or an anonymous record of its fields.
   runtime::ArgumentValue fromStructuredArray(PyObject* value, const std::string& name);
-  // The struct of a structured dtype's elements (checked to be laid out as a C struct).
+  // The struct of a structured dtype's elements: the @struct class of S.dtype (its metadata),
+  // else a record of the dtype's fields (sema checks and lays it out).
   std::shared_ptr<sema::StructSource> structElement(nb::handle dtype, const std::string& name);
+  // The record of a structured dtype of no @struct class: its fields (numbers, sub-arrays,
+  // nested records or @struct S.dtypes) at their offsets, and its itemsize; cached by the
+  // dtype object (a repr would not show a nested S.dtype's class).
+  std::shared_ptr<sema::StructSource> recordFromDtype(nb::handle dtype, const std::string& name);
+  // The record an array interface describes: `descr` ([(name, typestr or descr[, shape]),
+  // ...], padding named '') of `itemSize` bytes (typestr '|V<itemSize>').
+  std::shared_ptr<sema::StructSource> recordFromDescr(nb::handle descr, int64_t itemSize,
+                                                      const std::string& name);
+  // A numpy.void of a structured dtype: the record (or @struct) by value, from its bytes.
+  runtime::ArgumentValue fromRecord(PyObject* value, const std::string& name);
   runtime::ArgumentValue fromStruct(PyObject* value, const TypeInfo& info, const std::string& name,
                                     runtime::Target target, uintptr_t stream, ConsumedTensors& consumed);
+  // A host vector: its components, converted as numbers of its dtype.
+  runtime::ArgumentValue fromVector(PyObject* value, const std::string& name, runtime::Target target,
+                                    uintptr_t stream, ConsumedTensors& consumed);
   runtime::ArgumentValue fromDLPack(PyObject* value, const std::string& name, runtime::Target target,
                                     uintptr_t stream, ConsumedTensors& consumed);
   runtime::ArgumentValue fromInterface(PyObject* value, const std::string& name, bool cuda);
@@ -128,12 +145,20 @@ class ArgumentConverter {
   nb::object dlpackName_;                              // "__dlpack__", made once for the vectorcall
   nb::object streamKeyword_;                           // ("stream",)
   std::unordered_map<PyTypeObject*, TypeInfo> types_;  // holds a reference to each key
-  // Anonymous records by their dtype's repr (names, formats, offsets, itemsize).
+  // Records by layout (one StructSource per layout, see identifyRecord), by array interface
+  // description, and by dtype object (holding a reference to each key; bounded).
   std::unordered_map<std::string, std::shared_ptr<sema::StructSource>> records_;
+  std::unordered_map<std::string, std::shared_ptr<sema::StructSource>> recordsByDescr_;
+  std::unordered_map<PyObject*, std::shared_ptr<sema::StructSource>> recordsByDtype_;
+  // Makes `record` (described, not yet identified) the one record of its layout.
+  std::shared_ptr<sema::StructSource> internRecord(std::shared_ptr<sema::StructSource> record);
+  void forgetDtypes();
   bool numpySearched_ = false;
   PyObject* numpyArrayType_ = nullptr;
   PyObject* numpyGenericType_ = nullptr;
+  PyObject* numpyVoidType_ = nullptr;
   PyObject* numpyModule_ = nullptr;
+  nb::object hostVectorType_;  // weft._types.Vector, looked up on first use
 };
 
 // An array interface typestr ("<f4") -> scalar kind; throws LaunchError naming parameter `name`.

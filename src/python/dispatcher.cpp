@@ -1,6 +1,9 @@
 #include "python/dispatcher.h"
 
 #include <cstring>
+#include <optional>
+
+#include "sema/sema.h"
 
 namespace weft::python {
 namespace {
@@ -61,25 +64,34 @@ const types::Type* constantType(const ConstValue& value, types::TypeContext& typ
   return nullptr;
 }
 
-// The struct type of `source` for an argument; raises CompileError when its definition is
-// malformed.
-const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& source, types::TypeContext& types) {
+// The struct type of `source` for argument `name`: a malformed @struct definition raises
+// CompileError (it points at the class); a NumPy record device code cannot use, a TypeError
+// naming the parameter.
+const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& source,
+                                  types::TypeContext& types, const std::string& kernel,
+                                  const std::string& name) {
   SourceManager sources;
   Diagnostics diagnostics(sources);
   const types::Type* type = sema::resolveStruct(source, types, sources, diagnostics);
-  if (type == nullptr) raiseCompileError(diagnostics.detach());
-  return type;
+  if (type != nullptr) return type;
+  if (!source->fileText.empty() || source->globals != nullptr) raiseCompileError(diagnostics.detach());
+  std::string message = "kernel '" + kernel + "', parameter '" + name + "': ";
+  for (const Diagnostic& diagnostic : diagnostics.all()) message += diagnostic.message;
+  throw runtime::LaunchError(runtime::LaunchError::Kind::Type, message);
 }
 
-const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types) {
+const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types,
+                                const std::string& kernel, const std::string& name) {
   if (value.kind == ArgumentValue::Kind::Array && value.array.elementStruct)
-    return types.array(argumentStruct(value.array.elementStruct, types), value.array.ndim);
+    return types.array(argumentStruct(value.array.elementStruct, types, kernel, name), value.array.ndim);
   if (value.kind == ArgumentValue::Kind::Array) return types.array(value.array.dtype, value.array.ndim);
   if (value.kind == ArgumentValue::Kind::None) return types.none();
   if (value.kind == ArgumentValue::Kind::Aggregate) {
-    if (value.structSource) return argumentStruct(value.structSource, types);
+    if (value.vector) return types.vector(value.scalar, static_cast<int>(value.members.size()));
+    if (value.structSource) return argumentStruct(value.structSource, types, kernel, name);
     std::vector<const types::Type*> members;
-    for (const ArgumentValue& member : value.members) members.push_back(argumentType(member, types));
+    for (size_t i = 0; i < value.members.size(); ++i)
+      members.push_back(argumentType(value.members[i], types, kernel, name + "[" + std::to_string(i) + "]"));
     return types.tuple(members);
   }
   return types.scalar(value.scalar);
@@ -95,6 +107,7 @@ void appendArgumentKey(std::string& key, const ArgumentValue& value) {
       value.kind == ArgumentValue::Kind::Array ? value.array.elementStruct.get() : value.structSource.get();
   if (source != nullptr) key.append(reinterpret_cast<const char*>(&source->identity), sizeof source->identity);
   if (value.kind == ArgumentValue::Kind::Aggregate) {
+    key.push_back(value.vector ? 'v' : 't');
     key.push_back(static_cast<char>(value.members.size()));
     for (const ArgumentValue& member : value.members) appendArgumentKey(key, member);
   }
@@ -151,17 +164,17 @@ PyType_Slot configuredKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(call
 }  // namespace
 
 Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_,
-               std::optional<bool> boundsCheck)
+               std::optional<bool> boundsCheck, nb::object signature)
     : function(std::move(function_)),
       options(runtime::kernelOptions(debug, fastMath, boundsCheck)),
-      interop(interop_) {
+      interop(interop_),
+      signature_(std::move(signature)) {
   name_ = nb::cast<std::string>(function.attr("__name__"));
 }
 
 void Kernel::prepare() {
   nb::module_ runtimeModule = nb::module_::import_("weft._runtime");
   nb::object runtimeObject = runtimeModule.attr("runtime")();
-  nb::object parameters = runtimeModule.attr("parameters")(function);
   std::shared_ptr<sema::FunctionSource> source =
       functionSource(function, sema::FunctionSource::Decorator::Kernel, interop);
   if (!source)
@@ -169,15 +182,51 @@ void Kernel::prepare() {
                    "cannot compile kernel '" + name_ +
                        "': its source code is not available (kernels must be defined in a file, "
                        "not typed at the interactive prompt or made by exec)");
+  auto* runtime = nb::inst_ptr<PythonRuntime>(runtimeObject);
   std::vector<std::string> names;
-  for (nb::handle name : parameters[0]) names.push_back(nb::cast<std::string>(name));
   std::vector<bool> constExpr;
-  for (nb::handle flag : parameters[1]) constExpr.push_back(nb::cast<bool>(flag));
-  runtime_ = nb::inst_ptr<PythonRuntime>(runtimeObject);
+  std::vector<const types::Type*> declared;
+  {
+    auto lock = runtime->lockFrontEnd();
+    types::TypeContext& types = runtime->compiler().types();
+    SourceManager sources;
+    Diagnostics diagnostics(sources);
+    std::optional<std::vector<sema::ParameterDescription>> described =
+        sema::describeParameters(*source, types, sources, diagnostics);
+    if (!described) raiseWeftError("CompileError", diagnostics.render());
+    for (const sema::ParameterDescription& parameter : *described) {
+      names.push_back(parameter.name);
+      constExpr.push_back(parameter.kind == sema::ParameterDescription::Kind::ConstExpr);
+      declared.push_back(parameter.kind == sema::ParameterDescription::Kind::Typed ? parameter.type
+                                                                                   : nullptr);
+    }
+    if (!signature_.is_none()) declared = signatureTypes(names.size(), types);
+  }
+  runtime_ = runtime;
   runtimeObject_ = std::move(runtimeObject);
   parameterNames_ = std::move(names);
   constExpr_ = std::move(constExpr);
+  declared_ = std::move(declared);
   source_ = std::move(source);
+}
+
+std::vector<const types::Type*> Kernel::signatureTypes(size_t parameters, types::TypeContext& types) const {
+  size_t count = nb::len(signature_);
+  if (count != parameters)
+    throw nb::type_error(("kernel '" + name_ + "' has " + std::to_string(parameters) +
+                          " parameters but its signature declares " + std::to_string(count))
+                             .c_str());
+  std::vector<const types::Type*> declared;
+  for (nb::handle entry : signature_) {
+    std::string dtype = nb::cast<std::string>(entry[0]);
+    int ndim = nb::cast<int>(entry[1]);
+    std::optional<types::ScalarKind> kind = types::scalarFromName(dtype);
+    if (!kind || ndim < 0 || ndim > 8)
+      throw nb::type_error(
+          ("kernel '" + name_ + "': its signature declares an unsupported type " + dtype).c_str());
+    declared.push_back(ndim == 0 ? types.scalar(*kind) : types.array(*kind, ndim));
+  }
+  return declared;
 }
 
 bool Kernel::globalsUnchanged(Specialization& specialization) {
@@ -214,7 +263,10 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
       info.type = constantType(constant, types);
       info.constant = std::move(constant);
     } else {
-      info.type = argumentType(values[i], types);
+      // A declared parameter has its declared type whatever the argument; packing the argument
+      // converts a number to it and rejects anything else with a TypeError.
+      info.type =
+          declared_[i] != nullptr ? declared_[i] : argumentType(values[i], types, name_, parameterNames_[i]);
     }
     request.entries[0].arguments.push_back(std::move(info));
   }
@@ -265,7 +317,8 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
       continue;
     }
     values[i] = converter.convert(args[i], parameterNames_[i], target, stream, consumed);
-    appendArgumentKey(key, values[i]);
+    // A declared type is the same for every launch: it is not part of the key.
+    if (declared_[i] == nullptr) appendArgumentKey(key, values[i]);
   }
   for (auto it = specializations_.begin(); it != specializations_.end(); ++it) {
     if ((*it)->key != key) continue;
@@ -349,9 +402,9 @@ void bindKernels(nb::module_& module) {
       module, "Kernel",
       "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)",
       nb::type_slots(kernelSlots))
-      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>>(), nb::arg("function"),
+      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>, nb::object>(), nb::arg("function"),
            nb::arg("debug") = false, nb::arg("fastmath") = false, nb::arg("interop") = false,
-           nb::arg("boundscheck") = nb::none())
+           nb::arg("boundscheck") = nb::none(), nb::arg("signature") = nb::none())
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("__wrapped__", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("debug", [](Kernel& kernel) { return kernel.options.debug; })

@@ -41,7 +41,10 @@ struct Specialization {
 class Kernel {
  public:
   // The options are the decorator's; the environment may override some (runtime::kernelOptions).
-  Kernel(nb::object function, bool debug, bool fastMath, bool interop, std::optional<bool> boundsCheck);
+  // `signature`: None, or per parameter a (dtype name, ndim) pair that declares its type as an
+  // annotation would (the classic front's `cuda.jit("void(float32[:], int32)")`).
+  Kernel(nb::object function, bool debug, bool fastMath, bool interop, std::optional<bool> boundsCheck,
+         nb::object signature);
   // Converts `args` (one value per positional argument; the runtime skips ConstExpr ones) and
   // launches with `config` on `target` (None: the default target).
   void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);
@@ -55,8 +58,10 @@ class Kernel {
   bool interop = false;
 
  private:
-  // First use: the runtime, the parameters, and the kernel's own source.
+  // First use: the runtime, the kernel's own source, and its parameters as sema describes them.
   void prepare();
+  // The types `signature_` declares, one per parameter (TypeError when it does not fit them).
+  std::vector<const types::Type*> signatureTypes(size_t parameters, types::TypeContext& types) const;
   // The specialization for `args` (converted into `values`), compiling it on a miss.
   std::shared_ptr<Specialization> specialize(PyObject* const* args, size_t count, runtime::Target target,
                                              uintptr_t stream, std::vector<runtime::ArgumentValue>& values,
@@ -68,8 +73,12 @@ class Kernel {
   nb::object runtimeObject_;
   PythonRuntime* runtime_ = nullptr;
   std::string name_;
+  nb::object signature_;
   std::vector<std::string> parameterNames_;
   std::vector<bool> constExpr_;
+  // Per parameter, the type its annotation (or the signature) declares; nullptr: the argument's
+  // own type decides (a specialization per argument type).
+  std::vector<const types::Type*> declared_;
   std::shared_ptr<sema::FunctionSource> source_;
   std::vector<std::shared_ptr<Specialization>> specializations_;
   size_t compileCount_ = 0;

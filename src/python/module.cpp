@@ -8,6 +8,7 @@
 #include "python/arguments.h"
 #include "python/dispatcher.h"
 #include "python/python_runtime.h"
+#include "python/struct_layouts.h"
 #include "sema/targets.h"
 #include "syntax/syntax.h"
 #include "types/type.h"
@@ -296,6 +297,7 @@ NB_MODULE(_weft, module) {
   bindRuntime(module);
   bindKernels(module);
   bindTargets(module);
+  bindStructLayouts(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a weft.DeviceArray (GPU or CPU memory)");
   module.def("scalar_kinds", &scalarKinds,
              "weft's number types in ScalarKind order, one dict each: name, attribute, category (B S U F C), "

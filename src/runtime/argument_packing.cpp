@@ -26,6 +26,8 @@ std::string describeArgument(const ArgumentValue& argument) {
   if (argument.kind == ArgumentValue::Kind::Array)
     return std::string("array(") + types::pythonName(argument.array.dtype) + ", " +
            std::to_string(argument.array.ndim) + "d)";
+  if (argument.kind == ArgumentValue::Kind::Aggregate && argument.vector)
+    return types::pythonName(argument.scalar) + std::string("x") + std::to_string(argument.members.size());
   if (argument.kind == ArgumentValue::Kind::Aggregate)
     return argument.structSource ? "struct " + argument.structSource->name
                                  : "a tuple of " + std::to_string(argument.members.size());
@@ -98,9 +100,10 @@ ParameterLayout::ParameterLayout(std::string kernelName, const FrontEndResult& f
   const std::vector<const types::Type*>& parameterTypes = frontEnd.parameterTypes;
   for (size_t i = 0; i < parameterTypes.size(); ++i) {
     const types::Type* type = parameterTypes[i];
-    WEFT_CHECK(type && (type->isScalar() || type->isArray() || type->isStruct() || type->kind == types::TypeKind::Tuple ||
-                        type->kind == types::TypeKind::None),
-               "kernel '" + kernelName_ + "' has a parameter that is not a scalar, array, tuple, struct or None");
+    WEFT_CHECK(type && (type->isScalar() || type->isArray() || type->isStruct() || type->isVector() ||
+                        type->kind == types::TypeKind::Tuple || type->kind == types::TypeKind::None),
+               "kernel '" + kernelName_ +
+                   "' has a parameter that is not a scalar, array, vector, tuple, struct or None");
     size_t alignment = alignmentOf(type);
     bytes_ = (bytes_ + alignment - 1) / alignment * alignment;
     std::string name = i < frontEnd.parameterNames.size() ? frontEnd.parameterNames[i] : "#" + std::to_string(i + 1);
@@ -132,11 +135,25 @@ ParameterLayout::Slot ParameterLayout::makeSlot(const types::Type* type, std::st
     WEFT_CHECK(type->element->isStruct(), "an array parameter of " + types::toString(type->element) + " elements");
     slot.structIdentity = type->element->identity;
   }
+  if (type->isVector()) {
+    // Its components one after the other: a tuple of that many numbers packs into it too.
+    slot.isAggregate = true;
+    size_t bytes = static_cast<size_t>(types::byteSize(type->scalar));
+    for (int i = 0; i < type->size; ++i) {
+      Slot& component = slot.members.emplace_back();
+      component.scalar = type->scalar;
+      component.typeName = types::pythonName(type->scalar);
+      component.name = slot.name + "[" + std::to_string(i) + "]";
+      component.offset = bytes * static_cast<size_t>(i);
+    }
+  }
   if (type->isStruct() || type->kind == types::TypeKind::Tuple) {
     slot.isAggregate = true;
     slot.structIdentity = type->isStruct() ? type->identity : 0;
     types::Layout layout = types::layoutOf(type);
-    for (size_t i = 0; i < type->elements.size(); ++i) {
+    slot.bytes = static_cast<size_t>(layout.size);
+    slot.isRecord = type->isRecord();
+    for (size_t i = 0; i < type->elements.size() && !slot.isRecord; ++i) {
       std::string member = type->isStruct() ? slot.name + "." + type->fieldNames[i] : slot.name + "[" + std::to_string(i) + "]";
       slot.members.push_back(makeSlot(type->elements[i], std::move(member), static_cast<size_t>(layout.offsets[i])));
     }
@@ -156,10 +173,18 @@ void ParameterLayout::packValue(const Slot& slot, const ArgumentValue& argument,
 
 void ParameterLayout::packAggregate(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const {
   bool isStruct = slot.structIdentity != 0;
-  bool matches = argument.kind == ArgumentValue::Kind::Aggregate && argument.members.size() == slot.members.size() &&
+  bool whole = argument.array.data != nullptr;
+  bool matches = argument.kind == ArgumentValue::Kind::Aggregate &&
+                 (whole ? static_cast<size_t>(argument.array.itemSize) == slot.bytes
+                        : argument.members.size() == slot.members.size() && !slot.isRecord) &&
                  (isStruct ? argument.structSource && argument.structSource->identity == slot.structIdentity
                            : !argument.structSource);
   if (!matches) fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
+  if (whole) {
+    // A NumPy record (numpy.void): its bytes are the struct's machine representation.
+    std::memcpy(destination, argument.array.data, slot.bytes);
+    return;
+  }
   for (size_t i = 0; i < slot.members.size(); ++i)
     packValue(slot.members[i], argument.members[i], destination + slot.members[i].offset);
 }

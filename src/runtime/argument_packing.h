@@ -48,6 +48,8 @@ class ParameterLayout {
     size_t offset = 0;         // a member: from the start of its aggregate
     bool isAggregate = false;  // a tuple or struct: `members`, laid out as types::layoutOf says
     std::vector<Slot> members;
+    size_t bytes = 0;              // an aggregate's size: a NumPy record argument is copied whole
+    bool isRecord = false;         // a NumPy record's type: only a record argument (bytes) fits
     uint64_t structIdentity = 0;   // a struct, or an array's struct elements: the class (0: none)
   };
   static Slot makeSlot(const types::Type* type, std::string name, size_t offset);

@@ -90,6 +90,9 @@ struct ArgumentValue {
   ArrayValue array;
   std::vector<ArgumentValue> members;                // Aggregate
   std::shared_ptr<sema::StructSource> structSource;  // Aggregate: the struct class
+  bool vector = false;  // Aggregate: a host vector (weft.float32x4(...)) of `members`, each of kind `scalar`
+  // An Aggregate with no `members` whose `array.data` is set is a NumPy record (numpy.void) of
+  // `structSource`: its `array.itemSize` bytes there, kept alive by the caller during the launch.
 };
 
 struct LaunchConfig {

@@ -1,8 +1,9 @@
 // Type annotations: `device.float32`, `int`, `device.float32x4`, `device.float32[:, :]`, a
 // @struct class, `tuple[device.int32, device.float32]`, `ConstExpr`, `ConstExpr[device.int32]`,
 // and a struct field's `device.Atomic(int, align=16)`, resolved in a function's (or struct's)
-// global environment.
+// global environment. A quoted annotation (`n: "ConstExpr"`) means the expression it spells.
 #include "sema/checker.h"
+#include "syntax/syntax.h"
 
 namespace weft::sema {
 
@@ -21,6 +22,27 @@ Value resolveDotted(const syntax::Expr& e, Environment* environment) {
     return resolveEntity(base.name + "." + attribute.attr);
   }
   return {};
+}
+
+// The expression a quoted annotation spells, parsed from its text (`expr` stays null when the
+// annotation is not a string or the string is not one expression).
+struct Unquoted {
+  SourceManager sources;
+  std::unique_ptr<syntax::Module> module;
+  const syntax::Expr* expr = nullptr;
+};
+
+void unquote(const syntax::Expr& annotation, Unquoted& out) {
+  if (annotation.kind != syntax::ExprKind::Constant) return;
+  const syntax::ConstantValue& value = syntax::as<syntax::ConstantExpr>(annotation).value;
+  if (value.kind != syntax::ConstantValue::Kind::Str) return;
+  Diagnostics diagnostics(out.sources);
+  // Parenthesized, as typing.get_type_hints evaluates it: the text may span lines.
+  out.module = syntax::parse(out.sources.add("<annotation>", "(" + value.bytes + "\n)\n"), diagnostics);
+  if (out.module == nullptr || diagnostics.hasErrors() || out.module->body.size() != 1 ||
+      out.module->body[0]->kind != syntax::StmtKind::Expr)
+    return;
+  out.expr = syntax::as<syntax::ExprStmt>(*out.module->body[0]).value;
 }
 
 // True when `e` is a bare `:` slice (an array dimension in `T[:, :]`).
@@ -72,6 +94,9 @@ Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* enviro
 Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types,
                                int depth) {
   Annotation result;
+  Unquoted quoted;
+  unquote(annotation, quoted);
+  if (quoted.expr != nullptr) return resolveAnnotationAt(*quoted.expr, environment, types, depth);
   if (annotation.kind == syntax::ExprKind::Subscript) {
     const auto& subscript = syntax::as<syntax::SubscriptExpr>(annotation);
     Value base = resolveDotted(*subscript.value, environment);
@@ -126,6 +151,9 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
 
 const types::Type* resolveAtomicAnnotation(const syntax::Expr& annotation, Environment* environment,
                                            types::TypeContext& types) {
+  Unquoted quoted;
+  unquote(annotation, quoted);
+  if (quoted.expr != nullptr) return resolveAtomicAnnotation(*quoted.expr, environment, types);
   if (annotation.kind != syntax::ExprKind::Call) return nullptr;
   const auto& call = syntax::as<syntax::CallExpr>(annotation);
   Value callee = resolveDotted(*call.func, environment);

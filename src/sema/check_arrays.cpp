@@ -208,6 +208,7 @@ Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
   if (base.isError()) return base;
   if (base.type()->isArray()) return arrayIndex(base, *e.slice, e.loc);
   if (base.type()->isVector()) return vectorIndex(base, *e.slice, e.loc);
+  if (base.type()->isInlineArray()) return inlineArrayIndex(base, *e.slice, e.loc);
   if (base.type()->kind == types::TypeKind::WarpMask) return warpMaskLane(base, *e.slice, e.loc);
   if (base.type()->kind == types::TypeKind::Tuple) {
     Value index = value(*e.slice);

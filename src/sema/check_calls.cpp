@@ -69,6 +69,7 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
       if (base.type()->kind == types::TypeKind::AtomicRef) return atomicMember(base, e.attr, e.loc);
       if (base.type()->isStruct()) return structAttribute(base, e.attr, e.loc);
       if (base.type()->isVector()) return vectorAttribute(base, e.attr, e.loc);
+      if (base.type()->isInlineArray()) return inlineArrayAttribute(base, e.attr, e.loc);
       if (base.type()->isScalar()) return numberAttribute(base, e.attr, e.loc);
       break;
     case Value::Kind::Error:
@@ -374,10 +375,11 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
         shape->index = 0;
         return runtime(shape, true);
       }
-      if (v.type()->kind == types::TypeKind::Tuple) {
+      if (v.type()->kind == types::TypeKind::Tuple || v.type()->isInlineArray()) {
         ConstValue n;
         n.kind = ConstValue::Kind::Int;
-        n.intValue = static_cast<int64_t>(v.type()->elements.size());
+        n.intValue =
+            v.type()->isInlineArray() ? v.type()->shape[0] : static_cast<int64_t>(v.type()->elements.size());
         return weakLiteral(n, e.loc);
       }
       if (v.type()->isVector()) return vectorAttribute(v, "size", e.loc);

@@ -50,6 +50,11 @@ std::string mangleType(const types::Type* type) {
     case types::TypeKind::Atomic: return "y" + std::to_string(type->align) + mangleScalar(type->scalar);
     case types::TypeKind::AtomicRef: return "q" + mangleScalar(type->scalar);
     case types::TypeKind::WarpMask: return "wm";
+    case types::TypeKind::InlineArray: {
+      std::string text = "n";
+      for (int64_t extent : type->shape) text += std::to_string(extent) + "_";
+      return text + mangleScalar(type->scalar);
+    }
   }
   return "x";
 }
@@ -67,8 +72,8 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   }
 }
 
+}  // namespace
 
-// Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
 const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line) {
   for (const syntax::Stmt* s : body) {
     const std::vector<syntax::Stmt*>* inner[3] = {nullptr, nullptr, nullptr};
@@ -131,8 +136,6 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
   }
   return nullptr;
 }
-
-}  // namespace
 
 bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
   for (const syntax::Stmt* s : body) {
@@ -250,15 +253,10 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   uint32_t file = 0;
   const syntax::FunctionDefStmt* def = findDefinition(*source, sink, callLoc, file);
   if (def == nullptr) return -1;
-  const syntax::Arguments& args = *def->args;
   SourceLoc where = callLoc.line != 0 ? callLoc : def->loc;
-  if (args.vararg != nullptr || args.kwarg != nullptr || !args.kwonlyargs.empty()) {
-    std::string what = args.vararg != nullptr ? "*args" : (args.kwarg != nullptr ? "**kwargs" : "keyword-only");
-    sink.error(diag::UnsupportedParameter, def->loc, {what});
-    return -1;
-  }
-  std::vector<const syntax::Arg*> params(args.posonlyargs.begin(), args.posonlyargs.end());
-  params.insert(params.end(), args.args.begin(), args.args.end());
+  std::vector<ParameterDescription> described;
+  if (!describeParameters(*def, source->globals.get(), types, sink, described)) return -1;
+  std::vector<const syntax::Arg*> params = positionalParameters(*def);
   if (params.size() != requested.size()) {
     if (source->decorator == FunctionSource::Decorator::Kernel && callLoc.line == 0) {
       sink.error(diag::KernelArgumentCount, def->loc,
@@ -270,13 +268,9 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
     }
     return -1;
   }
-  // An interoperable function's argument types are its annotations.
-  std::vector<ArgumentInfo> annotated;
-  if (source->interop) {
-    annotated = requested;
-    if (!interopArguments(*source, params, where, sink, annotated)) return -1;
-  }
-  const std::vector<ArgumentInfo>& arguments = source->interop ? annotated : requested;
+  // Annotated parameters have their declared types (an interoperable function's are all annotated).
+  std::vector<ArgumentInfo> arguments = requested;
+  if (!annotatedArguments(*source, params, described, where, sink, arguments)) return -1;
   std::vector<bool> constParams(params.size(), false);
   std::vector<const types::Type*> constTypes(params.size(), nullptr);
   std::string key = std::to_string(source->identity) + "|" + source->fileName + ":" + std::to_string(def->loc.line) + "|" +
@@ -284,12 +278,9 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   bool ok = true;
   for (size_t i = 0; i < params.size(); ++i) {
     const syntax::Arg& param = *params[i];
-    if (param.annotation != nullptr) {
-      Annotation annotation = resolveAnnotation(*param.annotation, source->globals.get(), types);
-      if (annotation.kind == Annotation::Kind::ConstExpr) {
-        constParams[i] = true;
-        constTypes[i] = annotation.type;
-      }
+    if (described[i].kind == ParameterDescription::Kind::ConstExpr) {
+      constParams[i] = true;
+      constTypes[i] = described[i].type;
     }
     const ArgumentInfo& argument = arguments[i];
     if (constParams[i]) {

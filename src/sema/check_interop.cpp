@@ -22,7 +22,8 @@ bool hasMachineRepresentation(const types::Type* type) {
     case types::TypeKind::Scalar:
     case types::TypeKind::WarpMask:
     case types::TypeKind::Array:
-    case types::TypeKind::Vector: return true;
+    case types::TypeKind::Vector:
+    case types::TypeKind::InlineArray: return true;
     case types::TypeKind::Tuple:
     case types::TypeKind::Struct:
       for (const types::Type* element : type->elements) {
@@ -74,40 +75,47 @@ void collectHostUses(const TypedFunction& function, const std::vector<TypedStmt*
 
 }  // namespace
 
-bool ProgramChecker::interopArguments(const FunctionSource& source, const std::vector<const syntax::Arg*>& params,
-                                      SourceLoc where, Diagnostics& sink, std::vector<ArgumentInfo>& arguments) {
+bool ProgramChecker::annotatedArguments(const FunctionSource& source,
+                                        const std::vector<const syntax::Arg*>& params,
+                                        const std::vector<ParameterDescription>& described, SourceLoc where,
+                                        Diagnostics& sink, std::vector<ArgumentInfo>& arguments) {
   bool ok = true;
   for (size_t i = 0; i < params.size(); ++i) {
     const syntax::Arg& param = *params[i];
-    if (param.annotation == nullptr) {
-      sink.error(diag::InteropAnnotation, param.loc, {param.arg, entityKind(source), source.name});
-      ok = false;
-      continue;
+    const ParameterDescription& description = described[i];
+    if (source.interop) {
+      // An interoperable function has one C++ signature: its annotations.
+      if (description.kind == ParameterDescription::Kind::Unannotated) {
+        sink.error(diag::InteropAnnotation, param.loc, {param.arg, entityKind(source), source.name});
+        ok = false;
+        continue;
+      }
+      if (description.kind == ParameterDescription::Kind::ConstExpr) {
+        sink.error(diag::InteropConstExpr, param.annotation->loc,
+                   {param.arg, entityKind(source), source.name});
+        ok = false;
+        continue;
+      }
+      if (!hasMachineRepresentation(description.type)) {
+        sink.error(diag::BadAnnotation, param.annotation->loc,
+                   {"the annotation of parameter '" + param.arg + "'"});
+        ok = false;
+        continue;
+      }
     }
-    Annotation annotation = resolveAnnotation(*param.annotation, source.globals.get(), types);
-    if (annotation.kind == Annotation::Kind::ConstExpr) {
-      sink.error(diag::InteropConstExpr, param.annotation->loc, {param.arg, entityKind(source), source.name});
-      ok = false;
-      continue;
-    }
-    if (annotation.kind != Annotation::Kind::Type || !hasMachineRepresentation(annotation.type)) {
-      sink.error(diag::BadAnnotation, param.annotation->loc, {"the annotation of parameter '" + param.arg + "'"});
-      ok = false;
-      continue;
-    }
-    const types::Type* given = arguments[i].type;
+    if (description.kind != ParameterDescription::Kind::Typed) continue;
     // A number converts to the declared number type (the caller casts; a launch packs it as
     // the parameter's type); anything else must be what the annotation says.
-    bool compatible = given == nullptr || given->isError() || given == annotation.type ||
-                      (given->isScalar() && annotation.type->isScalar());
-    if (!compatible) {
-      sink.error(diag::InteropArgument, where,
+    const types::Type* given = arguments[i].type;
+    const types::Type* type = parameterType(description.type, given, types);
+    if (type == nullptr) {
+      sink.error(source.interop ? diag::InteropArgument : diag::AnnotatedArgument, where,
                  {std::to_string(i + 1), entityKind(source), source.name, types::toString(given), param.arg,
-                  types::toString(annotation.type)});
+                  types::toString(description.type)});
       ok = false;
       continue;
     }
-    arguments[i].type = annotation.type;
+    arguments[i].type = type;
     arguments[i].constant.reset();
   }
   return ok;

@@ -28,6 +28,7 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::Conditional:
     case TypedExprKind::Call:
     case TypedExprKind::ArrayElement:
+    case TypedExprKind::InlineElement:
     case TypedExprKind::ArrayShape:
     case TypedExprKind::ArrayStride:
     case TypedExprKind::ArraySize:
@@ -284,6 +285,10 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
         vectorAssign(base, "", target.loc);
         return;
       }
+      if (base.type()->isInlineArray()) {
+        inlineArrayAssign(sub, base, v, loc);
+        return;
+      }
       if (!base.type()->isArray()) {
         sink.error(diag::AssignTarget, target.loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
         return;
@@ -446,6 +451,13 @@ void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
   const auto& sub = syntax::as<syntax::SubscriptExpr>(*s.target);
   Value base = value(*sub.value);
   if (base.isError()) return;
+  if (base.type()->isInlineArray()) {
+    sink.error(
+        diag::AssignTarget, s.target->loc,
+        {"an element of a record's sub-array field with an augmented assignment; write it with =, e.g. "
+         "ps[i].pos[k] = ps[i].pos[k] + v"});
+    return;
+  }
   if (!base.type()->isArray()) {
     sink.error(diag::AssignTarget, s.target->loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
     return;

@@ -13,6 +13,7 @@
 #include "sema/checker.h"
 #include "support/check.h"
 #include "syntax/syntax.h"
+#include "types/layout.h"
 
 namespace weft::sema {
 
@@ -47,22 +48,72 @@ const syntax::ClassDefStmt* findClass(const std::vector<syntax::Stmt*>& body, co
   return nullptr;
 }
 
-// A NumPy record (a structured dtype without a @struct class): scalar fields only.
+// A NumPy record (a structured dtype without a @struct class): number fields, sub-array fields
+// (inline arrays of numbers) and nested records, each at the offset the host gives, in
+// increasing order; its alignment is recordAlignment's (1: packed).
 const types::Type* resolveRecord(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
-                                 Diagnostics& diagnostics, SourceLoc useLoc) {
+                                 SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc,
+                                 int depth) {
   types::Type type;
   type.kind = types::TypeKind::Struct;
   type.name = source->name;
   type.identity = source->identity;
-  type.align = source->align;
-  for (const auto& [field, dtype] : source->fields) {
-    auto kind = types::scalarFromName(dtype);
-    if (!kind) {
-      diagnostics.error(diag::StructRecord, useLoc, {field, source->name, dtype});
+  if (source->fields.empty() || source->itemSize == 0) {
+    diagnostics.error(diag::RecordLayout, useLoc, {source->name, "it has no fields"});
+    return nullptr;
+  }
+  std::vector<types::Layout> layouts;
+  uint64_t end = 0;
+  for (const RecordField& field : source->fields) {
+    const types::Type* element = nullptr;
+    if (field.record != nullptr) {
+      if (!field.shape.empty()) {
+        diagnostics.error(diag::StructRecord, useLoc, {field.name, source->name, "a sub-array of records"});
+        return nullptr;
+      }
+      element = resolveStructAt(field.record, types, sources, diagnostics, useLoc, depth + 1);
+      if (element == nullptr) return nullptr;
+    } else {
+      auto kind = types::scalarFromName(field.dtype);
+      bool extentsOk = field.shape.size() <= 8;
+      for (int64_t extent : field.shape) extentsOk = extentsOk && extent > 0;
+      if (!kind || !extentsOk) {
+        diagnostics.error(
+            diag::StructRecord, useLoc,
+            {field.name, source->name, kind ? field.dtype + " with an empty sub-array shape" : field.dtype});
+        return nullptr;
+      }
+      element = field.shape.empty() ? types.scalar(*kind) : types.inlineArray(*kind, field.shape);
+    }
+    types::Layout layout = types::layoutOf(element);
+    if (field.offset < end) {
+      diagnostics.error(diag::RecordLayout, useLoc,
+                        {source->name, "field '" + field.name + "' at byte " + std::to_string(field.offset) +
+                                           " overlaps the field before it; make its fields follow one another"});
       return nullptr;
     }
-    type.fieldNames.push_back(field);
-    type.elements.push_back(types.scalar(*kind));
+    end = field.offset + layout.size;
+    if (end > source->itemSize) {
+      diagnostics.error(diag::RecordLayout, useLoc,
+                        {source->name, "field '" + field.name + "' ends at byte " + std::to_string(end) +
+                                           ", past its itemsize " + std::to_string(source->itemSize)});
+      return nullptr;
+    }
+    layouts.push_back(layout);
+    type.fieldNames.push_back(field.name);
+    type.elements.push_back(element);
+    type.offsets.push_back(field.offset);
+  }
+  type.bytes = source->itemSize;
+  type.align = static_cast<int>(types::recordAlignment(layouts, type.offsets, type.bytes));
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    // Atomics are used in place, at their alignment; a packed record's fields are copies.
+    if (types::holdsAtomic(type.elements[i]) && layouts[i].align > static_cast<uint64_t>(type.align)) {
+      diagnostics.error(diag::RecordLayout, useLoc,
+                        {source->name, "field '" + type.fieldNames[i] + "' holds atomics, which a packed record "
+                                       "cannot align; make the dtype with numpy.dtype(..., align=True)"});
+      return nullptr;
+    }
   }
   auto definition = std::make_shared<StructDefinition>();
   definition->source = source;
@@ -92,7 +143,8 @@ const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, 
     diagnostics.error(diag::StructRecursive, useLoc, {source->name});
     return nullptr;
   }
-  if (source->fileText.empty() && source->globals == nullptr) return resolveRecord(source, types, diagnostics, useLoc);
+  if (source->fileText.empty() && source->globals == nullptr)
+    return resolveRecord(source, types, sources, diagnostics, useLoc, depth);
   uint32_t file = sources.add(source->fileName, source->fileText);
   Diagnostics parseDiagnostics(sources);
   std::unique_ptr<syntax::Module> module = syntax::parse(file, parseDiagnostics);
@@ -402,6 +454,112 @@ bool FunctionChecker::copiesAtomicStruct(const Value& v, const std::string& how,
   if (v.kind != Value::Kind::RunTime || v.isError() || !types::holdsAtomic(v.type())) return false;
   sink.error(diag::AtomicStructCopy, loc, {how, types::toString(v.type())});
   return true;
+}
+
+Value FunctionChecker::inlineArrayIndex(Value array, const syntax::Expr& index, SourceLoc loc) {
+  const types::Type* type = array.type();
+  std::vector<IndexPart> parts;
+  if (!indexParts(index, parts)) return errorValue();
+  for (const IndexPart& part : parts) {
+    if (part.kind != IndexPart::Kind::Index) {
+      sink.error(diag::UnsupportedExpression, part.loc,
+                 {"a slice or ellipsis of a record's sub-array field", "; index one element at a time"});
+      return errorValue();
+    }
+  }
+  if (parts.size() != type->shape.size()) {
+    sink.error(diag::IndexCount, loc,
+               {types::toString(type), std::to_string(type->shape.size()), std::to_string(parts.size())});
+    return errorValue();
+  }
+  TypedExpr* element = make(TypedExprKind::InlineElement, types.scalar(type->scalar), loc, {array.expr});
+  for (size_t d = 0; d < parts.size(); ++d) {
+    Value v = parts[d].index;
+    if (!v.type()->isScalar() || !types::isInteger(v.type()->scalar)) {
+      sink.error(diag::IndexType, v.expr->loc, {describe(v)});
+      return errorValue();
+    }
+    int64_t extent = type->shape[d];
+    if (v.constant && v.constant->kind == ConstValue::Kind::Int) {
+      // A constant index is checked here, and a negative one counted from the end.
+      int64_t at = v.constant->intValue < 0 ? v.constant->intValue + extent : v.constant->intValue;
+      if (at < 0 || at >= extent) {
+        std::string what =
+            type->shape.size() == 1 ? "elements" : "elements in dimension " + std::to_string(d);
+        sink.error(diag::VectorIndexRange, v.expr->loc,
+                   {toString(*v.constant), types::toString(type), std::to_string(extent) + " " + what});
+        return errorValue();
+      }
+      ConstValue normalized;
+      normalized.kind = ConstValue::Kind::Int;
+      normalized.intValue = at;
+      element->operands.push_back(typedLiteral(normalized, types::ScalarKind::Int64, v.expr->loc).expr);
+      element->wrapNegative.push_back(false);
+      continue;
+    }
+    bool nonNegative = v.nonNegative || nonNegativeExpr(*v.expr);
+    Value converted = promoteTo(v, types::ScalarKind::Int64, loc);
+    if (converted.isError()) return errorValue();
+    element->operands.push_back(converted.expr);
+    element->wrapNegative.push_back(!nonNegative);
+  }
+  return runtime(element);
+}
+
+Value FunctionChecker::inlineArrayAttribute(Value array, const std::string& attr, SourceLoc loc) {
+  const types::Type* type = array.type();
+  ConstValue constant;
+  constant.kind = ConstValue::Kind::Int;
+  if (attr == "ndim") {
+    constant.intValue = static_cast<int64_t>(type->shape.size());
+  } else if (attr == "size") {
+    constant.intValue = 1;
+    for (int64_t extent : type->shape) constant.intValue *= extent;
+  } else if (attr == "shape") {
+    constant.kind = ConstValue::Kind::Tuple;
+    for (int64_t extent : type->shape) {
+      ConstValue element;
+      element.kind = ConstValue::Kind::Int;
+      element.intValue = extent;
+      constant.elements.push_back(element);
+    }
+  } else {
+    sink.error(diag::UnknownAttribute, loc, {types::toString(type), attr});
+    return errorValue();
+  }
+  return constantValue(constant, loc);
+}
+
+namespace {
+
+// Whether `e` is a place in an array's memory: an array element, or a field of one.
+bool inArrayMemory(const TypedExpr& e) {
+  if (e.kind == TypedExprKind::ArrayElement) return true;
+  return e.kind == TypedExprKind::TupleGet && inArrayMemory(*e.operands[0]);
+}
+
+}  // namespace
+
+void FunctionChecker::inlineArrayAssign(const syntax::SubscriptExpr& target, Value array, Value v,
+                                        SourceLoc loc) {
+  Value element = inlineArrayIndex(array, *target.slice, target.loc);
+  if (element.isError() || v.isError()) return;
+  if (!inArrayMemory(*array.expr)) {
+    std::string field =
+        array.expr->kind == TypedExprKind::TupleGet
+            ? array.expr->operands[0]->type->fieldNames[static_cast<size_t>(array.expr->index)]
+            : std::string("a sub-array");
+    std::string owner = array.expr->kind == TypedExprKind::TupleGet
+                            ? types::toString(array.expr->operands[0]->type)
+                            : types::toString(array.type());
+    sink.error(
+        diag::StructImmutable, target.loc,
+        {field, owner, "write the record in its array instead, e.g. records[i]." + field + "[k] = value"});
+    return;
+  }
+  Value stored = convert(v, element.type(), loc);
+  if (stored.isError()) return;
+  emit(TypedStmtKind::Store, loc, {element.expr, stored.expr});
 }
 
 }  // namespace weft::sema

@@ -132,6 +132,27 @@ const types::Type* resolveAtomicAnnotation(const syntax::Expr& annotation, Envir
 Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types,
                                int depth);
 
+// ---- parameters.cpp ----
+
+// The positional parameters of `def` (positional-only first), in order.
+std::vector<const syntax::Arg*> positionalParameters(const syntax::FunctionDefStmt& def);
+// describeParameters() of a parsed `def` whose globals are `environment`; false after reporting
+// to `sink`.
+bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environment,
+                        types::TypeContext& types, Diagnostics& sink, std::vector<ParameterDescription>& out);
+// The type a parameter declared `declared` takes for an argument of type `given` (nullptr: not
+// known, as for weftc's interoperable entries): a number converts to the declared number type;
+// an array keeps its memory space when its element type and rank are the declared ones; tuples
+// element by element; any other type must be the declared one. nullptr when they do not fit.
+const types::Type* parameterType(const types::Type* declared, const types::Type* given,
+                                 types::TypeContext& types);
+
+// ---- check_function.cpp ----
+
+// Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
+const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
+                                       uint32_t line);
+
 // ---- check_structs.cpp ----
 
 // What sema keeps of a struct class beyond its fields (types::Type::origin of struct types).
@@ -204,10 +225,12 @@ class ProgramChecker {
   int specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
                  Diagnostics& sink, SourceLoc callLoc);
   Specialization& specialization(int index) { return specs_.at(static_cast<size_t>(index)); }
-  // check_interop.cpp: replaces `arguments` by the annotated parameter types of the
-  // interoperable `source` (numbers convert, other types must match); false after reporting.
-  bool interopArguments(const FunctionSource& source, const std::vector<const syntax::Arg*>& params, SourceLoc where,
-                        Diagnostics& sink, std::vector<ArgumentInfo>& arguments);
+  // check_interop.cpp: replaces the `arguments` of annotated parameters by their declared
+  // types (parameterType), and checks that every parameter of an interoperable `source` is
+  // annotated with a type that has a machine representation; false after reporting.
+  bool annotatedArguments(const FunctionSource& source, const std::vector<const syntax::Arg*>& params,
+                          const std::vector<ParameterDescription>& described, SourceLoc where,
+                          Diagnostics& sink, std::vector<ArgumentInfo>& arguments);
   // Reports an interoperable function or kernel whose name cannot be its extern "C" symbol.
   void checkInteropName(const FunctionSource& source, const syntax::FunctionDefStmt& def, Diagnostics& sink);
   // Copies a specialization's diagnostics into `sink` once, with a note at the call site.
@@ -327,6 +350,14 @@ class FunctionChecker {
   // Reports `how` ("returning it"...) as a copy of `v` when `v` holds atomics (a struct with
   // atomic fields lives in memory and is used in place); true after reporting.
   bool copiesAtomicStruct(const Value& v, const std::string& how, SourceLoc loc);
+  // `r.pos[i, j]` of a record's sub-array field (an InlineArray): an element; constant indices
+  // are checked against the shape, negative ones count from the end.
+  Value inlineArrayIndex(Value array, const syntax::Expr& index, SourceLoc loc);
+  // `r.pos.shape`, `.size`, `.ndim` (constants) and `len(r.pos)`.
+  Value inlineArrayAttribute(Value array, const std::string& attr, SourceLoc loc);
+  // `records[i].pos[k] = v`: a store into the record in its array. A sub-array field of a
+  // record that is a value (a variable, an argument) is immutable, as every struct is.
+  void inlineArrayAssign(const syntax::SubscriptExpr& target, Value array, Value v, SourceLoc loc);
 
   // ---- check_vectors.cpp: vectors, and the attributes of numbers ----
   // `float32x4(a, b, c, d)`.

@@ -40,6 +40,17 @@ struct FunctionSource {
   std::shared_ptr<Environment> globals;  // the function's module globals
 };
 
+struct StructSource;
+
+// A field of a record (a NumPy structured dtype), as the host describes it.
+struct RecordField {
+  std::string name;
+  uint64_t offset = 0;         // bytes from the start of the record
+  std::string dtype;           // a number type's dtype name ("float32"); empty: `record`
+  std::vector<int64_t> shape;  // a sub-array field ('pos', numpy.float32, 3): (3,); empty: one value
+  std::shared_ptr<StructSource> record;  // a nested record (dtype empty)
+};
+
 // A class decorated with @struct (or an aligned copy made by device.align, or a NumPy
 // structured dtype): where its definition is, or, for a host-described record, its fields.
 struct StructSource {
@@ -52,8 +63,9 @@ struct StructSource {
   std::string fileText;
   uint32_t line = 0;     // 1-based line of the class's first decorator or `class`
   std::shared_ptr<Environment> globals;
-  // A record (no source): its fields as (name, dtype name such as "float32"), in order.
-  std::vector<std::pair<std::string, std::string>> fields;
+  // A record (no source): its fields in order and its size (NumPy's itemsize).
+  std::vector<RecordField> fields;
+  uint64_t itemSize = 0;
 };
 
 // The meaning of a global name.

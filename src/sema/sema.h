@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sema/environment.h"
@@ -37,6 +38,28 @@ struct CheckRequest {
   // time (array bounds are a lowering's choice: codegen gives every access a check site).
   bool debug = false;
 };
+
+// What the annotation of one positional parameter declares.
+struct ParameterDescription {
+  enum class Kind : uint8_t {
+    Unannotated,  // no annotation: the parameter takes its argument's type (one specialization per type)
+    Typed,      // `p: T`: the parameter has type `type`; a number argument converts to it, others must match
+    ConstExpr,  // `p: ConstExpr` or `p: ConstExpr[T]` (then `type` is T): a compile-time constant
+  };
+  std::string name;
+  Kind kind = Kind::Unannotated;
+  const types::Type* type = nullptr;
+};
+
+// The positional parameters of `source` (found by name and line in its file), each annotation
+// resolved once in its globals, as sema resolves it when checking the function: aliases
+// (`CE = device.ConstExpr`), quoted annotations and `from __future__ import annotations` alike.
+// Reports a definition that cannot be found, *args/**kwargs/keyword-only parameters and an
+// annotation that names no device type, and returns nullopt.
+std::optional<std::vector<ParameterDescription>> describeParameters(const FunctionSource& source,
+                                                                    types::TypeContext& types,
+                                                                    SourceManager& sources,
+                                                                    Diagnostics& diagnostics);
 
 // The struct type of a @struct class (or NumPy record) `source`: its fields' annotations
 // resolved in its module. Reports a malformed definition at `useLoc` (or the class) and

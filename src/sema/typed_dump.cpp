@@ -97,7 +97,8 @@ class Printer {
         for (size_t i = 0; i < e.operands.size(); ++i) text += (i ? ", " : "") + operand(i);
         return text + "):" + type;
       }
-      case TypedExprKind::ArrayElement: {
+      case TypedExprKind::ArrayElement:
+      case TypedExprKind::InlineElement: {
         std::string text = operand(0) + "[";
         for (size_t i = 1; i < e.operands.size(); ++i) {
           text += (i > 1 ? ", " : "") + operand(i);

@@ -95,6 +95,10 @@ enum class TypedExprKind : uint8_t {
                  // operands[1..] are the axes' present int64 values in order
   ArrayView,     // operands[0].view(dtype): its elements reinterpreted as `type`'s element type
   ArrayReshape,  // operands[0].reshape(operands[1..]): the new dimensions (int64; negative: inferred)
+  // operands[0] (an InlineArray) indexed by operands[1..] (integers, one per dimension,
+  // `wrapNegative[i]` as for ArrayElement); a Store's target when operands[0] is a field of an
+  // array element (a record in memory).
+  InlineElement,
 };
 
 // How ArraySlice selects one dimension: an integer index (one operand; the dimension is
@@ -143,7 +147,7 @@ struct TypedExpr {
 
 enum class TypedStmtKind : uint8_t {
   Assign,        // locals[local] = operands[0]
-  Store,         // operands[0] (an ArrayElement) = operands[1]
+  Store,         // operands[0] (an ArrayElement or InlineElement) = operands[1]
   Evaluate,      // operands[0]; (an expression statement)
   If,            // if operands[0]: body else: orelse; or, when `targetCondition` is set (no
                  // operands), a target specialization decided per lowering by the preprocessor

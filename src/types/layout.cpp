@@ -28,6 +28,16 @@ Layout sequential(const std::vector<const Type*>& members, uint64_t minimumAlign
 
 }  // namespace
 
+uint64_t recordAlignment(const std::vector<Layout>& fields, const std::vector<uint64_t>& offsets,
+                         uint64_t size) {
+  uint64_t align = 1;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (offsets[i] % fields[i].align != 0) return 1;
+    align = std::max(align, fields[i].align);
+  }
+  return size % align == 0 ? align : 1;
+}
+
 Layout layoutOf(const Type* type) {
   WEFT_CHECK(type != nullptr, "layoutOf a null type");
   switch (type->kind) {
@@ -56,8 +66,16 @@ Layout layoutOf(const Type* type) {
       return Layout{(bytes + align - 1) / align * align, align, {}};
     }
     case TypeKind::AtomicRef: return Layout{8, 8, {}};
+    case TypeKind::InlineArray: {
+      uint64_t count = 1;
+      for (int64_t extent : type->shape) count *= static_cast<uint64_t>(extent);
+      uint64_t element = static_cast<uint64_t>(byteSize(type->scalar));
+      return Layout{count * element, element, {}};
+    }
     case TypeKind::Tuple: return sequential(type->elements, 1);
-    case TypeKind::Struct: return sequential(type->elements, static_cast<uint64_t>(std::max(type->align, 1)));
+    case TypeKind::Struct:
+      if (type->isRecord()) return Layout{type->bytes, static_cast<uint64_t>(type->align), type->offsets};
+      return sequential(type->elements, static_cast<uint64_t>(std::max(type->align, 1)));
   }
   WEFT_CHECK(false, "unknown type kind");
   return {};

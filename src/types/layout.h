@@ -17,8 +17,16 @@ struct Layout {
 
 // The layout of `type`: scalars as their CUDA C++ types (complex as cuda::std::complex, aligned
 // to its size), None as void*, arrays as interoperable_array_descriptor<T, N> ({T* data;
-// uint64_t shape[N]; uint64_t strides[N];}), tuples and structs as standard-layout classes with
-// one member per element in order (a struct aligned to at least its `align`).
+// uint64_t shape[N]; uint64_t strides[N];}), inline arrays as T[n] (n the product of the shape),
+// tuples and structs as standard-layout classes with one member per element in order (a struct
+// aligned to at least its `align`), and a NumPy record as its offsets, size and alignment say.
 Layout layoutOf(const Type* type);
+
+// The alignment of a NumPy record whose fields have layouts `fields` at `offsets` in `size`
+// bytes: the largest field alignment when every field sits at a multiple of its own and `size`
+// is a multiple of it (a C struct's layout, with any gaps), else 1 (a packed record, whose
+// fields device code reads byte by byte).
+uint64_t recordAlignment(const std::vector<Layout>& fields, const std::vector<uint64_t>& offsets,
+                         uint64_t size);
 
 }  // namespace weft::types

@@ -45,10 +45,19 @@ std::string keyOf(const Type& type) {
     case TypeKind::Atomic: return "Y" + std::string(info(type.scalar).pythonName) + "@" + std::to_string(type.align);
     case TypeKind::AtomicRef: return "Q" + std::string(info(type.scalar).pythonName);
     case TypeKind::WarpMask: return "M";
+    case TypeKind::InlineArray: {
+      std::string key = "I" + std::string(info(type.scalar).pythonName);
+      for (int64_t extent : type.shape) key += "/" + std::to_string(extent);
+      return key;
+    }
     case TypeKind::Struct: {
       std::string key = "R" + type.name + "#" + std::to_string(type.identity) + "@" + std::to_string(type.align) + "(";
-      for (size_t i = 0; i < type.elements.size(); ++i) key += type.fieldNames[i] + ":" + keyOf(*type.elements[i]) + ",";
-      return key + ")";
+      for (size_t i = 0; i < type.elements.size(); ++i) {
+        key += type.fieldNames[i] + ":" + keyOf(*type.elements[i]);
+        if (type.bytes != 0) key += "+" + std::to_string(type.offsets[i]);
+        key += ",";
+      }
+      return key + ")" + (type.bytes != 0 ? std::to_string(type.bytes) : "");
     }
   }
   return "?";
@@ -175,6 +184,9 @@ const Type* TypeContext::array(const Type* element, int ndim, MemorySpace space)
 const Type* TypeContext::structType(Type fields) {
   WEFT_CHECK(fields.kind == TypeKind::Struct && fields.fieldNames.size() == fields.elements.size(),
              "a struct type names each field");
+  WEFT_CHECK(fields.bytes == 0 ? fields.offsets.empty()
+                               : fields.offsets.size() == fields.elements.size() && fields.align > 0,
+             "a record type places each field and has an alignment");
   return intern(std::move(fields));
 }
 
@@ -193,6 +205,17 @@ const Type* TypeContext::atomic(ScalarKind element, int align) {
   type.kind = TypeKind::Atomic;
   type.scalar = element;
   type.align = align;
+  return intern(type);
+}
+
+const Type* TypeContext::inlineArray(ScalarKind element, const std::vector<int64_t>& shape) {
+  WEFT_CHECK(!shape.empty() && shape.size() <= 8, "an inline array has 1 to 8 dimensions");
+  for (int64_t extent : shape) WEFT_CHECK(extent > 0, "an inline array's extents are positive");
+  Type type;
+  type.kind = TypeKind::InlineArray;
+  type.scalar = element;
+  type.ndim = static_cast<int>(shape.size());
+  type.shape = shape;
   return intern(type);
 }
 
@@ -243,6 +266,12 @@ std::string toString(const Type* type) {
              (type->align != 0 ? ", align=" + std::to_string(type->align) : std::string()) + ")";
     case TypeKind::AtomicRef: return "AtomicRef(" + std::string(pythonName(type->scalar)) + ")";
     case TypeKind::WarpMask: return "WarpMask";
+    case TypeKind::InlineArray: {
+      std::string text = pythonName(type->scalar) + std::string("[");
+      for (size_t d = 0; d < type->shape.size(); ++d)
+        text += (d ? ", " : "") + std::to_string(type->shape[d]);
+      return text + "]";
+    }
   }
   return "<unknown>";
 }

@@ -42,6 +42,9 @@ enum class TypeKind : uint8_t {
   AtomicRef,  // a reference to an atomically accessed `scalar` (AtomicRef(array, index))
   WarpMask,   // a warp's lanes as the bits of a `scalar` UInt32 (bit i: lane i); a number
               // (isScalar()) whose lanes read and write with mask[i] (SIMT.md's WarpMask)
+  // `shape` numbers of type `scalar` stored in place, in C order: a NumPy sub-array field
+  // (('pos', numpy.float32, 3)) of a record.
+  InlineArray,
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.
@@ -60,6 +63,12 @@ struct Type {
   int align = 0;                             // Struct: the alignment asked for (0: natural)
   std::shared_ptr<const void> origin;        // Struct: the host's definition (sema's), for methods
   int size = 0;                              // Vector: the number of elements
+  std::vector<int64_t> shape;                // InlineArray: its extents (ndim is their count)
+  // Struct of a NumPy record: its size (its itemsize; 0 for a @struct class, which is laid out
+  // as a C struct) and each field's byte offset, as the record places them; `align` is then the
+  // record's alignment (1 when packed).
+  uint64_t bytes = 0;
+  std::vector<uint64_t> offsets;
 
   bool isError() const { return kind == TypeKind::Error; }
   // Numbers: Scalar, and WarpMask (a subclass of int in the specification) as its `scalar`.
@@ -67,6 +76,8 @@ struct Type {
   bool isArray() const { return kind == TypeKind::Array; }
   bool isStruct() const { return kind == TypeKind::Struct; }
   bool isVector() const { return kind == TypeKind::Vector; }
+  bool isInlineArray() const { return kind == TypeKind::InlineArray; }
+  bool isRecord() const { return kind == TypeKind::Struct && bytes != 0; }
 };
 
 // Properties of scalar kinds: the columns of scalar_kinds.def.
@@ -133,6 +144,8 @@ class TypeContext {
   const Type* atomic(ScalarKind element, int align);
   // A reference to an atomically accessed `element`.
   const Type* atomicRef(ScalarKind element);
+  // `shape` (1 to 8 positive extents) numbers of type `element` stored in place.
+  const Type* inlineArray(ScalarKind element, const std::vector<int64_t>& shape);
   // WarpMask: a uint32 whose bit i is lane i.
   const Type* warpMask() const { return warpMask_; }
 

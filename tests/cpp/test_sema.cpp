@@ -902,7 +902,8 @@ TEST(SemaDiagnostics, Structs) {
   Diagnostics diagnostics(sources);
   auto record = std::make_shared<sema::StructSource>();
   record->name = "record";
-  record->fields = {{"a", "object"}};
+  record->fields.push_back(RecordField{"a", 0, "object", {}, nullptr});
+  record->itemSize = 8;
   EXPECT_EQ(sema::resolveStruct(record, types, sources, diagnostics), nullptr);
   auto moved = std::make_shared<sema::StructSource>();
   moved->name = "Gone";
@@ -915,6 +916,16 @@ TEST(SemaDiagnostics, Structs) {
   EXPECT_EQ(std::string(diagnostics.all()[1].kind), "StructNotFound");
   seenKinds().insert("StructRecord");
   seenKinds().insert("StructNotFound");
+  // A record whose fields do not fit it (more in test_structs.cpp, Records).
+  auto empty = std::make_shared<sema::StructSource>();
+  empty->name = "record";
+  empty->itemSize = 4;
+  EXPECT_EQ(sema::resolveStruct(empty, types, sources, diagnostics), nullptr);
+  EXPECT_EQ(std::string(diagnostics.all().back().kind), "RecordLayout");
+  EXPECT_NE(
+      diagnostics.all().back().message.find("record cannot be laid out in device code: it has no fields"),
+      std::string::npos);
+  seenKinds().insert("RecordLayout");
 }
 
 TEST(SemaDiagnostics, UnknownAttribute) {
@@ -1222,6 +1233,43 @@ TEST(SemaDiagnostics, MissingAnnotationAndBadAnnotation) {
   EXPECT_EQ(diagnostics.all()[1].kind, "BadAnnotation");
   seenKinds().insert("MissingAnnotation");
   seenKinds().insert("BadAnnotation");
+}
+
+TEST(SemaDiagnostics, AnnotatedArgument) {
+  // An annotation is a contract for device functions too: an array argument must have its type.
+  expectError(
+      "def first(v: device.float32[:]):\n    return v[0]\n@device.kernel\ndef k(a):\n    a[0] = first(a)\n",
+      {"int32[:]"}, "AnnotatedArgument", 5,
+      "argument 1 of function 'first' is array(int32, 1d), but its parameter 'v' is declared array(float32, "
+      "1d)");
+  expectError("@device.kernel\ndef k(a, v: device.float32x2):\n    a[0] = v.x\n", {"int32[:]", "int32[:]"},
+              "AnnotatedArgument", 2,
+              "argument 2 of kernel 'k' is array(int32, 1d), but its parameter 'v' is declared float32x2");
+  expectError("@device.kernel\ndef k(a, n: math.sqrt):\n    a[0] = n\n", {"int32[:]", "int32"},
+              "BadAnnotation", 2, "the annotation of parameter 'n'");
+}
+
+TEST(SemaTyping, AnnotatedParametersTakeTheirDeclaredTypes) {
+  // A kernel's annotated parameter has its declared type whatever the argument; a function's
+  // number argument converts at the call; an array keeps its memory space.
+  auto r =
+      run("def twice(x: device.float32, t: tuple[device.int8, device.float32]):\n"
+          "    return x * 2 + t[0]\n"
+          "def total(v: device.float32[:]):\n"
+          "    return v[0] + v[1]\n"
+          "@device.kernel\n"
+          "def k(a, x: device.float32, n, q: 'device.int16'):\n"
+          "    s = device.shared_array(2, device.float32)\n"
+          "    s[0] = x\n"
+          "    s[1] = a[0]\n"
+          "    a[0] = twice(a[1], (1, 2.5)) + total(s) + n + q\n",
+          {"float64[:]", "float64", "int64", "int32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "float32");
+  EXPECT_EQ(localType(*r, "n"), "int64");
+  EXPECT_EQ(localType(*r, "q"), "int16");
+  EXPECT_NE(r->dump.find("twice__f32_t2i8f32e"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("total__a1sf32"), std::string::npos) << r->dump;
 }
 
 TEST(SemaDiagnostics, AnnotationConflict) {

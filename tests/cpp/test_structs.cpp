@@ -54,6 +54,12 @@ class Particle:
 
 )";
 
+// A record field as the host describes it.
+sema::RecordField field(std::string name, uint64_t offset, std::string dtype, std::vector<int64_t> shape = {},
+                        std::shared_ptr<sema::StructSource> record = nullptr) {
+  return sema::RecordField{std::move(name), offset, std::move(dtype), std::move(shape), std::move(record)};
+}
+
 TEST(StructLayout, ScalarsTuplesStructsAndDescriptors) {
   types::TypeContext types;
   const types::Type* i8 = types.scalar(ScalarKind::Int8);
@@ -222,11 +228,12 @@ TEST(StructErrors, RecordsAndMissingSources) {
   auto record = std::make_shared<sema::StructSource>();
   record->name = "record";
   record->identity = 3;
-  record->fields = {{"a", "float32"}, {"b", "int8"}};
+  record->fields = {field("a", 0, "float32"), field("b", 4, "int8")};
+  record->itemSize = 8;
   const types::Type* type = sema::resolveStruct(record, types, sources, diagnostics);
   ASSERT_NE(type, nullptr);
   EXPECT_EQ(types::layoutOf(type).size, 8u);
-  record->fields.push_back({"c", "object"});
+  record->fields.push_back(field("c", 5, "object"));
   record->identity = 4;
   EXPECT_EQ(sema::resolveStruct(record, types, sources, diagnostics), nullptr);
   EXPECT_EQ(std::string(diagnostics.all().back().kind), "StructRecord");
@@ -241,6 +248,126 @@ TEST(StructErrors, RecordsAndMissingSources) {
   EXPECT_EQ(sema::resolveStruct(missing, types, sources, diagnostics), nullptr);
   EXPECT_EQ(std::string(diagnostics.all().back().kind), "StructNotFound");
   EXPECT_NE(diagnostics.render().find("struct class 'Gone' was not found in gone.py at line 1"), std::string::npos);
+}
+
+// A NumPy record as the host describes it: packed (numpy's align=False), with a sub-array field,
+// a two-dimensional one, and a nested record aligned as a C struct.
+std::shared_ptr<sema::StructSource> packedRecord() {
+  auto inner = std::make_shared<sema::StructSource>();
+  inner->name = "record";
+  inner->identity = 11;
+  inner->fields = {field("u", 0, "int16"), field("v", 8, "float64")};
+  inner->itemSize = 16;
+  auto outer = std::make_shared<sema::StructSource>();
+  outer->name = "record";
+  outer->identity = 12;
+  outer->fields = {field("a", 0, "float64"), field("b", 8, "int8"), field("pos", 9, "float32", {3}),
+                   field("m", 21, "", {}, inner), field("g", 37, "uint16", {2, 2})};
+  outer->itemSize = 45;
+  return outer;
+}
+
+TEST(Records, PackedLayoutSubArraysAndNestedRecords) {
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  const types::Type* record = sema::resolveStruct(packedRecord(), types, sources, diagnostics);
+  ASSERT_NE(record, nullptr) << diagnostics.render();
+  types::Layout layout = types::layoutOf(record);
+  EXPECT_EQ(layout.size, 45u);
+  EXPECT_EQ(layout.align, 1u);  // packed: its fields are read byte by byte
+  EXPECT_EQ(layout.offsets, (std::vector<uint64_t>{0, 8, 9, 21, 37}));
+  EXPECT_EQ(types::toString(record->elements[2]), "float32[3]");
+  EXPECT_EQ(types::toString(record->elements[4]), "uint16[2, 2]");
+  EXPECT_EQ(types::layoutOf(record->elements[4]).size, 8u);
+  EXPECT_EQ(types::layoutOf(record->elements[3]).align, 8u);  // the nested record is aligned
+  // An aligned record (numpy's align=True) keeps its alignment; fields may leave gaps.
+  auto aligned = std::make_shared<sema::StructSource>();
+  aligned->name = "record";
+  aligned->identity = 13;
+  aligned->fields = {field("a", 0, "int8"), field("b", 8, "float64"), field("c", 16, "int16", {3})};
+  aligned->itemSize = 24;
+  const types::Type* alignedType = sema::resolveStruct(aligned, types, sources, diagnostics);
+  ASSERT_NE(alignedType, nullptr) << diagnostics.render();
+  EXPECT_EQ(types::layoutOf(alignedType).align, 8u);
+  // Fields that overlap or leave the record are reported.
+  auto overlapping = std::make_shared<sema::StructSource>();
+  overlapping->name = "record";
+  overlapping->identity = 14;
+  overlapping->fields = {field("a", 0, "float64"), field("b", 4, "int32")};
+  overlapping->itemSize = 16;
+  EXPECT_EQ(sema::resolveStruct(overlapping, types, sources, diagnostics), nullptr);
+  EXPECT_NE(diagnostics.render().find(
+                "record cannot be laid out in device code: field 'b' at byte 4 overlaps the field "
+                "before it"),
+            std::string::npos)
+      << diagnostics.render();
+}
+
+TEST(Records, DeviceCodeReadsAndWritesSubArrayFieldsInPlace) {
+  // A kernel over an array of packed records: the unit compiles for the CPU target and sm_90.
+  auto checked = std::make_unique<Checked>();
+  std::string text = R"(from cuda import device
+
+@device.kernel
+def k(rs, out):
+    i = device.tid(1)
+    if i < rs.size:
+        r = rs[i]
+        s = 0.0
+        for j in range(len(r.pos)):
+            s += r.pos[j]
+        out[i] = r.a + r.b + s + r.m.v + r.g[1, -1] + r.pos.size + r.g.shape[0]
+        rs[i].pos[1] = device.float32(out[i])
+        rs[i].g[-1, 0] = 7
+        rs[i] = r.replace(b=3)
+)";
+  uint32_t file = checked->sources.add("records.py", text);
+  checked->module = syntax::parse(file, checked->diagnostics);
+  auto environment = sema::makeStaticEnvironment(*checked->module, checked->sources.file(file));
+  const types::Type* record =
+      sema::resolveStruct(packedRecord(), checked->types, checked->sources, checked->diagnostics);
+  ASSERT_NE(record, nullptr);
+  sema::CheckRequest request;
+  request.entries.push_back({sema::staticFunction(*environment, "k"), {}});
+  request.entries[0].arguments = {{checked->types.array(record, 1), std::nullopt},
+                                  {checked->types.array(ScalarKind::Float64, 1), std::nullopt}};
+  checked->program = sema::check(request, checked->types, checked->sources, checked->diagnostics);
+  ASSERT_FALSE(checked->diagnostics.hasErrors()) << checked->diagnostics.render();
+  codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
+  EXPECT_NE(unit.source.find("weft::Unaligned<weft::InlineArray<float, 3>> pos;"), std::string::npos)
+      << unit.source;
+  EXPECT_NE(unit.source.find("weft::store<false>("), std::string::npos) << unit.source;
+  testing::expectUnitCompiles(unit.source, "records");
+}
+
+TEST(Records, SubArrayFieldsOfACopyAreImmutable) {
+  auto checked = std::make_unique<Checked>();
+  std::string text =
+      "from cuda import device\n\n@device.kernel\ndef k(rs):\n    r = rs[0]\n    r.pos[1] = 2.0\n"
+      "    x = r.pos[3]\n    y = r.pos[0, 1]\n    rs[0].pos[1] += 1.0\n";
+  uint32_t file = checked->sources.add("records.py", text);
+  checked->module = syntax::parse(file, checked->diagnostics);
+  auto environment = sema::makeStaticEnvironment(*checked->module, checked->sources.file(file));
+  const types::Type* record =
+      sema::resolveStruct(packedRecord(), checked->types, checked->sources, checked->diagnostics);
+  sema::CheckRequest request;
+  request.entries.push_back(
+      {sema::staticFunction(*environment, "k"), {{checked->types.array(record, 1), std::nullopt}}});
+  checked->program = sema::check(request, checked->types, checked->sources, checked->diagnostics);
+  std::string errors = checked->diagnostics.render();
+  EXPECT_EQ(checked->kinds(),
+            (std::vector<std::string>{"StructImmutable", "VectorIndexRange", "IndexCount", "AssignTarget"}))
+      << errors;
+  EXPECT_NE(errors.find("write it with =, e.g. ps[i].pos[k] = ps[i].pos[k] + v"), std::string::npos)
+      << errors;
+  EXPECT_NE(
+      errors.find("field 'pos' of record cannot be assigned; write the record in its array instead, e.g. "
+                  "records[i].pos[k] = value"),
+      std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("index 3 is out of range for float32[3], which has 3 elements"), std::string::npos)
+      << errors;
 }
 
 }  // namespace

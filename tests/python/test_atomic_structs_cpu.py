@@ -6,6 +6,8 @@ for copying one; checked against NumPy on random data.
 test_atomic_structs_gpu.py runs the same tests on the GPU by overriding the `target` fixture.
 """
 
+import importlib.util
+import sys
 
 import numpy as np
 import pytest
@@ -51,10 +53,43 @@ def test_the_dtype_of_a_struct_with_atomic_fields():
     assert Guarded.dtype.fields["total"][1] == 40 and Guarded.dtype.itemsize == 48
     # An Atomic occupies its alignment: the field after it starts past the padding.
     assert Flag.dtype.fields["tag"][1] == 4 and Flag.dtype.itemsize == 8
-    with pytest.raises(TypeError, match="power of two"):
-        device.struct(type("Bad", (), {"__annotations__": {"x": device.Atomic(int, align=3)}})).dtype
-    with pytest.raises(TypeError, match="at most 8 bytes"):
-        device.struct(type("Bad", (), {"__annotations__": {"x": device.Atomic(device.complex128)}})).dtype
+
+
+
+@device.kernel
+def lock_in_a_record(records, out):
+    records[0].m.lock()
+    out[0] = records[0].k
+    records[0].m.unlock()
+
+
+def test_a_packed_record_cannot_hold_atomics(target):
+    # Atomics are used in place, at their alignment; a packed record's fields would be copies.
+    packed = np.zeros(2, np.dtype([("k", np.int8), ("m", ticket_mutex.dtype)]))
+    with pytest.raises(TypeError, match=r"parameter 'records': record cannot be laid out in device code: field 'm' "
+                                        r"holds atomics, which a packed record cannot align; make the dtype with "
+                                        r"numpy.dtype\(..., align=True\)"):
+        run(target, lock_in_a_record, packed, np.zeros(1, np.int8))
+
+
+def test_bad_atomic_fields_are_reported_where_the_dtype_is_asked_for(tmp_path):
+    # S.dtype is laid out by weft's C++ layout code, from the class's source (sema reads it).
+    path = tmp_path / "bad_atomics.py"
+    path.write_text("from cuda import device\n\n@device.struct\nclass Skewed:\n    x: device.Atomic(int, align=3)\n\n"
+                    "@device.struct\nclass Wide:\n    x: device.Atomic(device.complex128)\n")
+    spec = importlib.util.spec_from_file_location("bad_atomics", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bad_atomics"] = module  # inspect finds a class's source through its module
+    try:
+        spec.loader.exec_module(module)
+        with pytest.raises(weft.CompileError, match=r"bad_atomics.py:5:8: error: field 'x' of struct 'Skewed' .*power of two"):
+            module.Skewed.dtype
+        with pytest.raises(weft.CompileError, match=r"bad_atomics.py:9:8: error: field 'x' of struct 'Wide' .*at most 8 bytes"):
+            module.Wide.dtype
+    finally:
+        del sys.modules["bad_atomics"]
+    with pytest.raises(TypeError, match="reads a struct's fields from its source code"):
+        device.struct(type("NoSource", (), {"__annotations__": {"x": device.int32}})).dtype
 
 
 @device.struct

@@ -323,7 +323,8 @@ def test_saxpy_with_signature():
     out = np.zeros_like(x)
     saxpy[7, 128](2.5, x, y, out)
     np.testing.assert_allclose(out, np.float32(2.5) * x + y, rtol=1e-5)
-    with pytest.raises(TypeError, match="signature declares"):
+    # The signature is a contract, as annotations are (docs/classic.md).
+    with pytest.raises(TypeError, match=r"parameter 'x': expected array\(float32, 1d\), got array\(float64, 1d\)"):
         saxpy[7, 128](2.5, x.astype(np.float64), y, out)
 
 

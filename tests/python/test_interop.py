@@ -147,8 +147,9 @@ def test_an_interoperable_kernel_converts_scalars_and_checks_arrays():
     matrix = np.ones((4, 4))
     weft.launch(kernels.scale_rows, matrix, 2, grid=1, block=(4, 4), target="cpu")  # an int for a float64
     np.testing.assert_array_equal(matrix[:, 0], [2, 4, 6, 8])
-    with pytest.raises(weft.CompileError, match=r"argument 1 of interoperable kernel 'scale_rows' is array\(float32, "
-                                                r"2d\), but its parameter 'm' is declared array\(float64, 2d\)"):
+    # Its annotations are a contract, as every kernel's are (docs/types.md).
+    with pytest.raises(TypeError, match=r"kernel 'scale_rows', parameter 'm': expected array\(float64, 2d\), got "
+                                        r"array\(float32, 2d\)"):
         weft.launch(kernels.scale_rows, np.ones((4, 4), np.float32), 2.0, grid=1, block=(4, 4), target="cpu")
 
 

@@ -185,9 +185,193 @@ def test_array_of_anonymous_records():
     out = np.zeros(n, np.float64)
     run(record_sum, records, out, n=n)
     np.testing.assert_allclose(out, records["a"] * records["b"] + records["c"], rtol=1e-12)
-    packed = np.zeros(4, np.dtype([("a", np.float64), ("b", np.int16), ("c", np.float64)]))
-    with pytest.raises(TypeError, match=r"not laid out as a C struct .*align=True"):
-        run(record_sum, packed, np.zeros(4), n=4)
+    # A packed dtype (align=False: c at byte 10) is read byte by byte, with the same results.
+    packed = records.astype(np.dtype([("a", np.float64), ("b", np.int16), ("c", np.float64)]))
+    assert packed.dtype.itemsize == 18 and packed.dtype.fields["c"][1] == 10
+    packed_out = np.zeros(n, np.float64)
+    run(record_sum, packed, packed_out, n=n)
+    np.testing.assert_array_equal(packed_out, out)
+
+
+@device.kernel
+def particle_step(ps, out, dt):
+    i = device.tid(1)
+    if i < ps.size:
+        p = ps[i]
+        speed = 0.0
+        for k in range(len(p.vel)):
+            speed += p.vel[k] * p.vel[k]
+        out[i] = speed + p.tag.weight * p.m[1, -1] + p.m.size
+        for k in range(p.pos.shape[0]):
+            ps[i].pos[k] = p.pos[k] + dt * p.vel[k]  # writes the record in its array
+        ps[i].m[-1, 0] = device.int16(p.tag.id)
+
+
+def particle_dtype(align):
+    tag = np.dtype([("id", np.int8), ("weight", np.float32)], align=align)
+    return np.dtype([("id", np.uint8), ("pos", np.float32, 3), ("vel", np.float64, (3,)), ("tag", tag),
+                     ("m", np.int16, (2, 3))], align=align)
+
+
+def random_particles(rng, n, dtype):
+    ps = np.zeros(n, dtype)
+    ps["id"] = rng.integers(0, 255, n)
+    ps["pos"] = rng.standard_normal((n, 3))
+    ps["vel"] = rng.standard_normal((n, 3))
+    ps["tag"]["id"] = rng.integers(-100, 100, n)
+    ps["tag"]["weight"] = rng.standard_normal(n)
+    ps["m"] = rng.integers(-1000, 1000, (n, 2, 3))
+    return ps
+
+
+def expected_particle_step(ps, dt):
+    speed = np.zeros(len(ps))
+    for k in range(3):
+        speed = speed + ps["vel"][:, k] * ps["vel"][:, k]
+    out = speed + (ps["tag"]["weight"] * ps["m"][:, 1, -1].astype(np.float32)).astype(np.float64) + 6
+    moved = ps.copy()
+    moved["pos"] = (ps["pos"] + dt * ps["vel"]).astype(np.float32)
+    moved["m"][:, -1, 0] = ps["tag"]["id"]
+    return out, moved
+
+
+@pytest.mark.parametrize("align", [False, True], ids=["packed", "aligned"])
+def test_records_with_sub_array_fields_and_nested_records(align):
+    # NumPy records field by field: sub-array fields (read r.vel[k], written ps[i].pos[k] in
+    # place), a nested record, packed (align=False: fields at any byte) or aligned as C.
+    rng = np.random.default_rng(31)
+    n = 150
+    ps = random_particles(rng, n, particle_dtype(align))
+    assert ps.dtype.isalignedstruct == align
+    out = np.zeros(n)
+    expected_out, expected_ps = expected_particle_step(ps, 0.125)
+    run(particle_step, ps, out, 0.125, n=n)
+    np.testing.assert_allclose(out, expected_out, rtol=1e-12)
+    for field in ("id", "pos", "vel", "tag", "m"):
+        np.testing.assert_array_equal(ps[field], expected_ps[field], err_msg=field)
+
+
+@device.kernel
+def one_record(r, body, out):
+    out[0] = r.a * r.b + r.pos[2]
+    out[1] = body.pos.x + body.mass
+    out[2] = r.pos.ndim
+
+
+def test_a_single_record_is_a_kernel_argument():
+    rng = np.random.default_rng(32)
+    for align in (False, True):
+        records = np.zeros(3, np.dtype([("a", np.float64), ("b", np.int16), ("pos", np.float32, 3)], align=align))
+        records["a"] = rng.standard_normal(3)
+        records["b"] = rng.integers(-9, 9, 3)
+        records["pos"] = rng.standard_normal((3, 3))
+        bodies = np.zeros(2, Body.dtype)
+        bodies["pos"]["x"] = rng.standard_normal(2)
+        bodies["mass"] = rng.standard_normal(2)
+        out = np.zeros(3)
+        run(one_record, records[1], bodies[1], out)  # a numpy.void of a record, and of Body.dtype
+        assert out[0] == records["a"][1] * records["b"][1] + np.float64(records["pos"][1, 2])
+        assert out[1] == np.float64(bodies["pos"]["x"][1]) + bodies["mass"][1]
+        assert out[2] == 1
+
+
+class HostRecords:
+    """Records in host memory behind the array interface (as CuPy describes a structured array
+    in __cuda_array_interface__: typestr '|V<itemsize>' and the fields in 'descr')."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__array_interface__ = {"shape": array.shape, "typestr": f"|V{array.dtype.itemsize}",
+                                    "descr": array.dtype.descr, "data": (array.ctypes.data, False),
+                                    "strides": None, "version": 3}
+
+
+def test_records_through_the_array_interface():
+    rng = np.random.default_rng(33)
+    n = 64
+    for align in (False, True):
+        ps = random_particles(rng, n, particle_dtype(align))
+        out = np.zeros(n)
+        expected_out, expected_ps = expected_particle_step(ps, 0.5)
+        run(particle_step, HostRecords(ps), out, 0.5, n=n)
+        np.testing.assert_allclose(out, expected_out, rtol=1e-12)
+        np.testing.assert_array_equal(ps["pos"], expected_ps["pos"])
+        np.testing.assert_array_equal(ps["m"], expected_ps["m"])
+
+
+class FakeCudaArray:
+    """A stand-in for a CuPy array: only __cuda_array_interface__ (no GPU memory behind it), of
+    numbers or, as CuPy describes a structured array, of records (typestr '|V<itemsize>' and
+    the fields in 'descr')."""
+
+    def __init__(self, dtype, n):
+        typestr = f"|V{dtype.itemsize}" if dtype.names else dtype.str
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr, "descr": dtype.descr,
+                                         "data": (0x10000, False), "strides": None, "version": 3}
+
+
+def test_records_through_the_cuda_array_interface_compile_for_sm90():
+    # Typing a GPU launch needs no GPU: the front end types the records the interface
+    # describes, and NVRTC compiles the unit for sm_90.
+    from test_classic_cpu import _nvrtc_compile_sm90
+
+    for align in (False, True):
+        records = FakeCudaArray(particle_dtype(align), 8)
+        source = particle_step._emit_cuda(records, FakeCudaArray(np.dtype(np.float64), 8), 0.5, target="gpu")
+        assert ("weft::Unaligned<" in source) != align, source
+        assert _nvrtc_compile_sm90(source) == ""
+
+
+@device.kernel
+def record_slice(rs, out):
+    out[0] = rs[0].pos[0:2][0]
+
+
+@device.kernel
+def record_with_a_struct(rs, out):
+    i = device.tid(1)
+    if i < rs.size:
+        out[i] = rs[i].v.dot(rs[i].v) + rs[i].k
+
+
+def test_records_of_one_layout_are_one_type_and_may_hold_structs():
+    rng = np.random.default_rng(36)
+    n = 40
+    compiled = record_with_a_struct._compile_count
+    for _ in range(2):
+        # a new dtype object each time, of the same layout: one specialization
+        dtype = np.dtype([("k", np.int16), ("v", Vec.dtype)])
+        rs = np.zeros(n, dtype)
+        for axis in "xyz":
+            rs["v"][axis] = rng.standard_normal(n)
+        rs["k"] = rng.integers(-5, 5, n)
+        out = np.zeros(n, np.float32)
+        run(record_with_a_struct, rs, out, n=n)
+        v = rs["v"]
+        expected = v["x"] * v["x"] + v["y"] * v["y"] + v["z"] * v["z"] + rs["k"].astype(np.float32)
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+    assert record_with_a_struct._compile_count == compiled + 1
+    # The same fields as a plain nested record (NumPy prints both dtypes alike): a record, with
+    # no methods.
+    plain = np.zeros(n, np.dtype([("k", np.int16), ("v", [("x", np.float32), ("y", np.float32), ("z", np.float32)])]))
+    assert repr(plain.dtype) == repr(rs.dtype)
+    with pytest.raises(weft.CompileError, match="record has no field 'dot'"):
+        run(record_with_a_struct, plain, out, n=n)
+
+
+def test_record_errors():
+    with pytest.raises(TypeError, match=r"kernel 'record_sum', parameter 'records': field 'b' of record has dtype "
+                                        r"'object', which device code does not support"):
+        run(record_sum, np.zeros(2, np.dtype([("a", np.float64), ("b", object), ("c", np.float64)])), np.zeros(2))
+    with pytest.raises(TypeError, match=r"parameter 'records': field 'b' of record has dtype 'str256'"):
+        run(record_sum, np.zeros(2, np.dtype([("a", np.float64), ("b", "U8"), ("c", np.float64)])), np.zeros(2))
+    with pytest.raises(TypeError, match=r"parameter 'records': field 'b' of record has dtype 'a sub-array of records'"):
+        run(record_sum, np.zeros(2, np.dtype([("a", np.float64), ("b", [("x", np.int8)], 2), ("c", np.float64)])),
+            np.zeros(2))
+    with pytest.raises(TypeError, match=r"parameter 'records': field 'b' of its structured dtype is big-endian"):
+        run(record_sum, np.zeros(2, np.dtype([("a", "<f8"), ("b", ">i2"), ("c", "<f8")])), np.zeros(2))
+    with pytest.raises(weft.CompileError, match=r"a slice or ellipsis of a record's sub-array field is not supported"):
+        run(record_slice, np.zeros(2, particle_dtype(False)), np.zeros(1))
 
 
 def swap(t):
@@ -301,3 +485,54 @@ def test_structs_and_tuples_on_the_gpu():
     result = weft.zeros(3, np.float64, target="gpu")
     device.launch(tuple_kernel, (2, 3.5, 7.25), result, grid=1, block=1, target="gpu")
     np.testing.assert_allclose(result.copy_to_host(), [7.25, 5.5, 2.0])
+
+
+@pytest.mark.gpu
+def test_records_on_the_gpu():
+    rng = np.random.default_rng(34)
+    n = 300
+    for align in (False, True):
+        ps = random_particles(rng, n, particle_dtype(align))
+        expected_out, expected_ps = expected_particle_step(ps, 0.25)
+        records = weft.to_device(ps)
+        out = weft.zeros(n, np.float64, target="gpu")
+        device.launch(particle_step, records, out, 0.25, grid=(n + 127) // 128, block=128, target="gpu")
+        # the GPU may contract a * b + c into one fma
+        np.testing.assert_allclose(out.copy_to_host(), expected_out, rtol=1e-12)
+        moved = records.copy_to_host()
+        np.testing.assert_allclose(moved["pos"], expected_ps["pos"], rtol=1e-6)
+        np.testing.assert_array_equal(moved["m"], expected_ps["m"])
+        # one record (a numpy.void) by value
+        record = np.zeros(1, np.dtype([("a", np.float64), ("b", np.int16), ("pos", np.float32, 3)], align=align))
+        record["a"], record["b"], record["pos"] = rng.standard_normal(), 5, rng.standard_normal(3)
+        body = np.zeros(1, Body.dtype)
+        body["pos"]["x"], body["mass"] = rng.standard_normal(), rng.standard_normal()
+        single = weft.zeros(3, np.float64, target="gpu")
+        device.launch(one_record, record[0], body[0], single, grid=1, block=1, target="gpu")
+        host = single.copy_to_host()
+        assert host[0] == pytest.approx(record["a"][0] * 5 + np.float64(record["pos"][0, 2]), rel=1e-12)
+        assert host[1] == np.float64(body["pos"]["x"][0]) + body["mass"][0]
+        assert host[2] == 1
+
+
+@pytest.mark.gpu
+def test_cupy_record_arrays_through_the_cuda_array_interface():
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng(35)
+    n = 200
+    for align in (False, True):
+        ps = random_particles(rng, n, particle_dtype(align))
+        expected_out, expected_ps = expected_particle_step(ps, 0.5)
+        try:
+            records = cupy.empty(n, dtype=ps.dtype)
+            records.set(ps)
+        except (TypeError, ValueError, NotImplementedError) as error:
+            pytest.skip(f"this CuPy does not hold structured dtypes: {error}")
+        assert records.__cuda_array_interface__["typestr"] == f"|V{ps.dtype.itemsize}"
+        out = cupy.zeros(n, np.float64)
+        device.launch(particle_step, records, out, 0.5, grid=(n + 127) // 128, block=128, target="gpu")
+        cupy.cuda.runtime.deviceSynchronize()
+        np.testing.assert_allclose(out.get(), expected_out, rtol=1e-12)
+        moved = records.get()
+        np.testing.assert_allclose(moved["pos"], expected_ps["pos"], rtol=1e-6)
+        np.testing.assert_array_equal(moved["m"], expected_ps["m"])

@@ -105,4 +105,74 @@ WEFT_HD int64_t stride_bytes(const Array<T, N>& array, int d) {
   return static_cast<int64_t>(array.strides[d] * sizeof(T));
 }
 
+// ---- NumPy records (docs/structs.md): sub-array fields and packed fields ----
+
+// A NumPy sub-array field (('pos', numpy.float32, (2, 3))): the elements in place, in C order.
+// Standard layout, sizeof == product of the extents * sizeof(T), alignof == alignof(T).
+template <class T, uint64_t... Extents>
+struct InlineArray {
+  T elements[(Extents * ...)];
+};
+
+// A member of a packed record (alignment 1) whose type needs more: its bytes, read and written
+// by copying, so that no access assumes an alignment the record does not give.
+template <class T>
+struct Unaligned {
+  unsigned char bytes[sizeof(T)];
+  Unaligned() = default;
+  WEFT_HD Unaligned(const T& value) {
+    const unsigned char* from = reinterpret_cast<const unsigned char*>(&value);
+    for (unsigned i = 0; i < sizeof(T); ++i) bytes[i] = from[i];
+  }
+};
+
+// The value an Unaligned member holds.
+template <class T>
+WEFT_HD T load(const Unaligned<T>& member) {
+  T value;
+  unsigned char* to = reinterpret_cast<unsigned char*>(&value);
+  for (unsigned i = 0; i < sizeof(T); ++i) to[i] = member.bytes[i];
+  return value;
+}
+
+namespace detail {
+
+template <uint64_t... Extents>
+struct InlineShape {};
+
+// The C-order position of `index...` in an inline array of Extents...; Wrap... says per index
+// whether a negative value counts from the end of its dimension.
+template <bool... Wrap, uint64_t... Extents, class... I>
+WEFT_HD uint64_t inlineOffset(InlineShape<Extents...>, I... index) {
+  static_assert(sizeof...(Wrap) == sizeof...(Extents) && sizeof...(I) == sizeof...(Extents),
+                "one index per dimension");
+  uint64_t offset = 0;
+  ((offset = offset * Extents + static_cast<uint64_t>(static_cast<int64_t>(index)) +
+             (Wrap && static_cast<int64_t>(index) < 0 ? Extents : 0)),
+   ...);
+  return offset;
+}
+
+}  // namespace detail
+
+// Element `index...` of an inline array.
+template <bool... Wrap, class T, uint64_t... Extents, class... I>
+WEFT_HD T get(const InlineArray<T, Extents...>& array, I... index) {
+  return array.elements[detail::inlineOffset<Wrap...>(detail::InlineShape<Extents...>{}, index...)];
+}
+
+// Stores `value` at `index...` of an inline array in memory (a field of a record in an array).
+template <bool... Wrap, class T, uint64_t... Extents, class... I>
+WEFT_HD void store(InlineArray<T, Extents...>& array, T value, I... index) {
+  array.elements[detail::inlineOffset<Wrap...>(detail::InlineShape<Extents...>{}, index...)] = value;
+}
+
+// The same for an inline array that is an Unaligned member of a packed record.
+template <bool... Wrap, class T, uint64_t... Extents, class... I>
+WEFT_HD void store(Unaligned<InlineArray<T, Extents...>>& array, T value, I... index) {
+  uint64_t at = detail::inlineOffset<Wrap...>(detail::InlineShape<Extents...>{}, index...) * sizeof(T);
+  const unsigned char* from = reinterpret_cast<const unsigned char*>(&value);
+  for (unsigned i = 0; i < sizeof(T); ++i) array.bytes[at + i] = from[i];
+}
+
 }  // namespace weft
