@@ -700,6 +700,8 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
       typeError(name, std::string(attribute) + " describes records ('" + type +
                           "') without their fields ('descr')");
     array.elementStruct = recordFromDescr(descr, itemSize, name);
+    // Bytes without named fields are no record: NumPy describes bfloat16 and fp8 so ('<V2').
+    if (array.elementStruct->fields.empty()) scalarFromTypestr(type, name);
     array.itemSize = itemSize;
   } else {
     array.dtype = scalarFromTypestr(type, name);

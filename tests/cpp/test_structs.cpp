@@ -335,7 +335,7 @@ def k(rs, out):
   checked->program = sema::check(request, checked->types, checked->sources, checked->diagnostics);
   ASSERT_FALSE(checked->diagnostics.hasErrors()) << checked->diagnostics.render();
   codegen::EmittedUnit unit = codegen::emitCuda(checked->program, checked->sources);
-  EXPECT_NE(unit.source.find("weft::Unaligned<weft::InlineArray<float, 3>> pos;"), std::string::npos)
+  EXPECT_NE(unit.source.find("weft::Unaligned<weft::InlineArray<float, 3>> m_pos_2;"), std::string::npos)
       << unit.source;
   EXPECT_NE(unit.source.find("weft::store<false>("), std::string::npos) << unit.source;
   testing::expectUnitCompiles(unit.source, "records");
