@@ -603,6 +603,26 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   return result;
 }
 
+namespace {
+
+// A Python int as a constant: int64, or uint64 above INT64_MAX; false beyond both.
+bool readIntConstant(PyObject* value, sema::ConstValue& out) {
+  int64_t signedValue = 0;
+  if (readInt64(value, signedValue)) {
+    out = sema::intConstant(signedValue);
+    return true;
+  }
+  unsigned long long unsignedValue = PyLong_AsUnsignedLongLong(value);
+  if (unsignedValue == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  out = sema::uint64Constant(unsignedValue);
+  return true;
+}
+
+}  // namespace
+
 bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
   using Kind = sema::ConstValue::Kind;
   out = sema::ConstValue{};
@@ -612,8 +632,7 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
     out.kind = Kind::Bool;
     out.boolValue = value == Py_True;
   } else if (PyLong_Check(value)) {
-    out.kind = Kind::Int;
-    return readInt64(value, out.intValue);
+    return readIntConstant(value, out);
   } else if (PyFloat_Check(value)) {
     out.kind = Kind::Float;
     out.floatValue = PyFloat_AS_DOUBLE(value);
@@ -650,8 +669,7 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
       PyErr_Clear();
       return false;
     }
-    out.kind = Kind::Int;
-    return readInt64(index.ptr(), out.intValue);
+    return readIntConstant(index.ptr(), out);
   } else if (Py_TYPE(value)->tp_as_number && Py_TYPE(value)->tp_as_number->nb_float) {
     // NumPy floating scalars (complex ones are not constants here).
     double number = PyFloat_AsDouble(value);

@@ -64,15 +64,34 @@ TypedStmt* FunctionChecker::emit(TypedStmtKind kind, SourceLoc loc, std::vector<
 void FunctionChecker::block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out) {
   std::vector<TypedStmt*>* saved = out_;
   out_ = &out;
-  for (const syntax::Stmt* s : body) {
-    if (unreachable_) break;
-    stmt(*s);
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (unreachable_) {
+      removed_.push_back(RemovedCode{{body.begin() + static_cast<std::ptrdiff_t>(i), body.end()}, unreachableAfter_,
+                                     RemovedCode::Reason::AfterReturn});
+      break;
+    }
+    stmt(*body[i]);
   }
   unreachable_ = false;
   out_ = saved;
 }
 
 void FunctionChecker::stmt(const syntax::Stmt& s) {
+  size_t reported = sink.all().size();
+  size_t poisonedReads = poisonedReads_;
+  checkStatement(s);
+  // One mistake, one message: a statement that reported an error (or read a variable an
+  // earlier error left without a value) leaves the names it binds without a value, so that
+  // their uses stay silent instead of reporting them as never assigned.
+  if (sink.all().size() > reported || poisonedReads_ > poisonedReads) {
+    forEachBinding(s, false, [&](const std::string& name, SourceLoc, bool) {
+      auto local = localByName_.find(name);
+      if (local != localByName_.end()) locals_[static_cast<size_t>(local->second)].join.sawError = true;
+    });
+  }
+}
+
+void FunctionChecker::checkStatement(const syntax::Stmt& s) {
   using K = syntax::StmtKind;
   auto unsupported = [&](const char* what, const char* hint) { sink.error(diag::UnsupportedStatement, s.loc, {what, hint}); };
   const char* noExceptions = "; exceptions do not exist in device code";
@@ -141,11 +160,16 @@ void FunctionChecker::stmt(const syntax::Stmt& s) {
         // flag, a ConstExpr test): only the branch taken is checked and emitted, so the other
         // may hold code that is only valid for other types; when that branch always returns,
         // the rest of the enclosing block is dead too.
-        const std::vector<syntax::Stmt*>& taken = truthOf(*test.constant) ? i.body : i.orelse;
+        bool truth = truthOf(*test.constant);
+        const std::vector<syntax::Stmt*>& taken = truth ? i.body : i.orelse;
+        const std::vector<syntax::Stmt*>& dropped = truth ? i.orelse : i.body;
+        removed_.push_back(RemovedCode{{dropped.begin(), dropped.end()}, s.loc,
+                                       truth ? RemovedCode::Reason::AlwaysTrue : RemovedCode::Reason::AlwaysFalse});
         std::vector<TypedStmt*> live;
         block(taken, live);
         out_->insert(out_->end(), live.begin(), live.end());
         unreachable_ = alwaysReturns(taken);
+        unreachableAfter_ = s.loc;
         return;
       }
       std::vector<TypedStmt*> body, orelse;
@@ -365,6 +389,7 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
     }
     Value converted = convert(v, state.fixed, loc);
     if (converted.isError()) return;
+    state.constant = converted.constant;
     TypedStmt* s = emit(TypedStmtKind::Assign, loc, {converted.expr});
     s->local = local;
     return;
@@ -384,7 +409,7 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
       return;
     }
     if (!join.weak) join.weakLoc = loc;
-    join.weak = join.weak ? *types::promote(*join.weak, kind) : kind;
+    join.weak = join.weak ? joinWeak(*join.weak, kind) : kind;
   } else {
     const types::Type* type = v.type();
     if (join.strong == nullptr) {
@@ -407,6 +432,8 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
   if (target == nullptr || target->isError()) return;
   Value converted = convert(v, target, loc);
   if (converted.isError()) return;
+  // The variable holds the value converted to its type (a float literal in a float32).
+  state.constant = converted.constant;
   TypedStmt* s = emit(TypedStmtKind::Assign, loc, {converted.expr});
   s->local = local;
 }
@@ -535,7 +562,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     }
     if (v.weak) {
       types::ScalarKind kind = builtinKindOf(*v.constant);
-      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      weakKind = weakKind ? joinWeak(*weakKind, kind) : kind;
       continue;
     }
     auto promoted = common ? types::promote(*common, v.type()->scalar) : v.type()->scalar;
@@ -549,7 +576,8 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
   int stepSign = 0;
   if (ok && args[2].constant) {
     const ConstValue& step = *args[2].constant;
-    int64_t value = step.kind == ConstValue::Kind::Bool ? (step.boolValue ? 1 : 0) : step.intValue;
+    // A step beyond int64 is a uint64 step, positive.
+    int64_t value = int64Value(step).value_or(1);
     if (value == 0) {
       sink.error(diag::RangeZeroStep, args[2].expr->loc);
       ok = false;
@@ -578,7 +606,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
   } else if (!common) {
     if (state.join.strong == nullptr || !state.join.strong->isError()) {
       if (!state.join.weak) state.join.weakLoc = s.loc;
-      state.join.weak = state.join.weak ? *types::promote(*state.join.weak, kind) : kind;
+      state.join.weak = state.join.weak ? joinWeak(*state.join.weak, kind) : kind;
     }
   } else if (state.join.strong == nullptr) {
     state.join.strong = rangeType;
