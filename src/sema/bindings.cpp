@@ -70,7 +70,8 @@ void forEachChild(const syntax::Expr& e, const std::function<void(const syntax::
       return;
     }
     case K::FormattedValue:
-      each({syntax::as<syntax::FormattedValueExpr>(e).value, syntax::as<syntax::FormattedValueExpr>(e).formatSpec});
+      each({syntax::as<syntax::FormattedValueExpr>(e).value,
+            syntax::as<syntax::FormattedValueExpr>(e).formatSpec});
       return;
     case K::JoinedStr: each(syntax::as<syntax::JoinedStrExpr>(e).values); return;
     case K::Attribute: visit(*syntax::as<syntax::AttributeExpr>(e).value); return;
@@ -106,7 +107,8 @@ void targetNames(const syntax::Expr& target, bool repeated, const Visit& visit) 
   if (target.kind == syntax::ExprKind::Name) {
     visit(syntax::as<syntax::NameExpr>(target).id, target.loc, repeated);
   } else if (target.kind == syntax::ExprKind::Tuple || target.kind == syntax::ExprKind::List) {
-    for (const syntax::Expr* element : syntax::as<syntax::ListExpr>(target).elts) targetNames(*element, repeated, visit);
+    for (const syntax::Expr* element : syntax::as<syntax::ListExpr>(target).elts)
+      targetNames(*element, repeated, visit);
   } else if (target.kind == syntax::ExprKind::Starred) {
     targetNames(*syntax::as<syntax::StarredExpr>(target).value, repeated, visit);
   } else {
@@ -203,7 +205,8 @@ void forEachBinding(const syntax::Stmt& s, bool deep, const Visit& visit) {
     }
     case K::Return: walrusTargets(syntax::as<syntax::ReturnStmt>(s).value, visit); return;
     case K::Delete:
-      for (const syntax::Expr* target : syntax::as<syntax::DeleteStmt>(s).targets) walrusTargets(target, visit);
+      for (const syntax::Expr* target : syntax::as<syntax::DeleteStmt>(s).targets)
+        walrusTargets(target, visit);
       return;
     case K::Raise:
       walrusTargets(syntax::as<syntax::RaiseStmt>(s).exc, visit);

@@ -554,7 +554,8 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
       bool poisoned = state.join.sawError ||
                       (static_cast<size_t>(index) < assumed_.locals.size() && assumed_.locals[static_cast<size_t>(index)].poisoned);
       if (poisoned) ++poisonedReads_;
-      if (finalPass && !poisoned) unboundLocal(e);
+      // Reported when the pass ends, once all code a constant condition removes is known.
+      if (finalPass && !poisoned) unboundUses_.push_back(&e);
       return errorValue();
     }
     TypedExpr* ref = make(TypedExprKind::Local, type, e.loc);
@@ -587,7 +588,7 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
   return meaning.value;
 }
 
-void FunctionChecker::unboundLocal(const syntax::NameExpr& e) {
+void FunctionChecker::reportUnbound(const syntax::NameExpr& e) {
   for (const RemovedCode& removed : removed_) {
     bool assigned = false;
     for (const syntax::Stmt* s : removed.stmts) {
@@ -701,6 +702,7 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     }
   }
   block(body, out.body);
+  for (const syntax::NameExpr* use : unboundUses_) reportUnbound(*use);
 
   FunctionFacts facts;
   for (size_t i = 0; i < locals_.size(); ++i) {

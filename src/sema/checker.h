@@ -430,7 +430,7 @@ class FunctionChecker {
   Value name(const syntax::NameExpr& e);
   // Reports the use `e` of a local that has no value: never assigned, or assigned only in
   // code a constant condition removed.
-  void unboundLocal(const syntax::NameExpr& e);
+  void reportUnbound(const syntax::NameExpr& e);
   const types::Type* localType(int local) const;
   // Records a value returned by the function.
   // Records a value returned by the function; false when it was reported as wrong.
@@ -509,6 +509,7 @@ class FunctionChecker {
     enum class Reason : uint8_t { AlwaysTrue, AlwaysFalse, AfterReturn } reason;
   };
   std::vector<RemovedCode> removed_;
+  std::vector<const syntax::NameExpr*> unboundUses_;  // final pass: uses of locals without a value
   bool sawValueReturn_ = false;
   SourceLoc valueReturnLoc_;
   // An error value stands for a reported error when, since the statement began, a
