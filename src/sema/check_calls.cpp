@@ -388,7 +388,8 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       return errorValue();
     }
     case Intrinsic::Range:
-      sink.error(diag::ForIterable, e.loc, {": range() can only be the iterable of a for loop"});
+    case Intrinsic::Enumerate:
+      sink.error(diag::ForIterable, e.loc, {": " + what + " can only be the iterable of a for loop"});
       return errorValue();
     case Intrinsic::Tid:
     case Intrinsic::GridSize: {

@@ -186,8 +186,16 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
 
 Value FunctionChecker::value(const syntax::Expr& e) { return toRunTime(expr(e), e.loc); }
 
+Value FunctionChecker::tooDeep(SourceLoc loc) {
+  if (!reportedTooDeep_) sink.error(diag::TooDeeplyNested, loc, {std::to_string(kMaxNestingDepth)});
+  reportedTooDeep_ = true;
+  return errorValue();
+}
+
 Value FunctionChecker::expr(const syntax::Expr& e) {
   using K = syntax::ExprKind;
+  NestingLevel level(program.nesting);
+  if (level.tooDeep()) return tooDeep(e.loc);
   switch (e.kind) {
     case K::BoolOp: return boolOp(syntax::as<syntax::BoolOpExpr>(e));
     case K::NamedExpr:

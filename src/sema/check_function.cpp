@@ -255,6 +255,11 @@ void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environmen
 
 int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
                                Diagnostics& sink, SourceLoc callLoc) {
+  NestingLevel level(nesting);
+  if (level.tooDeep()) {
+    sink.error(diag::TooDeeplyNested, callLoc, {std::to_string(kMaxNestingDepth)});
+    return -1;
+  }
   uint32_t file = 0;
   const syntax::FunctionDefStmt* def = findDefinition(*source, sink, callLoc, file);
   if (def == nullptr) return -1;
@@ -415,8 +420,16 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
       Diagnostic& copy = d.severity == Severity::Warning ? diagnostics.warning(kind, d.loc, {d.message})
                                                          : diagnostics.error(kind, d.loc, {d.message});
       copy.notes = d.notes;
-      for (int at = index; parent.count(at) != 0; at = parent[at].first) {
-        copy.notes.push_back({parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
+      // The call chain, from the innermost call; a long one shows its first kMaxCallNotes calls.
+      constexpr size_t kMaxCallNotes = 10;
+      size_t calls = 0;
+      for (int at = index; parent.count(at) != 0; at = parent[at].first, ++calls) {
+        if (calls < kMaxCallNotes) {
+          copy.notes.push_back({parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
+        }
+      }
+      if (calls > kMaxCallNotes) {
+        copy.notes.push_back({SourceLoc{}, "... and " + std::to_string(calls - kMaxCallNotes) + " calls more"});
       }
     }
   }
@@ -715,6 +728,8 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
   }
   const types::Type* returnType = s.declaredReturn;
   if (returnType == nullptr) returnType = sawValueReturn_ ? returnJoin_.result(types) : types.none();
+  // Past the nesting limit the function is not fully checked: callers stay silent.
+  if (reportedTooDeep_) returnType = types.error();
   facts.returnType = returnType;
   if (returnType == nullptr) returnType = types.error();
 

@@ -13,6 +13,7 @@
 
 #include "sema/sema.h"
 #include "sema/sema_diagnostics.h"
+#include "support/limits.h"
 #include "syntax/ast.h"
 #include "types/promotion.h"
 
@@ -243,6 +244,8 @@ class ProgramChecker {
   const bool debug;
   // Struct types resolved so far, by StructSource (check_structs.cpp: structKey).
   std::map<std::string, const types::Type*> structTypes;
+  // How deep the checking nests now: expressions, statements and calls (NestingLevel).
+  int nesting = 0;
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -259,6 +262,20 @@ class ProgramChecker {
   std::map<std::string, int> byKey_;
   std::vector<GlobalDependency> globals_;
   int completed_ = 0;
+};
+
+// One level of the program's nesting (ProgramChecker::nesting) while it lives.
+class NestingLevel {
+ public:
+  explicit NestingLevel(int& nesting) : nesting_(nesting) { ++nesting_; }
+  ~NestingLevel() { --nesting_; }
+  NestingLevel(const NestingLevel&) = delete;
+  NestingLevel& operator=(const NestingLevel&) = delete;
+  // Beyond kMaxNestingDepth: the checker stops here (after reporting).
+  bool tooDeep() const { return nesting_ > kMaxNestingDepth; }
+
+ private:
+  int& nesting_;
 };
 
 // Joins the types of the values assigned to one variable (or returned by one function).
@@ -322,6 +339,8 @@ class FunctionChecker {
   Value promoteTo(Value v, types::ScalarKind kind, SourceLoc loc);
   Value cast(Value v, types::ScalarKind kind, SourceLoc loc);
   Value errorValue() const { return Value{}; }
+  // Reports (once per function) that the program nests too deeply at `loc`; an error value.
+  Value tooDeep(SourceLoc loc);
   Value runtime(TypedExpr* e, bool nonNegative = false) const;
   TypedExpr* make(TypedExprKind kind, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {});
   // operands[begin, end) joined by the associative `kind` (And, Or) as a balanced tree.
@@ -355,6 +374,12 @@ class FunctionChecker {
   Value vectorAttribute(Value vector, const std::string& attr, SourceLoc loc);
   // `v[i]` (a constant index is checked; a negative one counts from the end).
   Value vectorIndex(Value vector, const syntax::Expr& index, SourceLoc loc);
+  // `for e in v:` (and, with `counter`, `for i, e in enumerate(v, start):`): a loop over the
+  // components of one evaluation of the vector `vector`, each assigned to `element`.
+  void vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element, const syntax::Expr* counter,
+                 Value start);
+  // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector).
+  void enumerateFor(const syntax::ForStmt& s);
   // `v.x = ...` or `v[i] = ...` (always an error: vectors are immutable).
   void vectorAssign(const Value& vector, const std::string& what, SourceLoc loc);
   // `x.real`, `x.imag`, `x.dtype`, `x.shape`, `x.ndim`, `x.size` of a number.
@@ -510,6 +535,7 @@ class FunctionChecker {
   };
   std::vector<RemovedCode> removed_;
   std::vector<const syntax::NameExpr*> unboundUses_;  // final pass: uses of locals without a value
+  bool reportedTooDeep_ = false;
   bool sawValueReturn_ = false;
   SourceLoc valueReturnLoc_;
   // An error value stands for a reported error when, since the statement began, a

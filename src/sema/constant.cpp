@@ -394,8 +394,12 @@ types::ScalarKind builtinKindOf(const ConstValue& value) {
     case Kind::Int:
       if (fitsScalar(value, ScalarKind::Int32, false)) return ScalarKind::Int32;
       return value.aboveInt64 ? ScalarKind::UInt64 : ScalarKind::Int64;
-    case Kind::Float: return ScalarKind::Float32;
-    case Kind::Complex: return ScalarKind::Complex64;
+    case Kind::Float: return fitsScalar(value, ScalarKind::Float32, false) ? ScalarKind::Float32 : ScalarKind::Float64;
+    case Kind::Complex:
+      return fitsScalar(makeFloat(value.floatValue), ScalarKind::Float32, false) &&
+                     fitsScalar(makeFloat(value.imagValue), ScalarKind::Float32, false)
+                 ? ScalarKind::Complex64
+                 : ScalarKind::Complex128;
     case Kind::None:
     case Kind::Str:
     case Kind::Tuple: break;

@@ -43,7 +43,8 @@ const types::Type* resolveStruct(const std::shared_ptr<StructSource>& source, ty
                                  SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc = {});
 
 // The type a Python number constant has on its own (a literal, a global, a ConstExpr
-// argument): bool, int32 (int64, then uint64, when it does not fit), float32, complex64.
+// argument): bool, int32 (int64, then uint64, when it does not fit), float32 (float64 beyond
+// float32's range), complex64 (complex128 beyond it).
 types::ScalarKind builtinKindOf(const ConstValue& value);
 
 // `value` (a number; a complex only for a complex `kind`) converted to `kind` exactly as the

@@ -324,6 +324,18 @@ std::vector<Example> examples() {
       3);
   add("ConstantOverflow", "@device.kernel\ndef k(a):\n    a[0] = 2 ** 70\n", {"int32[:]"}, "ConstantOverflow",
       3);
+  // A chain of calls nests each callee in its caller (also test_sema.cpp, SemaNesting).
+  custom("TooDeeplyNested", {"TooDeeplyNested"}, [] {
+    std::string source;
+    for (int i = 0; i < 400; ++i) source += "def f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i + 1) + "(x)\n";
+    source += "def f400(x):\n    return x\n@device.kernel\ndef k(a):\n    a[0] = f0(a[0])\n";
+    auto r = run(source, {"int32[:]"});
+    ASSERT_EQ(r->diagnostics.all().size(), 1u) << r->errors.substr(0, 2000);
+    const Diagnostic& d = r->diagnostics.all()[0];
+    EXPECT_EQ(d.kind, "TooDeeplyNested");
+    EXPECT_NE(d.message.find("more than 1000 levels of expressions, statements and device function calls"), std::string::npos);
+    EXPECT_EQ(d.notes.size(), 11u);  // ten calls of the chain, then how many more
+  });
   custom("FunctionNotFound", {"FunctionNotFound"}, [] {
     types::TypeContext types;
     SourceManager sources;
