@@ -251,7 +251,7 @@ Value FunctionChecker::expr(const syntax::Expr& e) {
       }
       auto constant = fromSyntax(c);
       if (!constant) {
-        sink.error(diag::LiteralOutOfRange, e.loc, {c.intDigits, "int64"});
+        sink.error(diag::LiteralOutOfRange, e.loc, {c.intDigits, "uint64"});
         return errorValue();
       }
       return constantValue(*constant, e.loc);

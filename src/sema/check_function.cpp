@@ -234,7 +234,11 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     ParsedFile entry;
     entry.text = source.fileText;
     entry.file = sources.add(source.fileName, source.fileText);
+    size_t reported = diagnostics.all().size();
     entry.module = syntax::parse(entry.file, diagnostics);
+    // After a syntax error the module is partial (placeholders where the error was): nothing in
+    // the file is checked, so the syntax error is the only message.
+    if (diagnostics.all().size() > reported) entry.module.reset();
     parsed = &files_.emplace(source.fileName, std::move(entry))->second;
   }
   file = parsed->file;

@@ -255,7 +255,7 @@ class ProgramChecker {
   struct ParsedFile {
     std::string text;
     uint32_t file = 0;
-    std::unique_ptr<syntax::Module> module;
+    std::unique_ptr<syntax::Module> module;  // nullptr after a syntax error
   };
   std::multimap<std::string, ParsedFile> files_;
   std::deque<Specialization> specs_;

@@ -941,6 +941,25 @@ TEST(SemaDiagnostics, AssignmentOfAnErrorIsNotUnbound) {
               {"int32[:]"}, "UndefinedName", 5, "undefined_thing");
 }
 
+TEST(SemaDiagnostics, ASyntaxErrorIsTheOnlyMessage) {
+  // The file of a launched kernel is parsed by sema: its partial AST is not checked.
+  types::TypeContext types;
+  SourceManager sources;
+  Diagnostics diagnostics(sources);
+  auto source = std::make_shared<FunctionSource>();
+  source->fileName = "broken.py";
+  source->fileText = "def k(a):\n    a[0] = " + std::string(1200, '-') + "a[1]\n    a[1] = 2\n";
+  source->line = 1;
+  source->name = "k";
+  source->decorator = FunctionSource::Decorator::Kernel;
+  CheckRequest request;
+  request.entries.push_back({source, {}});
+  request.entries[0].arguments.push_back({types.array(types::ScalarKind::Int32, 1), std::nullopt});
+  check(request, types, sources, diagnostics);
+  ASSERT_EQ(diagnostics.all().size(), 1u) << diagnostics.render();
+  EXPECT_EQ(diagnostics.all()[0].kind, "TooDeeplyNested");
+}
+
 TEST(SemaDiagnostics, OneMistakeOneMessage) {
   auto r = run("@device.kernel\ndef k(a):\n    x = nope + 1\n    y = x * 2\n    a[0] = y + x\n", {"int32[:]"});
   EXPECT_EQ(r->diagnostics.all().size(), 1u) << r->errors;
