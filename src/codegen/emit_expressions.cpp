@@ -306,16 +306,17 @@ std::string CudaEmitter::andOr(const TypedExpr& e) {
     return "(" + convert(expr(*e.operands[0]), e.operands[0]->type, e.type) + (isAnd ? " && " : " || ") +
            convert(expr(*e.operands[1]), e.operands[1]->type, e.type) + ")";
   }
-  // The operands of up to kLevels levels of the chain, left to right (sema builds `a and b and c`
-  // as a balanced tree of one kind and type), decided in turn in one function; a longer chain
-  // nests such functions, as many levels as its length has factors of 2**kLevels.
+  // The operands of kLevels levels of the chain (at most 2**kLevels), left to right (sema builds
+  // `a and b and c` as a balanced tree of one kind and type), decided in turn in one function: a
+  // longer chain nests such functions, never deeper than its length's log to the base 2**kLevels,
+  // and no function is long (C++ compilers optimize one of 80,000 branches very slowly).
   constexpr int kLevels = 5;
   std::vector<const TypedExpr*> chain;
   std::vector<std::pair<const TypedExpr*, int>> pending{{&e, 0}};
   while (!pending.empty()) {
     auto [node, level] = pending.back();
     pending.pop_back();
-    if (node->kind == e.kind && node->type == e.type && level <= kLevels) {
+    if (node->kind == e.kind && node->type == e.type && level < kLevels) {
       pending.push_back({node->operands[1], level + 1});
       pending.push_back({node->operands[0], level + 1});
     } else {

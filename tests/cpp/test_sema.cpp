@@ -782,6 +782,17 @@ TEST(SemaConstants, IntsOfTheUInt64RangeFoldExactlyAndTakeTheOtherOperandsType) 
   EXPECT_NE(r->dump.find("y = 0:int32"), std::string::npos) << r->dump;
 }
 
+TEST(SemaConstants, FloatLiteralsBeyondFloat32AreFloat64Alone) {
+  auto r = run("@device.kernel\ndef k(a):\n    x = 1e300\n    y = 2.5\n    z = 1e300j\n    a[0] = x + a[0]\n", {"float64[:]"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  EXPECT_EQ(localType(*r, "x"), "float64");
+  EXPECT_EQ(localType(*r, "y"), "float32");
+  EXPECT_EQ(localType(*r, "z"), "complex128");
+  EXPECT_NE(r->dump.find("x = 1.0000000000000001e+300:float64"), std::string::npos) << r->dump;
+  expectError("@device.kernel\ndef k(a):\n    a[0] = a[0] * 1e300\n", {"float32[:]"}, "LiteralOutOfRange", 3,
+              "does not fit float32");
+}
+
 TEST(SemaConstants, IntsBeyondBothRangesAreReported) {
   expectError("@device.kernel\ndef k(a):\n    a[0] = 18446744073709551616\n", {"uint64[:]"}, "LiteralOutOfRange", 3,
               "18446744073709551616");
