@@ -7,6 +7,8 @@
 #include <cstring>
 #include <optional>
 
+#include "support/limits.h"
+
 namespace weft::python {
 namespace {
 
@@ -621,9 +623,9 @@ bool readIntConstant(PyObject* value, sema::ConstValue& out) {
   return true;
 }
 
-}  // namespace
-
-bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
+// toConstant of a value nested `depth` tuples deep: tuples nest at most kMaxNestingDepth deep
+// (the nesting limit of every pass that walks the constant).
+bool constantAt(PyObject* value, sema::ConstValue& out, int depth) {
   using Kind = sema::ConstValue::Kind;
   out = sema::ConstValue{};
   if (value == Py_None) {
@@ -650,10 +652,11 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
     out.kind = Kind::Str;
     out.strValue.assign(text, static_cast<size_t>(size));
   } else if (PyTuple_Check(value)) {
+    if (depth >= kMaxNestingDepth) return false;
     out.kind = Kind::Tuple;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i) {
       sema::ConstValue element;
-      if (!toConstant(PyTuple_GET_ITEM(value, i), element)) return false;
+      if (!constantAt(PyTuple_GET_ITEM(value, i), element, depth + 1)) return false;
       out.elements.push_back(std::move(element));
     }
   } else if (!isNumpyScalar(value)) {
@@ -684,6 +687,10 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
   }
   return true;
 }
+
+}  // namespace
+
+bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) { return constantAt(value, out, 0); }
 
 types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name) {
   if (typestr.size() >= 3 && typestr[0] != '>') {

@@ -203,3 +203,24 @@ def test_classic_front_and_chain(tmp_path, target):
         """))
     for line in launch_in_subprocess(path, target):
         assert line.split()[1:] == ["ok", "3"], line
+
+
+def test_a_global_tuple_nested_beyond_the_limit_is_not_a_constant(tmp_path, target):
+    path = tmp_path / "tuples.py"
+    path.write_text(textwrap.dedent("""
+        from cuda import device
+
+        G = ()
+        for _ in range(100000):
+            G = (G,)
+        SHALLOW = ()
+        for _ in range(500):
+            SHALLOW = (SHALLOW, 1)
+
+        @device.kernel
+        def k(a: device.int32[:]):
+            a[0] = len(SHALLOW) + SHALLOW[1]
+            a[1] = len(G)
+        """))
+    for line in launch_in_subprocess(path, target):
+        assert "CompileError 1" in line and "global 'G' is a Python tuple" in line, line
