@@ -741,10 +741,6 @@ void FunctionChecker::checkAssert(const syntax::AssertStmt& s) {
   branch->body.push_back(report);
 }
 
-}  // namespace weft::sema
-
-namespace weft::sema {
-
 void FunctionChecker::vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element,
                                 const syntax::Expr* counter, Value start) {
   SourceLoc loc = s.loc;
