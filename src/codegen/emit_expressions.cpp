@@ -332,7 +332,8 @@ std::string CudaEmitter::andOr(const TypedExpr& e) {
   std::string temp = freshTemp();
   std::string out = "[&]() -> " + type + " { " + type + " " + temp + "; ";
   for (size_t i = 0; i + 1 < chain.size(); ++i) {
-    out += temp + " = " + operand(chain[i]) + "; if (" + (isAnd ? "!" : "") + "weft::truth(" + temp + ")) return " + temp + "; ";
+    out += temp + " = " + operand(chain[i]) + "; if (" + (isAnd ? "!" : "") + "weft::truth(" + temp +
+           ")) return " + temp + "; ";
   }
   return out + "return " + operand(chain.back()) + "; }()";
 }

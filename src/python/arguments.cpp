@@ -690,7 +690,9 @@ bool constantAt(PyObject* value, sema::ConstValue& out, int depth) {
 
 }  // namespace
 
-bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) { return constantAt(value, out, 0); }
+bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
+  return constantAt(value, out, 0);
+}
 
 types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name) {
   if (typestr.size() >= 3 && typestr[0] != '>') {

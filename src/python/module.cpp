@@ -146,7 +146,8 @@ nb::object convertNumber(nb::handle value, const std::string& typeName) {
   switch (converted.kind) {
     case Kind::Bool: return nb::bool_(converted.boolValue);
     case Kind::Int:
-      if (converted.aboveInt64) return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(converted.intValue)));
+      if (converted.aboveInt64)
+        return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(converted.intValue)));
       return nb::int_(converted.intValue);
     case Kind::Float: return nb::float_(converted.floatValue);
     case Kind::Complex: return nb::steal(PyComplex_FromDoubles(converted.floatValue, converted.imagValue));

@@ -197,7 +197,8 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
       return errorValue();
     }
     bool nonNegative = v.nonNegative || nonNegativeExpr(*v.expr) ||
-                       (v.constant && v.constant->kind == ConstValue::Kind::Int && (v.constant->aboveInt64 || v.constant->intValue >= 0));
+                       (v.constant && v.constant->kind == ConstValue::Kind::Int &&
+                        (v.constant->aboveInt64 || v.constant->intValue >= 0));
     Value converted = promoteTo(v, types::ScalarKind::Int64, loc);
     if (converted.isError()) return errorValue();
     element->operands.push_back(converted.expr);
@@ -227,7 +228,8 @@ Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
       return errorValue();
     }
     // An index beyond int64 is out of range of every tuple.
-    return tupleElement(base, int64Value(*index.constant).value_or(std::numeric_limits<int64_t>::max()), e.loc);
+    return tupleElement(base, int64Value(*index.constant).value_or(std::numeric_limits<int64_t>::max()),
+                        e.loc);
   }
   sink.error(diag::NotSubscriptable, e.loc, {describe(base)});
   return errorValue();

@@ -351,8 +351,9 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
           r.floatValue = std::hypot(c.floatValue, c.imagValue);
           return weakLiteral(r, e.loc);
         }
-        bool negative = c.kind == ConstValue::Kind::Float ? c.floatValue < 0
-                                                          : (c.kind == ConstValue::Kind::Int && !c.aboveInt64 && c.intValue < 0);
+        bool negative = c.kind == ConstValue::Kind::Float
+                            ? c.floatValue < 0
+                            : (c.kind == ConstValue::Kind::Int && !c.aboveInt64 && c.intValue < 0);
         return negative ? weakLiteral(foldUnary(UnaryOp::Neg, c).value, e.loc) : weakLiteral(foldUnary(UnaryOp::Pos, c).value, e.loc);
       }
       if (types::isBool(v.type()->scalar)) v = promoteTo(v, types::ScalarKind::Int32, e.loc);

@@ -387,12 +387,13 @@ Value FunctionChecker::truth(Value v, SourceLoc loc) {
   return runtime(make(TypedExprKind::Truth, types.scalar(types::ScalarKind::Bool), loc, {v.expr}));
 }
 
-TypedExpr* FunctionChecker::balanced(TypedExprKind kind, const std::vector<TypedExpr*>& operands, size_t begin,
-                                     size_t end, const types::Type* type, SourceLoc loc) {
+TypedExpr* FunctionChecker::balanced(TypedExprKind kind, const std::vector<TypedExpr*>& operands,
+                                     size_t begin, size_t end, const types::Type* type, SourceLoc loc) {
   if (end - begin == 1) return operands[begin];
   size_t middle = begin + (end - begin) / 2;
-  return make(kind, type, loc,
-              {balanced(kind, operands, begin, middle, type, loc), balanced(kind, operands, middle, end, type, loc)});
+  return make(
+      kind, type, loc,
+      {balanced(kind, operands, begin, middle, type, loc), balanced(kind, operands, middle, end, type, loc)});
 }
 
 Value FunctionChecker::condition(const syntax::Expr& e) {
@@ -421,7 +422,8 @@ Value FunctionChecker::condition(const syntax::Expr& e) {
       }
     }
     if (parts.empty()) return constant(isAnd);
-    return runtime(balanced(isAnd ? TypedExprKind::And : TypedExprKind::Or, parts, 0, parts.size(), boolType, e.loc));
+    return runtime(
+        balanced(isAnd ? TypedExprKind::And : TypedExprKind::Or, parts, 0, parts.size(), boolType, e.loc));
   }
   if (e.kind == syntax::ExprKind::UnaryOp && syntax::as<syntax::UnaryOpExpr>(e).op == syntax::UnaryOperator::Not) {
     Value operand = condition(*syntax::as<syntax::UnaryOpExpr>(e).operand);
@@ -726,7 +728,8 @@ Value FunctionChecker::boolOp(const syntax::BoolOpExpr& e) {
   }
   // `and` and `or` are associative (each gives the first operand that decides it), so a
   // balanced tree computes the chain with a depth of log2 of its length.
-  TypedExpr* chain = balanced(isAnd ? TypedExprKind::And : TypedExprKind::Or, typed, 0, typed.size(), types.scalar(kind), e.loc);
+  TypedExpr* chain = balanced(isAnd ? TypedExprKind::And : TypedExprKind::Or, typed, 0, typed.size(),
+                              types.scalar(kind), e.loc);
   return runtime(chain, nonNegative);
 }
 

@@ -429,11 +429,13 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
       size_t calls = 0;
       for (int at = index; parent.count(at) != 0; at = parent[at].first, ++calls) {
         if (calls < kMaxCallNotes) {
-          copy.notes.push_back({parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
+          copy.notes.push_back(
+              {parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
         }
       }
       if (calls > kMaxCallNotes) {
-        copy.notes.push_back({SourceLoc{}, "... and " + std::to_string(calls - kMaxCallNotes) + " calls more"});
+        copy.notes.push_back(
+            {SourceLoc{}, "... and " + std::to_string(calls - kMaxCallNotes) + " calls more"});
       }
     }
   }
@@ -531,7 +533,8 @@ void FunctionChecker::scan(const std::vector<syntax::Stmt*>& body) {
   for (const syntax::Stmt* s : body) {
     if (s->kind == syntax::StmtKind::AnnAssign) noteAnnotation(syntax::as<syntax::AnnAssignStmt>(*s));
     forEachBinding(*s, false, [&](const std::string& name, SourceLoc loc, bool repeated) {
-      if (constParams_.count(name) == 0) locals_[static_cast<size_t>(addLocal(name, loc))].assignments += repeated ? 2 : 1;
+      if (constParams_.count(name) == 0)
+        locals_[static_cast<size_t>(addLocal(name, loc))].assignments += repeated ? 2 : 1;
     });
     if (s->kind == syntax::StmtKind::For) {
       scan(syntax::as<syntax::ForStmt>(*s).body);
@@ -609,7 +612,8 @@ void FunctionChecker::reportUnbound(const syntax::NameExpr& e) {
   for (const RemovedCode& removed : removed_) {
     bool assigned = false;
     for (const syntax::Stmt* s : removed.stmts) {
-      forEachBinding(*s, true, [&](const std::string& name, SourceLoc, bool) { assigned = assigned || name == e.id; });
+      forEachBinding(*s, true,
+                     [&](const std::string& name, SourceLoc, bool) { assigned = assigned || name == e.id; });
     }
     if (!assigned) continue;
     std::string line = std::to_string(removed.ifLoc.line);
@@ -621,10 +625,12 @@ void FunctionChecker::reportUnbound(const syntax::NameExpr& e) {
               (removed.reason == RemovedCode::Reason::AlwaysTrue ? "True" : "False");
         break;
       case RemovedCode::Reason::AfterReturn:
-        why = "it follows the if at line " + line + ", whose condition is constant and whose branch taken returns";
+        why = "it follows the if at line " + line +
+              ", whose condition is constant and whose branch taken returns";
         break;
     }
-    sink.error(diag::RemovedAssignment, e.loc, {e.id, why}).notes.push_back({removed.ifLoc, "decided at compile time here"});
+    sink.error(diag::RemovedAssignment, e.loc, {e.id, why})
+        .notes.push_back({removed.ifLoc, "decided at compile time here"});
     return;
   }
   sink.error(diag::UnboundLocal, e.loc, {e.id});

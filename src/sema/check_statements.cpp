@@ -47,15 +47,18 @@ bool isIndependent(const TypedExpr& e) {
 // True when `s` holds a `return <value>` (not in a nested def or class).
 bool returnsValue(const syntax::Stmt& s) {
   auto any = [](const std::vector<syntax::Stmt*>& body) {
-    return std::any_of(body.begin(), body.end(), [](const syntax::Stmt* inner) { return returnsValue(*inner); });
+    return std::any_of(body.begin(), body.end(),
+                       [](const syntax::Stmt* inner) { return returnsValue(*inner); });
   };
   switch (s.kind) {
     case syntax::StmtKind::Return: {
       const syntax::Expr* value = syntax::as<syntax::ReturnStmt>(s).value;
-      return value != nullptr && !(value->kind == syntax::ExprKind::Constant &&
-                                   syntax::as<syntax::ConstantExpr>(*value).value.kind == syntax::ConstantValue::Kind::None);
+      return value != nullptr &&
+             !(value->kind == syntax::ExprKind::Constant &&
+               syntax::as<syntax::ConstantExpr>(*value).value.kind == syntax::ConstantValue::Kind::None);
     }
-    case syntax::StmtKind::If: return any(syntax::as<syntax::IfStmt>(s).body) || any(syntax::as<syntax::IfStmt>(s).orelse);
+    case syntax::StmtKind::If:
+      return any(syntax::as<syntax::IfStmt>(s).body) || any(syntax::as<syntax::IfStmt>(s).orelse);
     case syntax::StmtKind::While:
       return any(syntax::as<syntax::WhileStmt>(s).body) || any(syntax::as<syntax::WhileStmt>(s).orelse);
     case syntax::StmtKind::For:
@@ -115,7 +118,8 @@ void FunctionChecker::block(const std::vector<syntax::Stmt*>& body, std::vector<
   out_ = &out;
   for (size_t i = 0; i < body.size(); ++i) {
     if (unreachable_) {
-      removed_.push_back(RemovedCode{{body.begin() + static_cast<std::ptrdiff_t>(i), body.end()}, unreachableAfter_,
+      removed_.push_back(RemovedCode{{body.begin() + static_cast<std::ptrdiff_t>(i), body.end()},
+                                     unreachableAfter_,
                                      RemovedCode::Reason::AfterReturn});
       break;
     }
@@ -219,8 +223,10 @@ void FunctionChecker::checkStatement(const syntax::Stmt& s) {
         bool truth = truthOf(*test.constant);
         const std::vector<syntax::Stmt*>& taken = truth ? i.body : i.orelse;
         const std::vector<syntax::Stmt*>& dropped = truth ? i.orelse : i.body;
-        removed_.push_back(RemovedCode{{dropped.begin(), dropped.end()}, s.loc,
-                                       truth ? RemovedCode::Reason::AlwaysTrue : RemovedCode::Reason::AlwaysFalse});
+        removed_.push_back(
+            RemovedCode{{dropped.begin(), dropped.end()},
+                        s.loc,
+                        truth ? RemovedCode::Reason::AlwaysTrue : RemovedCode::Reason::AlwaysFalse});
         std::vector<TypedStmt*> live;
         block(taken, live);
         out_->insert(out_->end(), live.begin(), live.end());
@@ -768,8 +774,8 @@ void FunctionChecker::vectorFor(const syntax::ForStmt& s, Value vector, const sy
     bool zero = start.weak && !truthOf(*start.constant);
     assign(*counter, zero ? position : binary(BinaryOp::Add, position, start, loc), loc);
   }
-  TypedExpr* component =
-      make(TypedExprKind::VectorElement, types.scalar(type->scalar), loc, {local(copy, type), local(index, indexType)});
+  TypedExpr* component = make(TypedExprKind::VectorElement, types.scalar(type->scalar), loc,
+                              {local(copy, type), local(index, indexType)});
   component->wrapNegative = {false};
   assign(element, runtime(component, types::isUnsigned(type->scalar)), loc);
   out_ = outer;
@@ -808,15 +814,17 @@ void FunctionChecker::enumerateFor(const syntax::ForStmt& s) {
     startExpr = keyword->value;
   }
   if (call.args.empty() || call.args.size() > 2) {
-    sink.error(diag::ArgumentCount, call.loc, {"enumerate()", "1 or 2 arguments", std::to_string(call.args.size())});
+    sink.error(diag::ArgumentCount, call.loc,
+               {"enumerate()", "1 or 2 arguments", std::to_string(call.args.size())});
     return checkBodies();
   }
   const syntax::Expr& target = *s.target;
   bool pair = (target.kind == syntax::ExprKind::Tuple || target.kind == syntax::ExprKind::List) &&
               syntax::as<syntax::ListExpr>(target).elts.size() == 2;
   if (!pair) {
-    sink.error(diag::UnsupportedStatement, target.loc,
-               {"a loop over enumerate() with a target other than two names", "; write for i, x in enumerate(v):"});
+    sink.error(
+        diag::UnsupportedStatement, target.loc,
+        {"a loop over enumerate() with a target other than two names", "; write for i, x in enumerate(v):"});
     return checkBodies();
   }
   Value vector = value(*call.args[0]);
@@ -828,7 +836,8 @@ void FunctionChecker::enumerateFor(const syntax::ForStmt& s) {
     sink.error(diag::ForIterable, s.iter->loc, {hint});
     return checkBodies();
   }
-  if (!start.type()->isScalar() || !(types::isInteger(start.type()->scalar) || types::isBool(start.type()->scalar))) {
+  if (!start.type()->isScalar() ||
+      !(types::isInteger(start.type()->scalar) || types::isBool(start.type()->scalar))) {
     sink.error(diag::ArgumentType, startExpr->loc, {"2", "enumerate()", "an integer", describe(start)});
     return checkBodies();
   }

@@ -376,8 +376,8 @@ class FunctionChecker {
   Value vectorIndex(Value vector, const syntax::Expr& index, SourceLoc loc);
   // `for e in v:` (and, with `counter`, `for i, e in enumerate(v, start):`): a loop over the
   // components of one evaluation of the vector `vector`, each assigned to `element`.
-  void vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element, const syntax::Expr* counter,
-                 Value start);
+  void vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element,
+                 const syntax::Expr* counter, Value start);
   // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector).
   void enumerateFor(const syntax::ForStmt& s);
   // `v.x = ...` or `v[i] = ...` (always an error: vectors are immutable).

@@ -92,8 +92,9 @@ Wide floorMod(Wide a, Wide b) {
 // An int result: Overflow when neither int64 nor uint64 holds it.
 Folded intResult(Wide r) {
   if (r < kLowest || r > kHighest) return fail(FoldError::Overflow);
-  return ok(r > static_cast<Wide>(std::numeric_limits<int64_t>::max()) ? uint64Constant(static_cast<uint64_t>(r))
-                                                                        : intConstant(static_cast<int64_t>(r)));
+  return ok(r > static_cast<Wide>(std::numeric_limits<int64_t>::max())
+                ? uint64Constant(static_cast<uint64_t>(r))
+                : intConstant(static_cast<int64_t>(r)));
 }
 
 Folded foldInt(BinaryOp op, Wide a, Wide b) {
@@ -130,7 +131,8 @@ Folded foldInt(BinaryOp op, Wide a, Wide b) {
       if (b < 0) return fail(FoldError::Unsupported);
       if (a == 0) return ok(intConstant(0));
       // |a| >= 1 and every result in range is below 2**64: a shift by more than 64 overflows.
-      if (b > 64 || __builtin_mul_overflow(a, static_cast<Wide>(1) << b, &r)) return fail(FoldError::Overflow);
+      if (b > 64 || __builtin_mul_overflow(a, static_cast<Wide>(1) << b, &r))
+        return fail(FoldError::Overflow);
       return intResult(r);
     case BinaryOp::RShift:
       if (b < 0) return fail(FoldError::Unsupported);
@@ -207,7 +209,9 @@ std::string floatRepr(double x) {
 }
 
 // The constant of a value the device headers computed (weft::cast's result).
-ConstValue fromDevice(bool x) { return makeBool(x); }
+ConstValue fromDevice(bool x) {
+  return makeBool(x);
+}
 template <class T>
 ConstValue fromDevice(T x) {
   using Category = weft::detail::Category;
@@ -234,7 +238,8 @@ ConstValue castTo(const ConstValue& value) {
       if (value.aboveInt64) return fromDevice(weft::cast<To>(static_cast<uint64_t>(value.intValue)));
       return fromDevice(weft::cast<To>(value.intValue));
     case Kind::Float: return fromDevice(weft::cast<To>(value.floatValue));
-    case Kind::Complex: return fromDevice(weft::cast<To>(weft::complex128{value.floatValue, value.imagValue}));
+    case Kind::Complex:
+      return fromDevice(weft::cast<To>(weft::complex128{value.floatValue, value.imagValue}));
     case Kind::None:
     case Kind::Str:
     case Kind::Tuple: break;
@@ -269,7 +274,8 @@ std::string toString(const ConstValue& value) {
     case Kind::None: return "None";
     case Kind::Bool: return value.boolValue ? "True" : "False";
     case Kind::Int:
-      return value.aboveInt64 ? std::to_string(static_cast<uint64_t>(value.intValue)) : std::to_string(value.intValue);
+      return value.aboveInt64 ? std::to_string(static_cast<uint64_t>(value.intValue))
+                              : std::to_string(value.intValue);
     case Kind::Float: return floatRepr(value.floatValue);
     case Kind::Complex: {
       std::string imag = floatRepr(value.imagValue);
@@ -394,7 +400,8 @@ types::ScalarKind builtinKindOf(const ConstValue& value) {
     case Kind::Int:
       if (fitsScalar(value, ScalarKind::Int32, false)) return ScalarKind::Int32;
       return value.aboveInt64 ? ScalarKind::UInt64 : ScalarKind::Int64;
-    case Kind::Float: return fitsScalar(value, ScalarKind::Float32, false) ? ScalarKind::Float32 : ScalarKind::Float64;
+    case Kind::Float:
+      return fitsScalar(value, ScalarKind::Float32, false) ? ScalarKind::Float32 : ScalarKind::Float64;
     case Kind::Complex:
       return fitsScalar(makeFloat(value.floatValue), ScalarKind::Float32, false) &&
                      fitsScalar(makeFloat(value.imagValue), ScalarKind::Float32, false)
@@ -436,7 +443,8 @@ bool fitsScalar(const ConstValue& value, types::ScalarKind kind, bool truncate) 
   if (types::isBool(kind)) return x == 0 || x == 1;
   int bits = 8 * types::byteSize(kind);
   Wide low = types::isSigned(kind) ? -(static_cast<Wide>(1) << (bits - 1)) : 0;
-  Wide high = types::isSigned(kind) ? (static_cast<Wide>(1) << (bits - 1)) - 1 : (static_cast<Wide>(1) << bits) - 1;
+  Wide high =
+      types::isSigned(kind) ? (static_cast<Wide>(1) << (bits - 1)) - 1 : (static_cast<Wide>(1) << bits) - 1;
   return x >= low && x <= high;
 }
 
@@ -470,7 +478,8 @@ Literal toLiteral(const ConstValue& value, types::ScalarKind kind) {
   Literal literal;
   literal.boolValue = converted.kind == Kind::Bool && converted.boolValue;
   literal.intValue = converted.kind == Kind::Int ? converted.intValue : 0;
-  literal.floatValue = converted.kind == Kind::Float || converted.kind == Kind::Complex ? converted.floatValue : 0;
+  literal.floatValue =
+      converted.kind == Kind::Float || converted.kind == Kind::Complex ? converted.floatValue : 0;
   literal.imagValue = asImag(converted);
   return literal;
 }

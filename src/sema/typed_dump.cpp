@@ -209,7 +209,8 @@ std::string dumpTypedProgram(const TypedProgram& program) {
     }
     out += ") -> " + types::toString(function.returnType) + "\n";
     for (const Local& local : function.locals) {
-      out += "  local " + local.name + ": " + (local.type != nullptr ? types::toString(local.type) : "no storage") + "\n";
+      out += "  local " + local.name + ": " +
+             (local.type != nullptr ? types::toString(local.type) : "no storage") + "\n";
     }
     printer.stmts(function.body, 1, out);
   }

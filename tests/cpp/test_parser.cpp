@@ -401,13 +401,13 @@ TEST(Parser, LongChainsCountAsNesting) {
     return text;
   };
   const std::vector<std::string> deep = {
-      "x = a" + repeat(" + a", 60000) + "\n",                        // left-nested BinOp
+      "x = a" + repeat(" + a", 60000) + "\n",  // left-nested BinOp
       "x = a" + repeat(" * a", 1500) + "\n",
-      "x = a" + repeat(".b", 5000) + "\n",                           // attributes
-      "x = f" + repeat("()", 5000) + "\n",                           // calls
-      "x = a" + repeat("[0]", 5000) + "\n",                          // subscripts
-      "x = a" + repeat(" ** a", 100000) + "\n",                      // right-nested power
-      "x = a" + repeat(" if a else a", 5000) + "\n",                 // conditional expressions
+      "x = a" + repeat(".b", 5000) + "\n",                        // attributes
+      "x = f" + repeat("()", 5000) + "\n",                        // calls
+      "x = a" + repeat("[0]", 5000) + "\n",                       // subscripts
+      "x = a" + repeat(" ** a", 100000) + "\n",                   // right-nested power
+      "x = a" + repeat(" if a else a", 5000) + "\n",              // conditional expressions
       "if a:\n    pass\n" + repeat("elif a:\n    pass\n", 5000),  // elif: an if in the else
   };
   for (const std::string& text : deep) {
@@ -418,8 +418,9 @@ TEST(Parser, LongChainsCountAsNesting) {
   }
   // Within the limit, the chains parse (and dump, recursively, as CPython does).
   const std::vector<std::string> shallow = {
-      "x = a" + repeat(" + a", 900) + "\n", "x = a" + repeat(".b", 900) + "\n", "x = f" + repeat("()", 900) + "\n",
-      "x = a" + repeat(" ** a", 900) + "\n", "if a:\n    pass\n" + repeat("elif a:\n    pass\n", 900),
+      "x = a" + repeat(" + a", 900) + "\n", "x = a" + repeat(".b", 900) + "\n",
+      "x = f" + repeat("()", 900) + "\n", "x = a" + repeat(" ** a", 900) + "\n",
+      "if a:\n    pass\n" + repeat("elif a:\n    pass\n", 900),
       // flat lists are not nesting
       "x = a" + repeat(" and a", 80000) + "\n", "x = a" + repeat(" < a", 20000) + "\n",
       "x = (a" + repeat(", a", 20000) + ")\n", "x = f(a" + repeat(", a", 20000) + ")\n"};

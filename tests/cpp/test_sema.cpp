@@ -768,22 +768,27 @@ TEST(SemaStatements, KernelDefinedInsideAFunctionIsFound) {
 // ---- constants: the int64 and uint64 ranges, constructors, constant conditions ----
 
 TEST(SemaConstants, IntsOfTheUInt64RangeFoldExactlyAndTakeTheOtherOperandsType) {
-  auto r = run("G = 2**63 + 5\n@device.kernel\ndef k(u, s):\n    u[0] = u[0] - 18446744073709551614\n"
-               "    u[1] = device.uint64(18446744073709551615)\n    x = G\n    u[2] = x\n"
-               "    s[0] = s[0] + -9223372036854775808\n    y = 0xFFFFFFFFFFFFFFFF // 2**62 - (2**63 + 2**62) // 2**62\n",
-               {"uint64[:]", "int64[:]"});
+  auto r =
+      run("G = 2**63 + 5\n@device.kernel\ndef k(u, s):\n    u[0] = u[0] - 18446744073709551614\n"
+          "    u[1] = device.uint64(18446744073709551615)\n    x = G\n    u[2] = x\n"
+          "    s[0] = s[0] + -9223372036854775808\n    y = 0xFFFFFFFFFFFFFFFF // 2**62 - (2**63 + 2**62) // "
+          "2**62\n",
+          {"uint64[:]", "int64[:]"});
   ASSERT_TRUE(r->ok()) << r->errors;
   EXPECT_EQ(localType(*r, "x"), "uint64");  // alone, a global beyond int64 is a uint64
   EXPECT_EQ(localType(*r, "y"), "int32");
-  EXPECT_NE(r->dump.find("(u[0:int64]:uint64 - 18446744073709551614:uint64):uint64"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("(u[0:int64]:uint64 - 18446744073709551614:uint64):uint64"), std::string::npos)
+      << r->dump;
   EXPECT_NE(r->dump.find("u[1:int64]:uint64 = 18446744073709551615:uint64"), std::string::npos) << r->dump;
   EXPECT_NE(r->dump.find("x = 9223372036854775813:uint64"), std::string::npos) << r->dump;
-  EXPECT_NE(r->dump.find("(s[0:int64]:int64 + -9223372036854775808:int64):int64"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("(s[0:int64]:int64 + -9223372036854775808:int64):int64"), std::string::npos)
+      << r->dump;
   EXPECT_NE(r->dump.find("y = 0:int32"), std::string::npos) << r->dump;
 }
 
 TEST(SemaConstants, FloatLiteralsBeyondFloat32AreFloat64Alone) {
-  auto r = run("@device.kernel\ndef k(a):\n    x = 1e300\n    y = 2.5\n    z = 1e300j\n    a[0] = x + a[0]\n", {"float64[:]"});
+  auto r = run("@device.kernel\ndef k(a):\n    x = 1e300\n    y = 2.5\n    z = 1e300j\n    a[0] = x + a[0]\n",
+               {"float64[:]"});
   ASSERT_TRUE(r->ok()) << r->errors;
   EXPECT_EQ(localType(*r, "x"), "float64");
   EXPECT_EQ(localType(*r, "y"), "float32");
@@ -794,33 +799,39 @@ TEST(SemaConstants, FloatLiteralsBeyondFloat32AreFloat64Alone) {
 }
 
 TEST(SemaConstants, IntsBeyondBothRangesAreReported) {
-  expectError("@device.kernel\ndef k(a):\n    a[0] = 18446744073709551616\n", {"uint64[:]"}, "LiteralOutOfRange", 3,
-              "18446744073709551616");
-  expectError("@device.kernel\ndef k(a):\n    a[0] = -18446744073709551615\n", {"uint64[:]"}, "ConstantOverflow", 3);
+  expectError("@device.kernel\ndef k(a):\n    a[0] = 18446744073709551616\n", {"uint64[:]"},
+              "LiteralOutOfRange", 3, "18446744073709551616");
+  expectError("@device.kernel\ndef k(a):\n    a[0] = -18446744073709551615\n", {"uint64[:]"},
+              "ConstantOverflow", 3);
   expectError("@device.kernel\ndef k(a):\n    a[0] = 2**64 - 1\n", {"uint64[:]"}, "ConstantOverflow", 3);
-  expectError("@device.kernel\ndef k(a):\n    a[0] = a[0] + 9223372036854775808\n", {"int64[:]"}, "LiteralOutOfRange",
-              3, "the constant 9223372036854775808 does not fit int64");
+  expectError("@device.kernel\ndef k(a):\n    a[0] = a[0] + 9223372036854775808\n", {"int64[:]"},
+              "LiteralOutOfRange", 3, "the constant 9223372036854775808 does not fit int64");
   // The literals of one variable join: -1 next to 2**63 must fit uint64.
-  expectError("@device.kernel\ndef k(a):\n    x = 2**63\n    x = -1\n    a[0] = x\n", {"uint64[:]"}, "LiteralOutOfRange",
-              4, "the constant -1 does not fit uint64");
+  expectError("@device.kernel\ndef k(a):\n    x = 2**63\n    x = -1\n    a[0] = x\n", {"uint64[:]"},
+              "LiteralOutOfRange", 4, "the constant -1 does not fit uint64");
 }
 
 TEST(SemaConstants, ConstructorsConvertConstantsAsTheRunTimeConversionDoes) {
-  auto r = run("@device.kernel\ndef k(a, f, h):\n    a[0] = device.int8(200)\n    a[1] = device.uint8(-1)\n"
-               "    a[2] = device.uint8(-3.7)\n    a[3] = device.int32(math.nan)\n    a[4] = device.int16(-math.inf)\n"
-               "    a[5] = device.uint32(0xFFFFFFFF00000007)\n    a[6] = int(1e10)\n    a[7] = device.int8(device.float16(300.7))\n"
-               "    f[0] = device.float32(1e300)\n    f[1] = device.float8e4m3(1000.0)\n    h[0] = device.float16(70000)\n"
-               "    a[8] = device.bool_(1j)\n",
-               {"int32[:]", "float32[:]", "float16[:]"});
+  auto r = run(
+      "@device.kernel\ndef k(a, f, h):\n    a[0] = device.int8(200)\n    a[1] = device.uint8(-1)\n"
+      "    a[2] = device.uint8(-3.7)\n    a[3] = device.int32(math.nan)\n    a[4] = device.int16(-math.inf)\n"
+      "    a[5] = device.uint32(0xFFFFFFFF00000007)\n    a[6] = int(1e10)\n    a[7] = "
+      "device.int8(device.float16(300.7))\n"
+      "    f[0] = device.float32(1e300)\n    f[1] = device.float8e4m3(1000.0)\n    h[0] = "
+      "device.float16(70000)\n"
+      "    a[8] = device.bool_(1j)\n",
+      {"int32[:]", "float32[:]", "float16[:]"});
   ASSERT_TRUE(r->ok()) << r->errors;
-  for (const char* expected : {"int32(-56:int8)", "int32(255:uint8)", "int32(253:uint8)", "a[3:int64]:int32 = 0:int32",
-                               "int32(0:int16)", "int32(7:uint32)", "a[6:int64]:int32 = 1410065408:int32",
-                               "int32(44:int8)", "f[0:int64]:float32 = inf:float32", "float32(448:float8e4m3)",
-                               "h[0:int64]:float16 = inf:float16", "a[8:int64]:int32 = 1:int32"}) {
+  for (const char* expected :
+       {"int32(-56:int8)", "int32(255:uint8)", "int32(253:uint8)", "a[3:int64]:int32 = 0:int32",
+        "int32(0:int16)", "int32(7:uint32)", "a[6:int64]:int32 = 1410065408:int32", "int32(44:int8)",
+        "f[0:int64]:float32 = inf:float32", "float32(448:float8e4m3)", "h[0:int64]:float16 = inf:float16",
+        "a[8:int64]:int32 = 1:int32"}) {
     EXPECT_NE(r->dump.find(expected), std::string::npos) << expected << "\n" << r->dump;
   }
   // A complex still converts only to a complex type (or bool).
-  expectError("@device.kernel\ndef k(a):\n    a[0] = device.int32(1j)\n", {"int32[:]"}, "ArgumentType", 3, "a real number");
+  expectError("@device.kernel\ndef k(a):\n    a[0] = device.int32(1j)\n", {"int32[:]"}, "ArgumentType", 3,
+              "a real number");
 }
 
 TEST(SemaConstants, AVariableHoldsItsConstantConvertedToItsType) {
@@ -831,11 +842,14 @@ TEST(SemaConstants, AVariableHoldsItsConstantConvertedToItsType) {
 }
 
 TEST(SemaConstantConditions, AVariableAssignedOnlyInARemovedBranchHasNoStorage) {
-  for (const char* source :
-       {"DEBUG = False\n@device.kernel\ndef k(a):\n    if DEBUG:\n        t = a[1]\n        a[2] = t\n    a[0] = 1\n",
-        "FLAG = None\n@device.kernel\ndef k(a):\n    if FLAG is not None:\n        t = FLAG\n        a[1] = t\n    a[0] = 1\n",
-        "DEBUG = False\n@device.kernel\ndef k(a):\n    if not DEBUG:\n        a[0] = 1\n    else:\n        t = a[1]\n",
-        "DEBUG = False\n@device.kernel\ndef k(a):\n    if DEBUG and a[0] > 0:\n        t = a[1]\n    a[0] = 1\n"}) {
+  for (const char* source : {"DEBUG = False\n@device.kernel\ndef k(a):\n    if DEBUG:\n        t = a[1]\n    "
+                             "    a[2] = t\n    a[0] = 1\n",
+                             "FLAG = None\n@device.kernel\ndef k(a):\n    if FLAG is not None:\n        t = "
+                             "FLAG\n        a[1] = t\n    a[0] = 1\n",
+                             "DEBUG = False\n@device.kernel\ndef k(a):\n    if not DEBUG:\n        a[0] = "
+                             "1\n    else:\n        t = a[1]\n",
+                             "DEBUG = False\n@device.kernel\ndef k(a):\n    if DEBUG and a[0] > 0:\n        "
+                             "t = a[1]\n    a[0] = 1\n"}) {
     auto r = run(source, {"int32[:]"});
     ASSERT_TRUE(r->ok()) << source << r->errors;
     EXPECT_NE(r->dump.find("local t: no storage"), std::string::npos) << r->dump;
@@ -846,25 +860,29 @@ TEST(SemaConstantConditions, AVariableAssignedOnlyInARemovedBranchHasNoStorage) 
 
 TEST(SemaConstantConditions, ConstantOperandsDecideAndOrNot) {
   // `p is not None and p[0] > 0` with p None: Python never evaluates p[0], nor does weft check it.
-  auto r = run("def f(p, a):\n    if p is not None and p[0] > 0:\n        return p[0]\n    return a[0]\n"
-               "@device.kernel\ndef k(a):\n    a[1] = f(None, a)\n    if True or a[0]:\n        a[2] = 1\n",
-               {"int32[:]"});
+  auto r =
+      run("def f(p, a):\n    if p is not None and p[0] > 0:\n        return p[0]\n    return a[0]\n"
+          "@device.kernel\ndef k(a):\n    a[1] = f(None, a)\n    if True or a[0]:\n        a[2] = 1\n",
+          {"int32[:]"});
   ASSERT_TRUE(r->ok()) << r->errors;
   EXPECT_EQ(r->dump.find("if "), std::string::npos) << r->dump;
   // A run-time operand before the constant one is still evaluated: the if stays.
-  auto kept = run("DEBUG = False\n@device.kernel\ndef k(a):\n    if a[0] > 0 and DEBUG:\n        a[1] = 1\n", {"int32[:]"});
+  auto kept = run("DEBUG = False\n@device.kernel\ndef k(a):\n    if a[0] > 0 and DEBUG:\n        a[1] = 1\n",
+                  {"int32[:]"});
   ASSERT_TRUE(kept->ok()) << kept->errors;
   EXPECT_NE(kept->dump.find("if "), std::string::npos) << kept->dump;
 }
 
 TEST(SemaConstantConditions, ARemovedAssignmentIsReportedWhereTheVariableIsUsed) {
-  auto r = run("FLAG = None\n@device.kernel\ndef k(a):\n    if FLAG is not None:\n        t = FLAG\n    a[0] = t\n",
-               {"int32[:]"});
+  auto r = run(
+      "FLAG = None\n@device.kernel\ndef k(a):\n    if FLAG is not None:\n        t = FLAG\n    a[0] = t\n",
+      {"int32[:]"});
   ASSERT_EQ(r->diagnostics.all().size(), 1u) << r->errors;
   const Diagnostic& d = r->diagnostics.all()[0];
   EXPECT_EQ(d.kind, "RemovedAssignment");
   EXPECT_EQ(d.loc.line, 9u);
-  EXPECT_NE(d.message.find("the condition of the if at line 7 is always False"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("the condition of the if at line 7 is always False"), std::string::npos)
+      << d.message;
   ASSERT_EQ(d.notes.size(), 1u);
   EXPECT_EQ(d.notes[0].loc.line, 7u);
 }
@@ -890,7 +908,8 @@ TEST(SemaDiagnostics, ARejectedStatementLeavesItsNamesSilent) {
       {"    x, *y = (1, 2, 3)\n    a[1] = x\n", "UnsupportedExpression"},
       {"    if (m := a[0]) > 0:\n        a[1] = m\n", "UnsupportedExpression"},
       {"    with n as w:\n        v = w\n    a[0] = w + v\n", "UnsupportedStatement"},
-      {"    try:\n        v = a[0]\n    except ValueError as e:\n        v = 0\n    a[1] = v\n", "UnsupportedStatement"},
+      {"    try:\n        v = a[0]\n    except ValueError as e:\n        v = 0\n    a[1] = v\n",
+       "UnsupportedStatement"},
       {"    import math as m\n    a[0] = m.floor(2.5)\n", "UnsupportedStatement"},
       {"    def g():\n        return 1\n    a[0] = g()\n", "UnsupportedStatement"},
       {"    x = nope\n    y = x + 1\n    a[0] = y\n", "UndefinedName"},
@@ -905,11 +924,14 @@ TEST(SemaDiagnostics, ARejectedStatementLeavesItsNamesSilent) {
 // ---- vectors in for loops ----
 
 TEST(SemaVectorLoops, ForOverAVectorLoopsOverOneCopyOfIt) {
-  auto r = run("@device.kernel\ndef k(a):\n    v = device.int32x4(a[0], a[1], a[2], a[3])\n    s = 0\n"
-               "    for e in v:\n        if e < 0:\n            continue\n        s += e\n        v = device.int32x4(0, 0, 0, 0)\n"
-               "    for i, e in enumerate(v, 10):\n        if i > 11:\n            break\n        s += i * e\n    else:\n"
-               "        s = -1\n    a[4] = s\n",
-               {"int32[:]"});
+  auto r =
+      run("@device.kernel\ndef k(a):\n    v = device.int32x4(a[0], a[1], a[2], a[3])\n    s = 0\n"
+          "    for e in v:\n        if e < 0:\n            continue\n        s += e\n        v = "
+          "device.int32x4(0, 0, 0, 0)\n"
+          "    for i, e in enumerate(v, 10):\n        if i > 11:\n            break\n        s += i * e\n    "
+          "else:\n"
+          "        s = -1\n    a[4] = s\n",
+          {"int32[:]"});
   ASSERT_TRUE(r->ok()) << r->errors;
   EXPECT_EQ(localType(*r, "e"), "int32");
   EXPECT_EQ(localType(*r, "i"), "int32");
@@ -919,12 +941,16 @@ TEST(SemaVectorLoops, ForOverAVectorLoopsOverOneCopyOfIt) {
 }
 
 TEST(SemaVectorLoops, EnumerateNeedsAVectorAndTwoTargets) {
-  expectError("@device.kernel\ndef k(a):\n    for i, x in enumerate(a):\n        pass\n", {"int32[:]"}, "ForIterable", 3,
-              "not enumerate() of array(int32, 1d); iterate over the indices");
-  expectError("@device.kernel\ndef k(a):\n    v = device.int8x2(1, 2)\n    for x in enumerate(v):\n        a[0] = x\n",
-              {"int32[:]"}, "UnsupportedStatement", 4, "two names");
-  expectError("@device.kernel\ndef k(a):\n    v = device.int8x2(1, 2)\n    for i, x in enumerate(v, 0.5):\n        pass\n",
-              {"int32[:]"}, "ArgumentType", 4, "argument 2 of enumerate() must be an integer");
+  expectError("@device.kernel\ndef k(a):\n    for i, x in enumerate(a):\n        pass\n", {"int32[:]"},
+              "ForIterable", 3, "not enumerate() of array(int32, 1d); iterate over the indices");
+  expectError(
+      "@device.kernel\ndef k(a):\n    v = device.int8x2(1, 2)\n    for x in enumerate(v):\n        a[0] = "
+      "x\n",
+      {"int32[:]"}, "UnsupportedStatement", 4, "two names");
+  expectError(
+      "@device.kernel\ndef k(a):\n    v = device.int8x2(1, 2)\n    for i, x in enumerate(v, 0.5):\n        "
+      "pass\n",
+      {"int32[:]"}, "ArgumentType", 4, "argument 2 of enumerate() must be an integer");
   expectError("@device.kernel\ndef k(a):\n    a[0] = len(enumerate(a))\n", {"int32[:]"}, "ForIterable", 3,
               "enumerate() can only be the iterable of a for loop");
 }
@@ -934,8 +960,10 @@ TEST(SemaVectorLoops, EnumerateNeedsAVectorAndTwoTargets) {
 TEST(SemaNesting, CallsNestIntoTheLimit) {
   auto chain = [](int n) {
     std::string text;
-    for (int i = 0; i < n; ++i) text += "def f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i + 1) + "(x) + 1\n";
-    return text + "def f" + std::to_string(n) + "(x):\n    return x\n@device.kernel\ndef k(a):\n    a[0] = f0(a[0])\n";
+    for (int i = 0; i < n; ++i)
+      text += "def f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i + 1) + "(x) + 1\n";
+    return text + "def f" + std::to_string(n) +
+           "(x):\n    return x\n@device.kernel\ndef k(a):\n    a[0] = f0(a[0])\n";
   };
   auto ok = run(chain(150), {"int32[:]"});
   EXPECT_TRUE(ok->ok()) << ok->errors;
@@ -948,8 +976,9 @@ TEST(SemaNesting, CallsNestIntoTheLimit) {
 // ---- diagnostics (an example of every kind: test_sema_diagnostics.cpp) ----
 
 TEST(SemaDiagnostics, AssignmentOfAnErrorIsNotUnbound) {
-  expectError("@device.kernel\ndef k(a):\n    for i in range(3):\n        a[i] = y\n        y = undefined_thing\n",
-              {"int32[:]"}, "UndefinedName", 5, "undefined_thing");
+  expectError(
+      "@device.kernel\ndef k(a):\n    for i in range(3):\n        a[i] = y\n        y = undefined_thing\n",
+      {"int32[:]"}, "UndefinedName", 5, "undefined_thing");
 }
 
 TEST(SemaDiagnostics, ASyntaxErrorIsTheOnlyMessage) {

@@ -198,10 +198,12 @@ std::vector<Example> examples() {
   add("ParameterRetyped", "@device.kernel\ndef k(a, x):\n    x = x * 2.5\n", {"int32[:]", "int32"},
       "ParameterRetyped", 3, "'x'");
   add("UnboundLocal", "@device.kernel\ndef k(a):\n    y += 1\n", {"int32[:]"}, "UnboundLocal", 3, "'y'");
-  add("RemovedAssignment", "DEBUG = False\n@device.kernel\ndef k(a):\n    if DEBUG:\n        t = a[1]\n    a[0] = t\n",
+  add("RemovedAssignment",
+      "DEBUG = False\n@device.kernel\ndef k(a):\n    if DEBUG:\n        t = a[1]\n    a[0] = t\n",
       {"int32[:]"}, "RemovedAssignment", 6, "the condition of the if at line 7 is always False");
   add("RemovedAssignment",
-      "@device.kernel\ndef k(a):\n    for i in range(3):\n        if i > 0:\n            a[0] = t\n        if True:\n"
+      "@device.kernel\ndef k(a):\n    for i in range(3):\n        if i > 0:\n            a[0] = t\n        "
+      "if True:\n"
       "            return\n        t = 5\n",
       {"int32[:]"}, "RemovedAssignment", 5, "it follows the if at line 9");
   add("NotCallable", "@device.kernel\ndef k(a):\n    a(1)\n", {"int32[:]"}, "NotCallable", 3, "array");
@@ -327,13 +329,15 @@ std::vector<Example> examples() {
   // A chain of calls nests each callee in its caller (also test_sema.cpp, SemaNesting).
   custom("TooDeeplyNested", {"TooDeeplyNested"}, [] {
     std::string source;
-    for (int i = 0; i < 400; ++i) source += "def f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i + 1) + "(x)\n";
+    for (int i = 0; i < 400; ++i)
+      source += "def f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i + 1) + "(x)\n";
     source += "def f400(x):\n    return x\n@device.kernel\ndef k(a):\n    a[0] = f0(a[0])\n";
     auto r = run(source, {"int32[:]"});
     ASSERT_EQ(r->diagnostics.all().size(), 1u) << r->errors.substr(0, 2000);
     const Diagnostic& d = r->diagnostics.all()[0];
     EXPECT_EQ(d.kind, "TooDeeplyNested");
-    EXPECT_NE(d.message.find("more than 1000 levels of expressions, statements and device function calls"), std::string::npos);
+    EXPECT_NE(d.message.find("more than 1000 levels of expressions, statements and device function calls"),
+              std::string::npos);
     EXPECT_EQ(d.notes.size(), 11u);  // ten calls of the chain, then how many more
   });
   custom("FunctionNotFound", {"FunctionNotFound"}, [] {
