@@ -9,7 +9,6 @@ import weft
 # pytest collects these test functions again in this module, where `target` is "gpu".
 from test_nesting import (  # noqa: F401
     test_calls_of_device_functions_count_into_the_limit,
-    test_classic_front_and_chain,
     test_nesting_beyond_the_limit_is_a_syntax_error,
     test_nesting_within_the_limit_compiles_and_runs,
 )
