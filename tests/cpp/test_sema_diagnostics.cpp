@@ -1,5 +1,5 @@
 // Sema diagnostics: one or more examples of every registered diagnostic kind, each a test of
-// its own (SemaDiagnosticExample.*), and a check that every kind has an example here or in a
+// its own (Kinds/SemaDiagnosticExample.ReportsItsKind/<group>_<n>), and a check that every kind has an example here or in a
 // golden file (tests/golden/sema), which needs no other test to have run first.
 #include <gtest/gtest.h>
 
@@ -383,7 +383,6 @@ std::vector<Example> examples() {
       "AnnotationConflict", 4, "'x'");
   add("UnsupportedParameter", "def f(*xs):\n    return 0\n@device.kernel\ndef k(a):\n    a[0] = f(1)\n",
       {"int32[:]"}, "UnsupportedParameter", 1, "*args");
-  // Runs last (gtest runs tests of a file in order): every registered kind was exercised.
   // Vectors (check_vectors.cpp): each error at the user's line, with the fix in the message.
   add("Vectors", "@device.kernel\ndef k(a):\n    v = device.float32x4(1, 2, 3)\n", {"int32[:]"},
       "VectorArgumentCount", 3,
