@@ -50,17 +50,28 @@ class NumberType:
         return numpy.dtype(getattr(importlib.import_module(self._dtype_module), self._dtype_name))
 
     def __call__(self, value=0, imag=None):
-        """On the host: `value` converted to this type, as a NumPy scalar. Fixed-width integers
-        wrap (two's complement) and floats convert to integers by truncation, as on the device.
-        A complex type also takes the parts: `complex64(re, im)`."""
+        """On the host: `value` converted to this type, as a NumPy scalar, by the rule device
+        code uses (one implementation, in weft's C++ core): fixed-width integers wrap (two's
+        complement) and take floats truncated toward zero (nan and inf give 0), floating types
+        round to nearest even (the fp8 types saturate), a complex converts only to a complex
+        type. A complex type also takes the parts: `complex64(re, im)`."""
+        from ._weft import convert_number
+
         dtype = self.dtype
         if imag is not None:
             if dtype.kind != "c":
                 raise TypeError(f"{self.name}() takes at most 1 argument (2 given)")
-            return dtype.type(complex(value, imag))
-        if dtype.kind in "iu" and not isinstance(value, complex):
+            value = complex(value, imag)
+        converted = convert_number(value, self.name)
+        if converted is not None:
+            return dtype.type(converted)
+        # Not a Python or NumPy number within 64 bits. An int beyond them wraps into an integer
+        # type and converts through float elsewhere; anything else converts as NumPy does.
+        if isinstance(value, int):
+            if dtype.kind not in "iu":
+                return self(float(value))
             bits = 8 * dtype.itemsize
-            wrapped = int(value) & ((1 << bits) - 1)
+            wrapped = value & ((1 << bits) - 1)
             if dtype.kind == "i" and wrapped >= 1 << (bits - 1):
                 wrapped -= 1 << bits
             return dtype.type(wrapped)

@@ -309,17 +309,40 @@ std::string CudaEmitter::compareChain(const TypedExpr& e) {
 std::string CudaEmitter::andOr(const TypedExpr& e) {
   WEFT_CHECK(e.operands.size() == 2, "and/or takes two operands");
   bool isAnd = e.kind == TypedExprKind::And;
-  std::string left = convert(expr(*e.operands[0]), e.operands[0]->type, e.type);
-  std::string right = convert(expr(*e.operands[1]), e.operands[1]->type, e.type);
-  if (isBoolType(e.type)) return "(" + left + (isAnd ? " && " : " || ") + right + ")";
-  auto choose = [&](const std::string& first) {
-    return isAnd ? "weft::truth(" + first + ") ? " + right + " : " + first
-                 : "weft::truth(" + first + ") ? " + first + " : " + right;
-  };
-  if (isSimple(*e.operands[0])) return "(" + choose(left) + ")";
-  std::string temp = freshTemp();
+  if (isBoolType(e.type)) {
+    return "(" + convert(expr(*e.operands[0]), e.operands[0]->type, e.type) + (isAnd ? " && " : " || ") +
+           convert(expr(*e.operands[1]), e.operands[1]->type, e.type) + ")";
+  }
+  // The operands of kLevels levels of the chain (at most 2**kLevels), left to right (sema builds
+  // `a and b and c` as a balanced tree of one kind and type), decided in turn in one function: a
+  // longer chain nests such functions, never deeper than its length's log to the base 2**kLevels,
+  // and no function is long (C++ compilers optimize one of 80,000 branches very slowly).
+  constexpr int kLevels = 5;
+  std::vector<const TypedExpr*> chain;
+  std::vector<std::pair<const TypedExpr*, int>> pending{{&e, 0}};
+  while (!pending.empty()) {
+    auto [node, level] = pending.back();
+    pending.pop_back();
+    if (node->kind == e.kind && node->type == e.type && level < kLevels) {
+      pending.push_back({node->operands[1], level + 1});
+      pending.push_back({node->operands[0], level + 1});
+    } else {
+      chain.push_back(node);
+    }
+  }
+  auto operand = [&](const TypedExpr* node) { return convert(expr(*node), node->type, e.type); };
   std::string type = typeName(e.type);
-  return "[&]() -> " + type + " { " + type + " " + temp + " = " + left + "; return " + choose(temp) + "; }()";
+  if (chain.size() == 2 && isSimple(*chain[0])) {
+    std::string first = operand(chain[0]), second = operand(chain[1]);
+    return "(weft::truth(" + first + ") ? " + (isAnd ? second + " : " + first : first + " : " + second) + ")";
+  }
+  std::string temp = freshTemp();
+  std::string out = "[&]() -> " + type + " { " + type + " " + temp + "; ";
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    out += temp + " = " + operand(chain[i]) + "; if (" + (isAnd ? "!" : "") + "weft::truth(" + temp +
+           ")) return " + temp + "; ";
+  }
+  return out + "return " + operand(chain.back()) + "; }()";
 }
 
 std::string CudaEmitter::checkSite(const TypedExpr& e) {

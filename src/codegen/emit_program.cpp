@@ -137,13 +137,13 @@ void CudaEmitter::functionBody(int index) {
   std::string returnType = function.isKernel ? "void" : returnTypeName(function.returnType);
   body_ += qualifiers(function, recursive_[index]) + " " + returnType + " " + signature(index, symbolOf(index)) +
            " {\n";
-  // Every local has one type for the whole function: declare them all up front.
+  // Every local has one type for the whole function: declare them all up front (but those
+  // without a type, which only removed code assigns).
   for (size_t i = 0; i < function.locals.size(); ++i) {
-    if (params.count(static_cast<int>(i))) continue;
     const types::Type* type = function.locals[i].type;
-    WEFT_CHECK(type != nullptr && !types::holdsAtomic(type),
-               "a local without a type, or holding atomics (sema keeps those in place): " +
-                   function.locals[i].name);
+    if (params.count(static_cast<int>(i)) || type == nullptr) continue;
+    WEFT_CHECK(!types::holdsAtomic(type),
+               "a local holding atomics (sema keeps those in place): " + function.locals[i].name);
     line(1, "[[maybe_unused]] " + typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 
+#include "support/limits.h"
 #include "weft/device/fp16.h"
 
 namespace weft::python {
@@ -728,7 +729,27 @@ ArgumentValue ArgumentConverter::fromInterface(PyObject* value, const std::strin
   return result;
 }
 
-bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
+namespace {
+
+// A Python int as a constant: int64, or uint64 above INT64_MAX; false beyond both.
+bool readIntConstant(PyObject* value, sema::ConstValue& out) {
+  int64_t signedValue = 0;
+  if (readInt64(value, signedValue)) {
+    out = sema::intConstant(signedValue);
+    return true;
+  }
+  unsigned long long unsignedValue = PyLong_AsUnsignedLongLong(value);
+  if (unsignedValue == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  out = sema::uint64Constant(unsignedValue);
+  return true;
+}
+
+// toConstant of a value nested `depth` tuples deep: tuples nest at most kMaxNestingDepth deep
+// (the nesting limit of every pass that walks the constant).
+bool constantAt(PyObject* value, sema::ConstValue& out, int depth) {
   using Kind = sema::ConstValue::Kind;
   out = sema::ConstValue{};
   if (value == Py_None) {
@@ -737,8 +758,7 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
     out.kind = Kind::Bool;
     out.boolValue = value == Py_True;
   } else if (PyLong_Check(value)) {
-    out.kind = Kind::Int;
-    return readInt64(value, out.intValue);
+    return readIntConstant(value, out);
   } else if (PyFloat_Check(value)) {
     out.kind = Kind::Float;
     out.floatValue = PyFloat_AS_DOUBLE(value);
@@ -756,10 +776,11 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
     out.kind = Kind::Str;
     out.strValue.assign(text, static_cast<size_t>(size));
   } else if (PyTuple_Check(value)) {
+    if (depth >= kMaxNestingDepth) return false;
     out.kind = Kind::Tuple;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i) {
       sema::ConstValue element;
-      if (!toConstant(PyTuple_GET_ITEM(value, i), element)) return false;
+      if (!constantAt(PyTuple_GET_ITEM(value, i), element, depth + 1)) return false;
       out.elements.push_back(std::move(element));
     }
   } else if (!isNumpyScalar(value)) {
@@ -775,8 +796,7 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
       PyErr_Clear();
       return false;
     }
-    out.kind = Kind::Int;
-    return readInt64(index.ptr(), out.intValue);
+    return readIntConstant(index.ptr(), out);
   } else if (Py_TYPE(value)->tp_as_number && Py_TYPE(value)->tp_as_number->nb_float) {
     // NumPy floating scalars (complex ones are not constants here).
     double number = PyFloat_AsDouble(value);
@@ -790,6 +810,12 @@ bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool ArgumentConverter::toConstant(PyObject* value, sema::ConstValue& out) {
+  return constantAt(value, out, 0);
 }
 
 types::ScalarKind scalarFromTypestr(const std::string& typestr, const std::string& name) {

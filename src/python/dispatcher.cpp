@@ -18,7 +18,10 @@ void appendConstant(std::string& key, const ConstValue& value) {
   switch (value.kind) {
     case ConstValue::Kind::None: break;
     case ConstValue::Kind::Bool: key.push_back(value.boolValue ? '1' : '0'); break;
-    case ConstValue::Kind::Int: appendBytes(&value.intValue, sizeof value.intValue); break;
+    case ConstValue::Kind::Int:
+      appendBytes(&value.intValue, sizeof value.intValue);
+      key.push_back(value.aboveInt64 ? '+' : '=');
+      break;
     case ConstValue::Kind::Float: appendBytes(&value.floatValue, sizeof value.floatValue); break;
     case ConstValue::Kind::Complex:
       appendBytes(&value.floatValue, sizeof value.floatValue);
@@ -43,13 +46,10 @@ void appendConstant(std::string& key, const ConstValue& value) {
 const types::Type* constantType(const ConstValue& value, types::TypeContext& types) {
   switch (value.kind) {
     case ConstValue::Kind::None: return types.none();
-    case ConstValue::Kind::Bool: return types.scalar(types::ScalarKind::Bool);
+    case ConstValue::Kind::Bool:
     case ConstValue::Kind::Int:
-      return types.scalar(value.intValue >= INT32_MIN && value.intValue <= INT32_MAX
-                              ? types::ScalarKind::Int32
-                              : types::ScalarKind::Int64);
-    case ConstValue::Kind::Float: return types.scalar(types::ScalarKind::Float32);
-    case ConstValue::Kind::Complex: return types.scalar(types::ScalarKind::Complex64);
+    case ConstValue::Kind::Float:
+    case ConstValue::Kind::Complex: return types.scalar(sema::builtinKindOf(value));
     case ConstValue::Kind::Str: return nullptr;
     case ConstValue::Kind::Tuple: {
       std::vector<const types::Type*> elements;

@@ -138,6 +138,35 @@ nb::tuple scalarKinds() {
   return nb::tuple(kinds);
 }
 
+// A host number type's constructor (weft.int8(x)...): the Python number `value` converted to
+// `typeName` by the rule device code uses (sema::convertConstant); None when `value` is not a
+// number that fits uint64 or int64 (the caller converts those itself).
+nb::object convertNumber(nb::handle value, const std::string& typeName) {
+  using Kind = sema::ConstValue::Kind;
+  std::optional<types::ScalarKind> kind = types::scalarFromName(typeName);
+  sema::ConstValue constant;
+  if (!kind || !ArgumentConverter::toConstant(value.ptr(), constant)) return nb::none();
+  if (constant.kind == Kind::Complex && !types::isComplex(*kind) && !types::isBool(*kind))
+    throw nb::type_error((typeName + "() needs a real number, not complex").c_str());
+  if (constant.kind != Kind::Bool && constant.kind != Kind::Int && constant.kind != Kind::Float &&
+      constant.kind != Kind::Complex)
+    return nb::none();
+  sema::ConstValue converted = sema::convertConstant(constant, *kind);
+  switch (converted.kind) {
+    case Kind::Bool: return nb::bool_(converted.boolValue);
+    case Kind::Int:
+      if (converted.aboveInt64)
+        return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(converted.intValue)));
+      return nb::int_(converted.intValue);
+    case Kind::Float: return nb::float_(converted.floatValue);
+    case Kind::Complex: return nb::steal(PyComplex_FromDoubles(converted.floatValue, converted.imagValue));
+    case Kind::None:
+    case Kind::Str:
+    case Kind::Tuple: break;
+  }
+  return nb::none();
+}
+
 nb::tuple toTuple(const std::array<int64_t, 8>& values, int count) {
   nb::list list;
   for (int i = 0; i < count; ++i) list.append(values[static_cast<size_t>(i)]);
@@ -305,6 +334,8 @@ NB_MODULE(_weft, module) {
   module.def(
       "dump_ast", &dumpAst, nb::arg("source"), nb::arg("filename") = "<string>",
       "The AST of `source` exactly as CPython's ast.dump(ast.parse(source)); CompileError on syntax errors.");
+  module.def("convert_number", &convertNumber, nb::arg("value"), nb::arg("type_name"),
+             "`value` converted by number type `type_name`'s constructor as device code converts it.");
   module.def(
       "cache_dir", [] { return weft::backend::DiskCache::fromEnvironment().directory(); },
       "The disk cache directory ($WEFT_CACHE_DIR, else ~/.cache/weft).");

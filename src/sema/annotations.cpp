@@ -172,7 +172,7 @@ const types::Type* resolveAtomicAnnotation(const syntax::Expr& annotation, Envir
       Value global = resolveDotted(*keyword->value, environment);
       value = global.constant;
     }
-    int64_t n = value && value->kind == ConstValue::Kind::Int ? value->intValue : -1;
+    int64_t n = value && value->kind == ConstValue::Kind::Int ? int64Value(*value).value_or(-1) : -1;
     if (keyword->arg != "align" || n < 1 || n > 256 || (n & (n - 1)) != 0) return nullptr;
     align = static_cast<int>(n);
   }

@@ -16,7 +16,7 @@ const types::Type* elementOf(const types::Type* array, types::TypeContext& types
 
 // The constant integer `v` holds, if any.
 std::optional<int64_t> constantInt(const Value& v) {
-  if (v.constant && v.constant->kind == ConstValue::Kind::Int) return v.constant->intValue;
+  if (v.constant && v.constant->kind == ConstValue::Kind::Int) return int64Value(*v.constant);
   return std::nullopt;
 }
 

@@ -1,6 +1,8 @@
 // Arrays and tuples: element access with Python's negative-index wraparound where an index
 // may be negative (subscripts that make views continue in check_array_views.cpp), array
 // attributes, tuple indexing, shared and local array declarations.
+#include <limits>
+
 #include "sema/checker.h"
 
 namespace weft::sema {
@@ -187,7 +189,8 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
       return errorValue();
     }
     bool nonNegative = v.nonNegative || nonNegativeExpr(*v.expr) ||
-                       (v.constant && v.constant->kind == ConstValue::Kind::Int && v.constant->intValue >= 0);
+                       (v.constant && v.constant->kind == ConstValue::Kind::Int &&
+                        (v.constant->aboveInt64 || v.constant->intValue >= 0));
     Value converted = promoteTo(v, types::ScalarKind::Int64, loc);
     if (converted.isError()) return errorValue();
     element->operands.push_back(converted.expr);
@@ -217,7 +220,9 @@ Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
       sink.error(diag::NotConstant, e.slice->loc, {"a tuple index"});
       return errorValue();
     }
-    return tupleElement(base, index.constant->intValue, e.loc);
+    // An index beyond int64 is out of range of every tuple.
+    return tupleElement(base, int64Value(*index.constant).value_or(std::numeric_limits<int64_t>::max()),
+                        e.loc);
   }
   sink.error(diag::NotSubscriptable, e.loc, {describe(base)});
   return errorValue();
@@ -227,8 +232,9 @@ std::optional<std::vector<int64_t>> FunctionChecker::constantShape(const Value& 
   if (!shape.constant) return std::nullopt;
   std::vector<int64_t> dims;
   auto add = [&](const ConstValue& c) {
-    if (c.kind != ConstValue::Kind::Int || c.intValue <= 0) return false;
-    dims.push_back(c.intValue);
+    std::optional<int64_t> n = c.kind == ConstValue::Kind::Int ? int64Value(c) : std::nullopt;
+    if (!n || *n <= 0) return false;
+    dims.push_back(*n);
     return true;
   };
   if (shape.constant->kind == ConstValue::Kind::Tuple) {

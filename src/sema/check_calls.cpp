@@ -1,6 +1,7 @@
 // Calls and attributes: user functions (specialized per argument types), number-type
 // casts, Python builtins, the math module and weft's intrinsics.
 #include <cmath>
+#include <limits>
 
 #include "sema/checker.h"
 #include "support/check.h"
@@ -245,7 +246,7 @@ Value FunctionChecker::minMax(bool isMax, const syntax::CallExpr& e, std::vector
     }
     if (v.weak) {
       types::ScalarKind kind = builtinKindOf(*v.constant);
-      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      weakKind = weakKind ? joinWeak(*weakKind, kind) : kind;
       continue;
     }
     allWeak = false;
@@ -331,7 +332,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       sink.error(diag::NotConstant, e.loc, {std::string("the ") + role + " of " + what});
       return std::nullopt;
     }
-    return v.constant->intValue;
+    return int64Value(*v.constant).value_or(std::numeric_limits<int64_t>::max());
   };
   switch (callee.intrinsic) {
     case Intrinsic::Abs: {
@@ -350,7 +351,9 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
           r.floatValue = std::hypot(c.floatValue, c.imagValue);
           return weakLiteral(r, e.loc);
         }
-        bool negative = c.kind == ConstValue::Kind::Float ? c.floatValue < 0 : (c.kind == ConstValue::Kind::Int && c.intValue < 0);
+        bool negative = c.kind == ConstValue::Kind::Float
+                            ? c.floatValue < 0
+                            : (c.kind == ConstValue::Kind::Int && !c.aboveInt64 && c.intValue < 0);
         return negative ? weakLiteral(foldUnary(UnaryOp::Neg, c).value, e.loc) : weakLiteral(foldUnary(UnaryOp::Pos, c).value, e.loc);
       }
       if (types::isBool(v.type()->scalar)) v = promoteTo(v, types::ScalarKind::Int32, e.loc);
@@ -387,7 +390,8 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       return errorValue();
     }
     case Intrinsic::Range:
-      sink.error(diag::ForIterable, e.loc, {": range() can only be the iterable of a for loop"});
+    case Intrinsic::Enumerate:
+      sink.error(diag::ForIterable, e.loc, {": " + what + " can only be the iterable of a for loop"});
       return errorValue();
     case Intrinsic::Tid:
     case Intrinsic::GridSize: {

@@ -59,7 +59,7 @@ std::optional<BinaryOp> binaryOpOf(syntax::Operator op) {
 bool isNonNegativeConstant(const ConstValue& c) {
   switch (c.kind) {
     case ConstValue::Kind::Bool: return true;
-    case ConstValue::Kind::Int: return c.intValue >= 0;
+    case ConstValue::Kind::Int: return c.aboveInt64 || c.intValue >= 0;
     case ConstValue::Kind::Float: return c.floatValue >= 0;
     case ConstValue::Kind::None:
     case ConstValue::Kind::Complex:
@@ -118,9 +118,9 @@ Value FunctionChecker::weakLiteral(const ConstValue& constant, SourceLoc loc) {
 }
 
 Value FunctionChecker::typedLiteral(const ConstValue& constant, types::ScalarKind kind, SourceLoc loc) {
+  ConstValue converted = convertConstant(constant, kind);
   TypedExpr* e = make(TypedExprKind::Literal, types.scalar(kind), loc);
-  e->literal = toLiteral(constant, kind);
-  ConstValue converted = fromLiteral(e->literal, kind);
+  e->literal = toLiteral(converted, kind);
   Value v = runtime(e, isNonNegativeConstant(converted));
   v.constant = converted;
   return v;
@@ -186,8 +186,16 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
 
 Value FunctionChecker::value(const syntax::Expr& e) { return toRunTime(expr(e), e.loc); }
 
+Value FunctionChecker::tooDeep(SourceLoc loc) {
+  if (!reportedTooDeep_) sink.error(diag::TooDeeplyNested, loc, {std::to_string(kMaxNestingDepth)});
+  reportedTooDeep_ = true;
+  return errorValue();
+}
+
 Value FunctionChecker::expr(const syntax::Expr& e) {
   using K = syntax::ExprKind;
+  NestingLevel level(program.nesting);
+  if (level.tooDeep()) return tooDeep(e.loc);
   switch (e.kind) {
     case K::BoolOp: return boolOp(syntax::as<syntax::BoolOpExpr>(e));
     case K::NamedExpr:
@@ -243,7 +251,7 @@ Value FunctionChecker::expr(const syntax::Expr& e) {
       }
       auto constant = fromSyntax(c);
       if (!constant) {
-        sink.error(diag::LiteralOutOfRange, e.loc, {c.intDigits, "int64"});
+        sink.error(diag::LiteralOutOfRange, e.loc, {c.intDigits, "uint64"});
         return errorValue();
       }
       return constantValue(*constant, e.loc);
@@ -313,19 +321,13 @@ Value FunctionChecker::cast(Value v, types::ScalarKind kind, SourceLoc loc) {
     sink.error(diag::ArgumentType, loc, {"1", types::pythonName(kind) + std::string("()"), "a number", describe(v)});
     return errorValue();
   }
+  if (types::isBool(kind)) return truth(v, loc);
   if (types::isComplex(v.type()->scalar) && !types::isComplex(kind)) {
     sink.error(diag::ArgumentType, loc, {"1", types::pythonName(kind) + std::string("()"), "a real number", describe(v)});
     return errorValue();
   }
-  if (types::isBool(kind)) return truth(v, loc);
-  if (v.constant && isNumber(*v.constant)) {
-    if (!fitsScalar(*v.constant, kind, true)) {
-      sink.error(diag::LiteralOutOfRange, loc, {toString(*v.constant), types::pythonName(kind)});
-      return errorValue();
-    }
-    Value literal = typedLiteral(*v.constant, kind, loc);
-    return literal;
-  }
+  // A constant converts now, by the run-time conversion's rule (convertConstant).
+  if (v.constant && isNumber(*v.constant)) return typedLiteral(*v.constant, kind, loc);
   if (v.type() == types.scalar(kind)) return v;
   return runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}), v.nonNegative);
 }
@@ -385,27 +387,49 @@ Value FunctionChecker::truth(Value v, SourceLoc loc) {
   return runtime(make(TypedExprKind::Truth, types.scalar(types::ScalarKind::Bool), loc, {v.expr}));
 }
 
+TypedExpr* FunctionChecker::balanced(TypedExprKind kind, const std::vector<TypedExpr*>& operands,
+                                     size_t begin, size_t end, const types::Type* type, SourceLoc loc) {
+  if (end - begin == 1) return operands[begin];
+  size_t middle = begin + (end - begin) / 2;
+  return make(
+      kind, type, loc,
+      {balanced(kind, operands, begin, middle, type, loc), balanced(kind, operands, middle, end, type, loc)});
+}
+
 Value FunctionChecker::condition(const syntax::Expr& e) {
+  const types::Type* boolType = types.scalar(types::ScalarKind::Bool);
+  auto constant = [&](bool truth) {
+    ConstValue b;
+    b.kind = ConstValue::Kind::Bool;
+    b.boolValue = truth;
+    return typedLiteral(b, types::ScalarKind::Bool, e.loc);
+  };
   if (e.kind == syntax::ExprKind::BoolOp) {
+    // A constant operand that decides the condition (False in an `and`, True in an `or`)
+    // makes it constant when no run-time operand comes before it, and Python evaluates no
+    // operand after it; other constant operands drop out.
     const auto& b = syntax::as<syntax::BoolOpExpr>(e);
-    Value result;
-    for (size_t i = 0; i < b.values.size(); ++i) {
-      Value operand = condition(*b.values[i]);
-      if (operand.isError()) return operand;
-      if (i == 0) {
-        result = operand;
-        continue;
+    bool isAnd = b.op == syntax::BoolOperator::And;
+    std::vector<TypedExpr*> parts;
+    for (const syntax::Expr* operand : b.values) {
+      Value part = condition(*operand);
+      if (part.isError()) return part;
+      if (part.constant && truthOf(*part.constant) == isAnd) continue;
+      parts.push_back(part.expr);
+      if (part.constant) {
+        if (parts.size() == 1) return constant(!isAnd);
+        break;
       }
-      if (result.isError()) continue;
-      TypedExprKind kind = b.op == syntax::BoolOperator::And ? TypedExprKind::And : TypedExprKind::Or;
-      result = runtime(make(kind, types.scalar(types::ScalarKind::Bool), e.loc, {result.expr, operand.expr}));
     }
-    return result;
+    if (parts.empty()) return constant(isAnd);
+    return runtime(
+        balanced(isAnd ? TypedExprKind::And : TypedExprKind::Or, parts, 0, parts.size(), boolType, e.loc));
   }
   if (e.kind == syntax::ExprKind::UnaryOp && syntax::as<syntax::UnaryOpExpr>(e).op == syntax::UnaryOperator::Not) {
     Value operand = condition(*syntax::as<syntax::UnaryOpExpr>(e).operand);
     if (operand.isError()) return operand;
-    TypedExpr* n = make(TypedExprKind::Unary, types.scalar(types::ScalarKind::Bool), e.loc, {operand.expr});
+    if (operand.constant) return constant(!truthOf(*operand.constant));
+    TypedExpr* n = make(TypedExprKind::Unary, boolType, e.loc, {operand.expr});
     n->unaryOp = UnaryOp::Not;
     return runtime(n);
   }
@@ -507,11 +531,10 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
     }
     case BinaryOp::Pow: {
       if (types::isComplex(common)) return invalid();
-      bool constantExponent = right.weak && (right.constant->kind == ConstValue::Kind::Int ||
-                                             right.constant->kind == ConstValue::Kind::Bool);
-      if (constantExponent && right.constant->intValue >= 0 && !left.weak) {
+      std::optional<int64_t> exponent = right.weak ? int64Value(*right.constant) : std::nullopt;
+      if (exponent && *exponent >= 0 && !left.weak) {
         ScalarKind kind = types::isBool(lk) ? ScalarKind::Int32 : lk;
-        return emit(kind, kind, left.nonNegative || right.constant->intValue % 2 == 0);
+        return emit(kind, kind, left.nonNegative || *exponent % 2 == 0);
       }
       ScalarKind kind = types::floatingFor(common);
       Value l = promoteTo(left, kind, loc);
@@ -609,7 +632,7 @@ Value FunctionChecker::compare(const syntax::CompareExpr& e) {
   for (const Value& v : operands) {
     if (v.weak) {
       types::ScalarKind kind = builtinKindOf(*v.constant);
-      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      weakKind = weakKind ? joinWeak(*weakKind, kind) : kind;
       continue;
     }
     allWeak = false;
@@ -677,7 +700,7 @@ Value FunctionChecker::boolOp(const syntax::BoolOpExpr& e) {
   for (const Value& v : operands) {
     if (v.weak) {
       types::ScalarKind kind = builtinKindOf(*v.constant);
-      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      weakKind = weakKind ? joinWeak(*weakKind, kind) : kind;
       continue;
     }
     allWeak = false;
@@ -700,21 +723,19 @@ Value FunctionChecker::boolOp(const syntax::BoolOpExpr& e) {
     return weakLiteral(*operands[chosen].constant, e.loc);
   }
   types::ScalarKind kind = weakKind ? combineWeak(*common, *weakKind) : *common;
-  Value result;
+  std::vector<TypedExpr*> typed;
   bool nonNegative = true;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    Value converted = promoteTo(operands[i], kind, e.loc);
+  for (const Value& operand : operands) {
+    Value converted = promoteTo(operand, kind, e.loc);
     if (converted.isError()) return errorValue();
-    nonNegative = nonNegative && operands[i].nonNegative;
-    if (i == 0) {
-      result = converted;
-      continue;
-    }
-    result = runtime(make(isAnd ? TypedExprKind::And : TypedExprKind::Or, types.scalar(kind), e.loc,
-                          {result.expr, converted.expr}));
+    nonNegative = nonNegative && operand.nonNegative;
+    typed.push_back(converted.expr);
   }
-  result.nonNegative = nonNegative || result.nonNegative;
-  return result;
+  // `and` and `or` are associative (each gives the first operand that decides it), so a
+  // balanced tree computes the chain with a depth of log2 of its length.
+  TypedExpr* chain = balanced(isAnd ? TypedExprKind::And : TypedExprKind::Or, typed, 0, typed.size(),
+                              types.scalar(kind), e.loc);
+  return runtime(chain, nonNegative);
 }
 
 Value FunctionChecker::ifExp(const syntax::IfExpExpr& e) {
@@ -727,7 +748,7 @@ Value FunctionChecker::ifExp(const syntax::IfExpExpr& e) {
   if (body.type()->isScalar() && orelse.type()->isScalar()) {
     if (body.weak && orelse.weak) {
       if (test.constant) return truthOf(*test.constant) ? body : orelse;
-      type = types.scalar(*types::promote(builtinKindOf(*body.constant), builtinKindOf(*orelse.constant)));
+      type = types.scalar(joinWeak(builtinKindOf(*body.constant), builtinKindOf(*orelse.constant)));
     } else if (body.weak) {
       type = types.scalar(combineWeak(orelse.type()->scalar, builtinKindOf(*body.constant)));
     } else if (orelse.weak) {

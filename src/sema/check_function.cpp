@@ -189,6 +189,14 @@ types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak) 
   return types::isFloating(strong) ? types::complexFor(strong) : types::complexFor(types::floatingFor(strong));
 }
 
+types::ScalarKind joinWeak(types::ScalarKind a, types::ScalarKind b) {
+  if (types::isInteger(a) && types::isInteger(b)) {
+    if (a == types::ScalarKind::UInt64 || b == types::ScalarKind::UInt64) return types::ScalarKind::UInt64;
+    return types::byteSize(a) >= types::byteSize(b) ? a : b;
+  }
+  return *types::promote(a, b);
+}
+
 const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types) {
   if (a == b) return a;
   if (a->isScalar() && b->isScalar()) {
@@ -229,7 +237,11 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     ParsedFile entry;
     entry.text = source.fileText;
     entry.file = sources.add(source.fileName, source.fileText);
+    size_t reported = diagnostics.all().size();
     entry.module = syntax::parse(entry.file, diagnostics);
+    // After a syntax error the module is partial (placeholders where the error was): nothing in
+    // the file is checked, so the syntax error is the only message.
+    if (diagnostics.all().size() > reported) entry.module.reset();
     parsed = &files_.emplace(source.fileName, std::move(entry))->second;
   }
   file = parsed->file;
@@ -250,6 +262,11 @@ void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environmen
 
 int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
                                Diagnostics& sink, SourceLoc callLoc) {
+  NestingLevel level(nesting);
+  if (level.tooDeep()) {
+    sink.error(diag::TooDeeplyNested, callLoc, {std::to_string(kMaxNestingDepth)});
+    return -1;
+  }
   uint32_t file = 0;
   const syntax::FunctionDefStmt* def = findDefinition(*source, sink, callLoc, file);
   if (def == nullptr) return -1;
@@ -398,8 +415,18 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
       Diagnostic& copy = d.severity == Severity::Warning ? diagnostics.warning(kind, d.loc, {d.message})
                                                          : diagnostics.error(kind, d.loc, {d.message});
       copy.notes = d.notes;
-      for (int at = index; parent.count(at) != 0; at = parent[at].first) {
-        copy.notes.push_back({parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
+      // The call chain, from the innermost call; a long one shows its first kMaxCallNotes calls.
+      constexpr size_t kMaxCallNotes = 10;
+      size_t calls = 0;
+      for (int at = index; parent.count(at) != 0; at = parent[at].first, ++calls) {
+        if (calls < kMaxCallNotes) {
+          copy.notes.push_back(
+              {parent[at].second, "in function '" + specialization(at).source->name + "' called from here"});
+        }
+      }
+      if (calls > kMaxCallNotes) {
+        copy.notes.push_back(
+            {SourceLoc{}, "... and " + std::to_string(calls - kMaxCallNotes) + " calls more"});
       }
     }
   }
@@ -466,17 +493,6 @@ int FunctionChecker::newTemporary(const types::Type* type, SourceLoc loc) {
   return index;
 }
 
-void FunctionChecker::scanTarget(const syntax::Expr& target, SourceLoc loc) {
-  if (target.kind == syntax::ExprKind::Name) {
-    const std::string& id = syntax::as<syntax::NameExpr>(target).id;
-    if (constParams_.count(id) == 0) ++locals_[static_cast<size_t>(addLocal(id, loc))].assignments;
-  } else if (target.kind == syntax::ExprKind::Tuple || target.kind == syntax::ExprKind::List) {
-    for (const syntax::Expr* element : syntax::as<syntax::ListExpr>(target).elts) scanTarget(*element, loc);
-  } else if (target.kind == syntax::ExprKind::Starred) {
-    scanTarget(*syntax::as<syntax::StarredExpr>(target).value, loc);
-  }
-}
-
 void FunctionChecker::noteAnnotation(const syntax::AnnAssignStmt& s) {
   if (s.target->kind != syntax::ExprKind::Name) return;
   const std::string& id = syntax::as<syntax::NameExpr>(*s.target).id;
@@ -506,56 +522,20 @@ void FunctionChecker::noteAnnotation(const syntax::AnnAssignStmt& s) {
 
 void FunctionChecker::scan(const std::vector<syntax::Stmt*>& body) {
   for (const syntax::Stmt* s : body) {
-    switch (s->kind) {
-      case syntax::StmtKind::Assign:
-        for (const syntax::Expr* target : syntax::as<syntax::AssignStmt>(*s).targets) scanTarget(*target, s->loc);
-        break;
-      case syntax::StmtKind::AugAssign:
-        scanTarget(*syntax::as<syntax::AugAssignStmt>(*s).target, s->loc);
-        scanTarget(*syntax::as<syntax::AugAssignStmt>(*s).target, s->loc);
-        break;
-      case syntax::StmtKind::AnnAssign: {
-        const auto& annotated = syntax::as<syntax::AnnAssignStmt>(*s);
-        noteAnnotation(annotated);
-        if (annotated.value != nullptr) scanTarget(*annotated.target, s->loc);
-        break;
-      }
-      case syntax::StmtKind::For:
-      case syntax::StmtKind::AsyncFor: {
-        const auto& loop = syntax::as<syntax::ForStmt>(*s);
-        scanTarget(*loop.target, s->loc);
-        scanTarget(*loop.target, s->loc);
-        scan(loop.body);
-        scan(loop.orelse);
-        break;
-      }
-      case syntax::StmtKind::While:
-        scan(syntax::as<syntax::WhileStmt>(*s).body);
-        scan(syntax::as<syntax::WhileStmt>(*s).orelse);
-        break;
-      case syntax::StmtKind::If:
-        scan(syntax::as<syntax::IfStmt>(*s).body);
-        scan(syntax::as<syntax::IfStmt>(*s).orelse);
-        break;
-      case syntax::StmtKind::FunctionDef:
-      case syntax::StmtKind::AsyncFunctionDef:
-      case syntax::StmtKind::ClassDef:
-      case syntax::StmtKind::Return:
-      case syntax::StmtKind::Delete:
-      case syntax::StmtKind::With:
-      case syntax::StmtKind::AsyncWith:
-      case syntax::StmtKind::Raise:
-      case syntax::StmtKind::Try:
-      case syntax::StmtKind::TryStar:
-      case syntax::StmtKind::Assert:
-      case syntax::StmtKind::Import:
-      case syntax::StmtKind::ImportFrom:
-      case syntax::StmtKind::Global:
-      case syntax::StmtKind::Nonlocal:
-      case syntax::StmtKind::Expr:
-      case syntax::StmtKind::Pass:
-      case syntax::StmtKind::Break:
-      case syntax::StmtKind::Continue: break;
+    if (s->kind == syntax::StmtKind::AnnAssign) noteAnnotation(syntax::as<syntax::AnnAssignStmt>(*s));
+    forEachBinding(*s, false, [&](const std::string& name, SourceLoc loc, bool repeated) {
+      if (constParams_.count(name) == 0)
+        locals_[static_cast<size_t>(addLocal(name, loc))].assignments += repeated ? 2 : 1;
+    });
+    if (s->kind == syntax::StmtKind::For) {
+      scan(syntax::as<syntax::ForStmt>(*s).body);
+      scan(syntax::as<syntax::ForStmt>(*s).orelse);
+    } else if (s->kind == syntax::StmtKind::While) {
+      scan(syntax::as<syntax::WhileStmt>(*s).body);
+      scan(syntax::as<syntax::WhileStmt>(*s).orelse);
+    } else if (s->kind == syntax::StmtKind::If) {
+      scan(syntax::as<syntax::IfStmt>(*s).body);
+      scan(syntax::as<syntax::IfStmt>(*s).orelse);
     }
   }
 }
@@ -585,7 +565,8 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
       bool poisoned = state.join.sawError ||
                       (static_cast<size_t>(index) < assumed_.locals.size() && assumed_.locals[static_cast<size_t>(index)].poisoned);
       if (poisoned) ++poisonedReads_;
-      if (finalPass && !poisoned) sink.error(diag::UnboundLocal, e.loc, {e.id});
+      // Reported when the pass ends, once all code a constant condition removes is known.
+      if (finalPass && !poisoned) unboundUses_.push_back(&e);
       return errorValue();
     }
     TypedExpr* ref = make(TypedExprKind::Local, type, e.loc);
@@ -618,6 +599,34 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
   return meaning.value;
 }
 
+void FunctionChecker::reportUnbound(const syntax::NameExpr& e) {
+  for (const RemovedCode& removed : removed_) {
+    bool assigned = false;
+    for (const syntax::Stmt* s : removed.stmts) {
+      forEachBinding(*s, true,
+                     [&](const std::string& name, SourceLoc, bool) { assigned = assigned || name == e.id; });
+    }
+    if (!assigned) continue;
+    std::string line = std::to_string(removed.ifLoc.line);
+    std::string why;
+    switch (removed.reason) {
+      case RemovedCode::Reason::AlwaysTrue:
+      case RemovedCode::Reason::AlwaysFalse:
+        why = "the condition of the if at line " + line + " is always " +
+              (removed.reason == RemovedCode::Reason::AlwaysTrue ? "True" : "False");
+        break;
+      case RemovedCode::Reason::AfterReturn:
+        why = "it follows the if at line " + line +
+              ", whose condition is constant and whose branch taken returns";
+        break;
+    }
+    sink.error(diag::RemovedAssignment, e.loc, {e.id, why})
+        .notes.push_back({removed.ifLoc, "decided at compile time here"});
+    return;
+  }
+  sink.error(diag::UnboundLocal, e.loc, {e.id});
+}
+
 bool FunctionChecker::noteReturn(Value v, SourceLoc loc, bool bare) {
   const Specialization& s = spec();
   if (bare) {
@@ -641,7 +650,7 @@ bool FunctionChecker::noteReturn(Value v, SourceLoc loc, bool bare) {
       return false;
     }
     types::ScalarKind kind = builtinKindOf(*v.constant);
-    returnJoin_.weak = returnJoin_.weak ? *types::promote(*returnJoin_.weak, kind) : kind;
+    returnJoin_.weak = returnJoin_.weak ? joinWeak(*returnJoin_.weak, kind) : kind;
     spec().runningReturn = returnJoin_.result(types);
     return true;
   }
@@ -707,6 +716,7 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     }
   }
   block(body, out.body);
+  for (const syntax::NameExpr* use : unboundUses_) reportUnbound(*use);
 
   FunctionFacts facts;
   for (size_t i = 0; i < locals_.size(); ++i) {
@@ -719,6 +729,8 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
   }
   const types::Type* returnType = s.declaredReturn;
   if (returnType == nullptr) returnType = sawValueReturn_ ? returnJoin_.result(types) : types.none();
+  // Past the nesting limit the function is not fully checked: callers stay silent.
+  if (reportedTooDeep_) returnType = types.error();
   facts.returnType = returnType;
   if (returnType == nullptr) returnType = types.error();
 
@@ -737,9 +749,10 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     out.isKernel = s.source->decorator == FunctionSource::Decorator::Kernel;
     out.interop = s.source->interop;
     out.hostCallable = s.source->interop && !out.isKernel;
+    // A local without a type is assigned by no code that is compiled (its assignments are in
+    // branches a constant condition removed, and its uses were reported): it gets no storage.
     for (size_t i = 0; i < locals_.size(); ++i) {
-      const types::Type* type = localType(static_cast<int>(i));
-      out.locals.push_back(Local{locals_[i].name, type != nullptr ? type : types.error(), locals_[i].loc});
+      out.locals.push_back(Local{locals_[i].name, localType(static_cast<int>(i)), locals_[i].loc});
     }
     out.returnType = returnType;
   }

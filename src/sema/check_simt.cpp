@@ -120,7 +120,8 @@ const types::Type* FunctionChecker::atomicDtype(const syntax::Expr& e, bool& isA
     }
     Value v = expr(*keyword->value);
     if (v.isError()) return nullptr;
-    int64_t n = v.constant && v.constant->kind == ConstValue::Kind::Int ? v.constant->intValue : -1;
+    int64_t n =
+        v.constant && v.constant->kind == ConstValue::Kind::Int ? int64Value(*v.constant).value_or(-1) : -1;
     if (n < 1 || n > 256 || (n & (n - 1)) != 0) {
       sink.error(diag::ArrayOption, keyword->value->loc,
                  {"align=", what, "a constant power of two from 1 to 256",
@@ -159,7 +160,8 @@ bool FunctionChecker::arrayLayoutOption(const syntax::Keyword& keyword, const st
     return true;
   }
   WEFT_CHECK(keyword.arg == "align", "an array option other than order= and align=");
-  int64_t n = v.constant && v.constant->kind == ConstValue::Kind::Int ? v.constant->intValue : -1;
+  int64_t n =
+      v.constant && v.constant->kind == ConstValue::Kind::Int ? int64Value(*v.constant).value_or(-1) : -1;
   if (n < 1 || n > 256 || (n & (n - 1)) != 0) {
     sink.error(diag::ArrayOption, keyword.value->loc,
                {"align=", what, "a constant power of two from 1 to 256", shown});
@@ -618,7 +620,7 @@ Value FunctionChecker::warpMaskLaneIndex(const syntax::Expr& lane) {
     return errorValue();
   }
   if (v.constant) {
-    int64_t n = v.constant->kind == ConstValue::Kind::Bool ? v.constant->boolValue : v.constant->intValue;
+    int64_t n = int64Value(*v.constant).value_or(-1);
     if (n < 0 || n > 31) {
       sink.error(diag::WarpMaskLane, lane.loc, {toString(*v.constant)});
       return errorValue();

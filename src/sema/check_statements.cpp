@@ -1,5 +1,7 @@
 // Statements: assignments (one type per variable), control flow, range loops, returns,
 // assert, and the rejection of statements device code cannot run.
+#include <algorithm>
+
 #include "sema/checker.h"
 
 namespace weft::sema {
@@ -43,6 +45,56 @@ bool isIndependent(const TypedExpr& e) {
   return true;
 }
 
+// True when `s` holds a `return <value>` (not in a nested def or class).
+bool returnsValue(const syntax::Stmt& s) {
+  auto any = [](const std::vector<syntax::Stmt*>& body) {
+    return std::any_of(body.begin(), body.end(),
+                       [](const syntax::Stmt* inner) { return returnsValue(*inner); });
+  };
+  switch (s.kind) {
+    case syntax::StmtKind::Return: {
+      const syntax::Expr* value = syntax::as<syntax::ReturnStmt>(s).value;
+      return value != nullptr &&
+             !(value->kind == syntax::ExprKind::Constant &&
+               syntax::as<syntax::ConstantExpr>(*value).value.kind == syntax::ConstantValue::Kind::None);
+    }
+    case syntax::StmtKind::If:
+      return any(syntax::as<syntax::IfStmt>(s).body) || any(syntax::as<syntax::IfStmt>(s).orelse);
+    case syntax::StmtKind::While:
+      return any(syntax::as<syntax::WhileStmt>(s).body) || any(syntax::as<syntax::WhileStmt>(s).orelse);
+    case syntax::StmtKind::For:
+    case syntax::StmtKind::AsyncFor:
+      return any(syntax::as<syntax::ForStmt>(s).body) || any(syntax::as<syntax::ForStmt>(s).orelse);
+    case syntax::StmtKind::With:
+    case syntax::StmtKind::AsyncWith: return any(syntax::as<syntax::WithStmt>(s).body);
+    case syntax::StmtKind::Try:
+    case syntax::StmtKind::TryStar: {
+      const auto& t = syntax::as<syntax::TryStmt>(s);
+      bool handlers = std::any_of(t.handlers.begin(), t.handlers.end(),
+                                  [&](const syntax::ExceptHandler* handler) { return any(handler->body); });
+      return any(t.body) || handlers || any(t.orelse) || any(t.finalbody);
+    }
+    case syntax::StmtKind::FunctionDef:
+    case syntax::StmtKind::AsyncFunctionDef:
+    case syntax::StmtKind::ClassDef:
+    case syntax::StmtKind::Delete:
+    case syntax::StmtKind::Assign:
+    case syntax::StmtKind::AugAssign:
+    case syntax::StmtKind::AnnAssign:
+    case syntax::StmtKind::Raise:
+    case syntax::StmtKind::Assert:
+    case syntax::StmtKind::Import:
+    case syntax::StmtKind::ImportFrom:
+    case syntax::StmtKind::Global:
+    case syntax::StmtKind::Nonlocal:
+    case syntax::StmtKind::Expr:
+    case syntax::StmtKind::Pass:
+    case syntax::StmtKind::Break:
+    case syntax::StmtKind::Continue: return false;
+  }
+  return false;
+}
+
 bool isPureIndex(const TypedExpr& e) {
   if (e.kind == TypedExprKind::Call) return false;
   for (const TypedExpr* operand : e.operands) {
@@ -65,16 +117,43 @@ TypedStmt* FunctionChecker::emit(TypedStmtKind kind, SourceLoc loc, std::vector<
 void FunctionChecker::block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out) {
   std::vector<TypedStmt*>* saved = out_;
   out_ = &out;
-  for (const syntax::Stmt* s : body) {
-    if (unreachable_) break;
-    stmt(*s);
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (unreachable_) {
+      removed_.push_back(RemovedCode{{body.begin() + static_cast<std::ptrdiff_t>(i), body.end()},
+                                     unreachableAfter_,
+                                     RemovedCode::Reason::AfterReturn});
+      break;
+    }
+    stmt(*body[i]);
   }
   unreachable_ = false;
   out_ = saved;
 }
 
 void FunctionChecker::stmt(const syntax::Stmt& s) {
+  size_t reported = sink.all().size();
+  size_t poisonedReads = poisonedReads_;
+  checkStatement(s);
+  // One mistake, one message: a statement that reported an error (or read a variable an
+  // earlier error left without a value) leaves the names it binds without a value, so that
+  // their uses stay silent instead of reporting them as never assigned.
+  if (sink.all().size() > reported || poisonedReads_ > poisonedReads) {
+    forEachBinding(s, false, [&](const std::string& name, SourceLoc, bool) {
+      auto local = localByName_.find(name);
+      if (local != localByName_.end()) locals_[static_cast<size_t>(local->second)].join.sawError = true;
+    });
+    // A value it would have returned is unknown, too: the function's callers stay silent.
+    if (returnsValue(s)) sawValueReturn_ = true;
+  }
+}
+
+void FunctionChecker::checkStatement(const syntax::Stmt& s) {
   using K = syntax::StmtKind;
+  NestingLevel level(program.nesting);
+  if (level.tooDeep()) {
+    tooDeep(s.loc);
+    return;
+  }
   auto unsupported = [&](const char* what, const char* hint) { sink.error(diag::UnsupportedStatement, s.loc, {what, hint}); };
   const char* noExceptions = "; exceptions do not exist in device code";
   diagnosticsBeforeStatement_ = sink.all().size();
@@ -142,11 +221,18 @@ void FunctionChecker::stmt(const syntax::Stmt& s) {
         // flag, a ConstExpr test): only the branch taken is checked and emitted, so the other
         // may hold code that is only valid for other types; when that branch always returns,
         // the rest of the enclosing block is dead too.
-        const std::vector<syntax::Stmt*>& taken = truthOf(*test.constant) ? i.body : i.orelse;
+        bool truth = truthOf(*test.constant);
+        const std::vector<syntax::Stmt*>& taken = truth ? i.body : i.orelse;
+        const std::vector<syntax::Stmt*>& dropped = truth ? i.orelse : i.body;
+        removed_.push_back(
+            RemovedCode{{dropped.begin(), dropped.end()},
+                        s.loc,
+                        truth ? RemovedCode::Reason::AlwaysTrue : RemovedCode::Reason::AlwaysFalse});
         std::vector<TypedStmt*> live;
         block(taken, live);
         out_->insert(out_->end(), live.begin(), live.end());
         unreachable_ = alwaysReturns(taken);
+        unreachableAfter_ = s.loc;
         return;
       }
       std::vector<TypedStmt*> body, orelse;
@@ -370,6 +456,7 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
     }
     Value converted = convert(v, state.fixed, loc);
     if (converted.isError()) return;
+    state.constant = converted.constant;
     TypedStmt* s = emit(TypedStmtKind::Assign, loc, {converted.expr});
     s->local = local;
     return;
@@ -389,7 +476,7 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
       return;
     }
     if (!join.weak) join.weakLoc = loc;
-    join.weak = join.weak ? *types::promote(*join.weak, kind) : kind;
+    join.weak = join.weak ? joinWeak(*join.weak, kind) : kind;
   } else {
     const types::Type* type = v.type();
     if (join.strong == nullptr) {
@@ -412,6 +499,8 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
   if (target == nullptr || target->isError()) return;
   Value converted = convert(v, target, loc);
   if (converted.isError()) return;
+  // The variable holds the value converted to its type (a float literal in a float32).
+  state.constant = converted.constant;
   TypedStmt* s = emit(TypedStmtKind::Assign, loc, {converted.expr});
   s->local = local;
 }
@@ -496,13 +585,23 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     block(s.orelse, orelse);
   };
   const syntax::CallExpr* call = nullptr;
+  bool enumerate = false;
   if (s.iter->kind == syntax::ExprKind::Call) {
     const auto& candidate = syntax::as<syntax::CallExpr>(*s.iter);
     Value callee = peekEntity(*candidate.func);
     if (callee.kind == Value::Kind::Intrinsic && callee.intrinsic == Intrinsic::Range) call = &candidate;
+    enumerate = callee.kind == Value::Kind::Intrinsic && callee.intrinsic == Intrinsic::Enumerate;
+  }
+  if (enumerate) {
+    enumerateFor(s);
+    return;
   }
   if (call == nullptr) {
     Value iterable = value(*s.iter);
+    if (!iterable.isError() && iterable.type()->isVector()) {
+      vectorFor(s, iterable, *s.target, nullptr, Value{});
+      return;
+    }
     if (!iterable.isError()) {
       std::string hint = ", not " + describe(iterable);
       if (iterable.type()->isArray()) hint += "; iterate over the indices: for i in range(len(a))";
@@ -547,7 +646,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     }
     if (v.weak) {
       types::ScalarKind kind = builtinKindOf(*v.constant);
-      weakKind = weakKind ? *types::promote(*weakKind, kind) : kind;
+      weakKind = weakKind ? joinWeak(*weakKind, kind) : kind;
       continue;
     }
     auto promoted = common ? types::promote(*common, v.type()->scalar) : v.type()->scalar;
@@ -561,7 +660,8 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
   int stepSign = 0;
   if (ok && args[2].constant) {
     const ConstValue& step = *args[2].constant;
-    int64_t value = step.kind == ConstValue::Kind::Bool ? (step.boolValue ? 1 : 0) : step.intValue;
+    // A step beyond int64 is a uint64 step, positive.
+    int64_t value = int64Value(step).value_or(1);
     if (value == 0) {
       sink.error(diag::RangeZeroStep, args[2].expr->loc);
       ok = false;
@@ -590,7 +690,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
   } else if (!common) {
     if (state.join.strong == nullptr || !state.join.strong->isError()) {
       if (!state.join.weak) state.join.weakLoc = s.loc;
-      state.join.weak = state.join.weak ? *types::promote(*state.join.weak, kind) : kind;
+      state.join.weak = state.join.weak ? joinWeak(*state.join.weak, kind) : kind;
     }
   } else if (state.join.strong == nullptr) {
     state.join.strong = rangeType;
@@ -674,6 +774,104 @@ void FunctionChecker::checkAssert(const syntax::AssertStmt& s) {
   report->loc = s.loc;
   report->operands = {trap};
   branch->body.push_back(report);
+}
+
+void FunctionChecker::vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element,
+                                const syntax::Expr* counter, Value start) {
+  SourceLoc loc = s.loc;
+  const types::Type* type = vector.type();
+  const types::Type* indexType = types.scalar(types::ScalarKind::Int32);
+  auto local = [&](int index, const types::Type* localType) {
+    TypedExpr* ref = make(TypedExprKind::Local, localType, loc);
+    ref->local = index;
+    return ref;
+  };
+  // The vector and the start of the count are evaluated once, before the loop.
+  int copy = newTemporary(type, loc);
+  assignLocal(copy, vector, loc);
+  if (counter != nullptr && !start.weak && !isIndependent(*start.expr)) {
+    int saved = newTemporary(start.type(), loc);
+    assignLocal(saved, start, loc);
+    start = runtime(local(saved, start.type()), start.nonNegative);
+  }
+  int index = newTemporary(indexType, loc);
+  std::vector<TypedStmt*> body, orelse;
+  std::vector<TypedStmt*>* outer = out_;
+  out_ = &body;
+  if (counter != nullptr) {
+    Value position = runtime(local(index, indexType), true);
+    bool zero = start.weak && !truthOf(*start.constant);
+    assign(*counter, zero ? position : binary(BinaryOp::Add, position, start, loc), loc);
+  }
+  TypedExpr* component = make(TypedExprKind::VectorElement, types.scalar(type->scalar), loc,
+                              {local(copy, type), local(index, indexType)});
+  component->wrapNegative = {false};
+  assign(element, runtime(component, types::isUnsigned(type->scalar)), loc);
+  out_ = outer;
+  ++loopDepth_;
+  block(s.body, body);
+  --loopDepth_;
+  block(s.orelse, orelse);
+  ConstValue bound = intConstant(0);
+  std::vector<TypedExpr*> bounds;
+  for (int64_t value : {int64_t{0}, int64_t{type->size}, int64_t{1}}) {
+    bound.intValue = value;
+    bounds.push_back(typedLiteral(bound, types::ScalarKind::Int32, loc).expr);
+  }
+  TypedStmt* loop = emit(TypedStmtKind::ForRange, loc, bounds);
+  loop->local = index;
+  loop->stepSign = 1;
+  loop->body = std::move(body);
+  loop->orelse = std::move(orelse);
+}
+
+void FunctionChecker::enumerateFor(const syntax::ForStmt& s) {
+  const auto& call = syntax::as<syntax::CallExpr>(*s.iter);
+  auto checkBodies = [&]() {
+    std::vector<TypedStmt*> body, orelse;
+    ++loopDepth_;
+    block(s.body, body);
+    --loopDepth_;
+    block(s.orelse, orelse);
+  };
+  const syntax::Expr* startExpr = call.args.size() > 1 ? call.args[1] : nullptr;
+  for (const syntax::Keyword* keyword : call.keywords) {
+    if (keyword->arg != "start" || startExpr != nullptr) {
+      sink.error(diag::KeywordArgument, keyword->loc, {"enumerate()", keyword->arg});
+      return checkBodies();
+    }
+    startExpr = keyword->value;
+  }
+  if (call.args.empty() || call.args.size() > 2) {
+    sink.error(diag::ArgumentCount, call.loc,
+               {"enumerate()", "1 or 2 arguments", std::to_string(call.args.size())});
+    return checkBodies();
+  }
+  const syntax::Expr& target = *s.target;
+  bool pair = (target.kind == syntax::ExprKind::Tuple || target.kind == syntax::ExprKind::List) &&
+              syntax::as<syntax::ListExpr>(target).elts.size() == 2;
+  if (!pair) {
+    sink.error(
+        diag::UnsupportedStatement, target.loc,
+        {"a loop over enumerate() with a target other than two names", "; write for i, x in enumerate(v):"});
+    return checkBodies();
+  }
+  Value vector = value(*call.args[0]);
+  Value start = startExpr != nullptr ? value(*startExpr) : weakLiteral(intConstant(0), call.loc);
+  if (vector.isError() || start.isError()) return checkBodies();
+  if (!vector.type()->isVector()) {
+    std::string hint = ", not enumerate() of " + describe(vector);
+    if (vector.type()->isArray()) hint += "; iterate over the indices: for i in range(len(a))";
+    sink.error(diag::ForIterable, s.iter->loc, {hint});
+    return checkBodies();
+  }
+  if (!start.type()->isScalar() ||
+      !(types::isInteger(start.type()->scalar) || types::isBool(start.type()->scalar))) {
+    sink.error(diag::ArgumentType, startExpr->loc, {"2", "enumerate()", "an integer", describe(start)});
+    return checkBodies();
+  }
+  const auto& names = syntax::as<syntax::ListExpr>(target).elts;
+  vectorFor(s, vector, *names[1], names[0], start);
 }
 
 }  // namespace weft::sema

@@ -1,6 +1,8 @@
 // Vectors (float32x4 ...: construction, components, indexing, immutability) and the
 // attributes numbers have as zero-dimensional arrays (.dtype .shape .ndim .size) and as
 // Python numbers (.real .imag .conjugate()). docs/types.md describes them.
+#include <limits>
+
 #include "sema/checker.h"
 #include "support/check.h"
 
@@ -25,13 +27,6 @@ std::string rebuildHint(const types::Type* vector, int changed) {
     text += i == changed ? std::string("new_") + kComponents[i] : std::string("v.") + kComponents[i];
   }
   return text + ")";
-}
-
-ConstValue intConstant(int64_t value) {
-  ConstValue c;
-  c.kind = ConstValue::Kind::Int;
-  c.intValue = value;
-  return c;
 }
 
 Value numberTypeValue(types::ScalarKind kind) {
@@ -112,8 +107,8 @@ Value FunctionChecker::vectorIndex(Value vector, const syntax::Expr& indexExpr, 
   const types::Type* elementType = types.scalar(type->scalar);
   bool nonNegative = types::isUnsigned(type->scalar);
   if (index.constant) {
-    int64_t i =
-        index.constant->kind == ConstValue::Kind::Bool ? index.constant->boolValue : index.constant->intValue;
+    // An index beyond int64 is out of range of every vector.
+    int64_t i = int64Value(*index.constant).value_or(std::numeric_limits<int64_t>::max());
     if (i < -type->size || i >= type->size) {
       sink.error(diag::VectorIndexRange, indexExpr.loc,
                  {std::to_string(i), types::toString(type), componentList(type->size)});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "sema/sema.h"
 #include "sema/sema_diagnostics.h"
+#include "support/limits.h"
 #include "syntax/ast.h"
 #include "types/promotion.h"
 
@@ -94,23 +96,22 @@ struct Folded {
   ConstValue value;
   FoldError error = FoldError::None;
 };
-// Python semantics on Python values (unbounded ints are limited to 64 bits).
+// Python semantics on Python values (ints are exact, and must stay within int64 or uint64).
 Folded foldBinary(BinaryOp op, const ConstValue& a, const ConstValue& b);
 Folded foldUnary(UnaryOp op, const ConstValue& a);
 Folded foldCompare(CompareOp op, const ConstValue& a, const ConstValue& b);
 bool truthOf(const ConstValue& value);
 // True for Bool/Int/Float/Complex constants.
 bool isNumber(const ConstValue& value);
-// The builtin type of a Python number: bool, int32 (int64 when it does not fit), float32, complex64.
-types::ScalarKind builtinKindOf(const ConstValue& value);
 // Whether `value` converts to `kind` without overflow (ints must be in range, floats finite
 // in the target's range); `truncate` also allows a fractional float into an integer kind.
+// Implicit conversions (a weak literal meeting a typed operand, a store) require it.
 bool fitsScalar(const ConstValue& value, types::ScalarKind kind, bool truncate);
-// The literal of `kind` holding `value` (converted as a cast would).
+// The literal of `kind` holding `value` converted by convertConstant.
 Literal toLiteral(const ConstValue& value, types::ScalarKind kind);
-// The constant value of a literal of scalar `kind` (as Python sees it).
-ConstValue fromLiteral(const Literal& literal, types::ScalarKind kind);
-// The Python value of a syntax constant; nullopt for ints beyond 64 bits.
+// The int value of a Bool or Int constant that int64 holds; nullopt otherwise.
+std::optional<int64_t> int64Value(const ConstValue& value);
+// The Python value of a syntax constant; nullopt for ints beyond uint64.
 std::optional<ConstValue> fromSyntax(const syntax::ConstantValue& value);
 
 // ---- annotations.cpp ----
@@ -169,6 +170,16 @@ std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, cons
 // `resolveStruct` with a nesting depth (a struct that contains itself is reported).
 const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
                                    SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc, int depth);
+
+// ---- bindings.cpp ----
+
+// Calls `visit` with each name statement `s` binds in its function's scope (Python's rule:
+// such a name is local to the function): assignment targets (`repeated` for augmented
+// assignments and for loops, which are never single assignments), := targets, and names bound
+// inside the statements sema rejects whole (with, try, nested def and class, import). `deep`:
+// also the names bound in the bodies of if, while and for.
+void forEachBinding(const syntax::Stmt& s, bool deep,
+                    const std::function<void(const std::string& name, SourceLoc loc, bool repeated)>& visit);
 
 // ---- check_function.cpp ----
 
@@ -244,6 +255,8 @@ class ProgramChecker {
   const bool debug;
   // Struct types resolved so far, by StructSource (check_structs.cpp: structKey).
   std::map<std::string, const types::Type*> structTypes;
+  // How deep the checking nests now: expressions, statements and calls (NestingLevel).
+  int nesting = 0;
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -253,13 +266,27 @@ class ProgramChecker {
   struct ParsedFile {
     std::string text;
     uint32_t file = 0;
-    std::unique_ptr<syntax::Module> module;
+    std::unique_ptr<syntax::Module> module;  // nullptr after a syntax error
   };
   std::multimap<std::string, ParsedFile> files_;
   std::deque<Specialization> specs_;
   std::map<std::string, int> byKey_;
   std::vector<GlobalDependency> globals_;
   int completed_ = 0;
+};
+
+// One level of the program's nesting (ProgramChecker::nesting) while it lives.
+class NestingLevel {
+ public:
+  explicit NestingLevel(int& nesting) : nesting_(nesting) { ++nesting_; }
+  ~NestingLevel() { --nesting_; }
+  NestingLevel(const NestingLevel&) = delete;
+  NestingLevel& operator=(const NestingLevel&) = delete;
+  // Beyond kMaxNestingDepth: the checker stops here (after reporting).
+  bool tooDeep() const { return nesting_ > kMaxNestingDepth; }
+
+ private:
+  int& nesting_;
 };
 
 // Joins the types of the values assigned to one variable (or returned by one function).
@@ -282,6 +309,10 @@ struct TypeJoin {
 // too large), float32, complex64, bool. A variable joins its typed assignments by
 // promotion and its literal assignments by these rules.
 types::ScalarKind combineWeak(types::ScalarKind strong, types::ScalarKind weak);
+// The join of the builtin kinds of two weak literals: the wider of int32 < int64 < uint64
+// for two ints (a literal that the result does not hold is reported where it is converted),
+// otherwise promotion.
+types::ScalarKind joinWeak(types::ScalarKind a, types::ScalarKind b);
 // The join of two typed types; nullptr when they do not unify.
 const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::TypeContext& types);
 
@@ -328,8 +359,13 @@ class FunctionChecker {
   Value promoteTo(Value v, types::ScalarKind kind, SourceLoc loc);
   Value cast(Value v, types::ScalarKind kind, SourceLoc loc);
   Value errorValue() const { return Value{}; }
+  // Reports (once per function) that the program nests too deeply at `loc`; an error value.
+  Value tooDeep(SourceLoc loc);
   Value runtime(TypedExpr* e, bool nonNegative = false) const;
   TypedExpr* make(TypedExprKind kind, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {});
+  // operands[begin, end) joined by the associative `kind` (And, Or) as a balanced tree.
+  TypedExpr* balanced(TypedExprKind kind, const std::vector<TypedExpr*>& operands, size_t begin, size_t end,
+                      const types::Type* type, SourceLoc loc);
   std::string describe(const Value& v) const;
 
   // ---- check_calls.cpp ----
@@ -366,6 +402,12 @@ class FunctionChecker {
   Value vectorAttribute(Value vector, const std::string& attr, SourceLoc loc);
   // `v[i]` (a constant index is checked; a negative one counts from the end).
   Value vectorIndex(Value vector, const syntax::Expr& index, SourceLoc loc);
+  // `for e in v:` (and, with `counter`, `for i, e in enumerate(v, start):`): a loop over the
+  // components of one evaluation of the vector `vector`, each assigned to `element`.
+  void vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element,
+                 const syntax::Expr* counter, Value start);
+  // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector).
+  void enumerateFor(const syntax::ForStmt& s);
   // `v.x = ...` or `v[i] = ...` (always an error: vectors are immutable).
   void vectorAssign(const Value& vector, const std::string& what, SourceLoc loc);
   // `x.real`, `x.imag`, `x.dtype`, `x.shape`, `x.ndim`, `x.size` of a number.
@@ -431,6 +473,7 @@ class FunctionChecker {
   // ---- check_statements.cpp ----
   void block(const std::vector<syntax::Stmt*>& body, std::vector<TypedStmt*>& out);
   void stmt(const syntax::Stmt& s);
+  void checkStatement(const syntax::Stmt& s);
   void assign(const syntax::Expr& target, Value v, SourceLoc loc);
   void assignLocal(int local, Value v, SourceLoc loc);
   TypedStmt* emit(TypedStmtKind kind, SourceLoc loc, std::vector<TypedExpr*> operands = {});
@@ -438,6 +481,9 @@ class FunctionChecker {
 
   // ---- check_function.cpp ----
   Value name(const syntax::NameExpr& e);
+  // Reports the use `e` of a local that has no value: never assigned, or assigned only in
+  // code a constant condition removed.
+  void reportUnbound(const syntax::NameExpr& e);
   const types::Type* localType(int local) const;
   // Records a value returned by the function.
   // Records a value returned by the function; false when it was reported as wrong.
@@ -464,8 +510,8 @@ class FunctionChecker {
     bool constantSeen = false;
   };
   Specialization& spec() { return program.specialization(specIndex); }
+  // The prescan: every name the body binds is a local (counting its assignment sites).
   void scan(const std::vector<syntax::Stmt*>& body);
-  void scanTarget(const syntax::Expr& target, SourceLoc loc);
   void noteAnnotation(const syntax::AnnAssignStmt& s);
   int addLocal(const std::string& name, SourceLoc loc);
   void checkAssert(const syntax::AssertStmt& s);
@@ -504,9 +550,20 @@ class FunctionChecker {
   TypeJoin returnJoin_;
   SourceLoc bareReturnLoc_;
   bool sawBareReturn_ = false;
-  // The rest of the current block cannot run (after an `if` with a constant condition whose
-  // taken branch always returns): block() stops checking it.
+  // The rest of the current block cannot run (after the `if` at unreachableAfter_, whose
+  // condition is constant and whose taken branch always returns): block() stops checking it.
   bool unreachable_ = false;
+  SourceLoc unreachableAfter_;
+  // Code a constant condition removed (never checked): a variable assigned only there is
+  // reported as such where it is used.
+  struct RemovedCode {
+    std::vector<const syntax::Stmt*> stmts;
+    SourceLoc ifLoc;  // the `if` whose condition decided it
+    enum class Reason : uint8_t { AlwaysTrue, AlwaysFalse, AfterReturn } reason;
+  };
+  std::vector<RemovedCode> removed_;
+  std::vector<const syntax::NameExpr*> unboundUses_;  // final pass: uses of locals without a value
+  bool reportedTooDeep_ = false;
   bool sawValueReturn_ = false;
   SourceLoc valueReturnLoc_;
   // An error value stands for a reported error when, since the statement began, a

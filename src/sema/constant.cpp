@@ -1,11 +1,14 @@
 // Compile-time constants: Python's arithmetic on literals and global constants, the
 // conversion of constants to typed literals, and their rendering.
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "sema/checker.h"
 #include "support/check.h"
+#include "weft/device/fp16.h"
 
 namespace weft::sema {
 
@@ -13,12 +16,11 @@ namespace {
 
 using Kind = ConstValue::Kind;
 
-ConstValue makeInt(int64_t x) {
-  ConstValue v;
-  v.kind = Kind::Int;
-  v.intValue = x;
-  return v;
-}
+// Integer constants are computed exactly in 128 bits, then must fit int64 or uint64.
+using Wide = __int128;
+constexpr Wide kLowest = static_cast<Wide>(std::numeric_limits<int64_t>::min());
+constexpr Wide kHighest = static_cast<Wide>(std::numeric_limits<uint64_t>::max());
+
 ConstValue makeFloat(double x) {
   ConstValue v;
   v.kind = Kind::Float;
@@ -53,10 +55,14 @@ int rank(const ConstValue& v) {
   return -1;
 }
 
-int64_t asInt(const ConstValue& v) { return v.kind == Kind::Bool ? (v.boolValue ? 1 : 0) : v.intValue; }
+Wide asWide(const ConstValue& v) {
+  if (v.kind == Kind::Bool) return v.boolValue ? 1 : 0;
+  return v.aboveInt64 ? static_cast<Wide>(static_cast<uint64_t>(v.intValue)) : static_cast<Wide>(v.intValue);
+}
 double asFloat(const ConstValue& v) {
   if (v.kind == Kind::Float || v.kind == Kind::Complex) return v.floatValue;
-  return static_cast<double>(asInt(v));
+  if (v.kind == Kind::Int && v.aboveInt64) return static_cast<double>(static_cast<uint64_t>(v.intValue));
+  return static_cast<double>(asWide(v));
 }
 double asImag(const ConstValue& v) { return v.kind == Kind::Complex ? v.imagValue : 0.0; }
 
@@ -72,66 +78,68 @@ Folded ok(ConstValue v) {
 }
 
 // Python's floor division and modulo on ints.
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
+Wide floorDiv(Wide a, Wide b) {
+  Wide q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t floorMod(int64_t a, int64_t b) {
-  int64_t r = a % b;
+Wide floorMod(Wide a, Wide b) {
+  Wide r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
 
-Folded foldInt(BinaryOp op, int64_t a, int64_t b) {
-  int64_t r = 0;
+// An int result: Overflow when neither int64 nor uint64 holds it.
+Folded intResult(Wide r) {
+  if (r < kLowest || r > kHighest) return fail(FoldError::Overflow);
+  return ok(r > static_cast<Wide>(std::numeric_limits<int64_t>::max())
+                ? uint64Constant(static_cast<uint64_t>(r))
+                : intConstant(static_cast<int64_t>(r)));
+}
+
+Folded foldInt(BinaryOp op, Wide a, Wide b) {
+  Wide r = 0;
   switch (op) {
-    case BinaryOp::Add:
-      if (__builtin_add_overflow(a, b, &r)) return fail(FoldError::Overflow);
-      return ok(makeInt(r));
-    case BinaryOp::Sub:
-      if (__builtin_sub_overflow(a, b, &r)) return fail(FoldError::Overflow);
-      return ok(makeInt(r));
+    case BinaryOp::Add: return intResult(a + b);
+    case BinaryOp::Sub: return intResult(a - b);
     case BinaryOp::Mul:
       if (__builtin_mul_overflow(a, b, &r)) return fail(FoldError::Overflow);
-      return ok(makeInt(r));
+      return intResult(r);
     case BinaryOp::TrueDiv:
       if (b == 0) return fail(FoldError::DivisionByZero);
       return ok(makeFloat(static_cast<double>(a) / static_cast<double>(b)));
     case BinaryOp::FloorDiv:
       if (b == 0) return fail(FoldError::DivisionByZero);
-      if (a == std::numeric_limits<int64_t>::min() && b == -1) return fail(FoldError::Overflow);
-      return ok(makeInt(floorDiv(a, b)));
+      return intResult(floorDiv(a, b));
     case BinaryOp::Mod:
       if (b == 0) return fail(FoldError::DivisionByZero);
-      if (b == -1) return ok(makeInt(0));
-      return ok(makeInt(floorMod(a, b)));
+      return intResult(floorMod(a, b));
     case BinaryOp::Pow: {
       if (b < 0) {
         if (a == 0) return fail(FoldError::DivisionByZero);
         return ok(makeFloat(std::pow(static_cast<double>(a), static_cast<double>(b))));
       }
-      int64_t result = 1;
-      for (int64_t i = 0; i < b; ++i) {
-        if (__builtin_mul_overflow(result, a, &result)) return fail(FoldError::Overflow);
+      Wide result = 1;
+      for (Wide i = 0; i < b; ++i) {
+        if (__builtin_mul_overflow(result, a, &result) || result < kLowest || result > kHighest)
+          return fail(FoldError::Overflow);
         if (result == 0 || result == 1) break;
       }
-      return ok(makeInt(result));
+      return intResult(result);
     }
     case BinaryOp::LShift:
       if (b < 0) return fail(FoldError::Unsupported);
-      if (a == 0) return ok(makeInt(0));
-      if (b >= 63 || (a > 0 ? a > (std::numeric_limits<int64_t>::max() >> b)
-                            : a < (std::numeric_limits<int64_t>::min() >> b))) {
+      if (a == 0) return ok(intConstant(0));
+      // |a| >= 1 and every result in range is below 2**64: a shift by more than 64 overflows.
+      if (b > 64 || __builtin_mul_overflow(a, static_cast<Wide>(1) << b, &r))
         return fail(FoldError::Overflow);
-      }
-      return ok(makeInt(static_cast<int64_t>(static_cast<uint64_t>(a) << b)));
+      return intResult(r);
     case BinaryOp::RShift:
       if (b < 0) return fail(FoldError::Unsupported);
-      return ok(makeInt(b >= 63 ? (a < 0 ? -1 : 0) : (a >> b)));
-    case BinaryOp::BitAnd: return ok(makeInt(a & b));
-    case BinaryOp::BitOr: return ok(makeInt(a | b));
-    case BinaryOp::BitXor: return ok(makeInt(a ^ b));
+      return intResult(b >= 127 ? (a < 0 ? -1 : 0) : (a >> b));
+    case BinaryOp::BitAnd: return intResult(a & b);
+    case BinaryOp::BitOr: return intResult(a | b);
+    case BinaryOp::BitXor: return intResult(a ^ b);
   }
   return fail(FoldError::Unsupported);
 }
@@ -200,13 +208,74 @@ std::string floatRepr(double x) {
   return text;
 }
 
+// The constant of a value the device headers computed (weft::cast's result).
+ConstValue fromDevice(bool x) {
+  return makeBool(x);
+}
+template <class T>
+ConstValue fromDevice(T x) {
+  using Category = weft::detail::Category;
+  if constexpr (weft::detail::kIsNarrow<T>) {
+    return makeFloat(static_cast<double>(weft::detail::Traits<T>::toFloat(x)));
+  } else if constexpr (weft::detail::Traits<T>::kCategory == Category::Signed) {
+    return intConstant(static_cast<int64_t>(x));
+  } else if constexpr (weft::detail::Traits<T>::kCategory == Category::Unsigned) {
+    return uint64Constant(static_cast<uint64_t>(x));
+  } else if constexpr (weft::detail::Traits<T>::kCategory == Category::Float) {
+    return makeFloat(static_cast<double>(x));
+  } else {
+    return makeComplex(static_cast<double>(x.re), static_cast<double>(x.im));
+  }
+}
+
+// `value` converted to the C++ type To by the run-time conversion itself (weft::cast of the
+// device headers), from the exact Python value.
+template <class To>
+ConstValue castTo(const ConstValue& value) {
+  switch (value.kind) {
+    case Kind::Bool: return fromDevice(weft::cast<To>(value.boolValue));
+    case Kind::Int:
+      if (value.aboveInt64) return fromDevice(weft::cast<To>(static_cast<uint64_t>(value.intValue)));
+      return fromDevice(weft::cast<To>(value.intValue));
+    case Kind::Float: return fromDevice(weft::cast<To>(value.floatValue));
+    case Kind::Complex:
+      return fromDevice(weft::cast<To>(weft::complex128{value.floatValue, value.imagValue}));
+    case Kind::None:
+    case Kind::Str:
+    case Kind::Tuple: break;
+  }
+  WEFT_CHECK(false, "a conversion of a constant that is not a number");
+  return {};
+}
+
 }  // namespace
+
+ConstValue intConstant(int64_t value) {
+  ConstValue v;
+  v.kind = Kind::Int;
+  v.intValue = value;
+  return v;
+}
+
+ConstValue uint64Constant(uint64_t value) {
+  ConstValue v = intConstant(static_cast<int64_t>(value));
+  v.aboveInt64 = value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return v;
+}
+
+std::optional<int64_t> int64Value(const ConstValue& value) {
+  if (value.kind == Kind::Bool) return value.boolValue ? 1 : 0;
+  if (value.kind != Kind::Int || value.aboveInt64) return std::nullopt;
+  return value.intValue;
+}
 
 std::string toString(const ConstValue& value) {
   switch (value.kind) {
     case Kind::None: return "None";
     case Kind::Bool: return value.boolValue ? "True" : "False";
-    case Kind::Int: return std::to_string(value.intValue);
+    case Kind::Int:
+      return value.aboveInt64 ? std::to_string(static_cast<uint64_t>(value.intValue))
+                              : std::to_string(value.intValue);
     case Kind::Float: return floatRepr(value.floatValue);
     case Kind::Complex: {
       std::string imag = floatRepr(value.imagValue);
@@ -258,7 +327,7 @@ Folded foldBinary(BinaryOp op, const ConstValue& a, const ConstValue& b) {
       case BinaryOp::RShift: break;
     }
   }
-  if (r <= 1) return foldInt(op, asInt(a), asInt(b));
+  if (r <= 1) return foldInt(op, asWide(a), asWide(b));
   if (r == 2) return foldFloat(op, asFloat(a), asFloat(b));
   return foldComplex(op, asFloat(a), asImag(a), asFloat(b), asImag(b));
 }
@@ -268,16 +337,15 @@ Folded foldUnary(UnaryOp op, const ConstValue& a) {
   switch (op) {
     case UnaryOp::Not: return ok(makeBool(!truthOf(a)));
     case UnaryOp::Pos:
-      if (a.kind == Kind::Bool) return ok(makeInt(asInt(a)));
+      if (a.kind == Kind::Bool) return intResult(asWide(a));
       return ok(a);
     case UnaryOp::Neg:
       if (a.kind == Kind::Float) return ok(makeFloat(-a.floatValue));
       if (a.kind == Kind::Complex) return ok(makeComplex(-a.floatValue, -a.imagValue));
-      if (asInt(a) == std::numeric_limits<int64_t>::min()) return fail(FoldError::Overflow);
-      return ok(makeInt(-asInt(a)));
+      return intResult(-asWide(a));
     case UnaryOp::Invert:
       if (a.kind == Kind::Float || a.kind == Kind::Complex) return fail(FoldError::Unsupported);
-      return ok(makeInt(~asInt(a)));
+      return intResult(~asWide(a));
   }
   return fail(FoldError::Unsupported);
 }
@@ -294,7 +362,7 @@ Folded foldCompare(CompareOp op, const ConstValue& a, const ConstValue& b) {
   int order = 0;
   bool unordered = false;
   if (r <= 1) {
-    order = asInt(a) < asInt(b) ? -1 : (asInt(a) > asInt(b) ? 1 : 0);
+    order = asWide(a) < asWide(b) ? -1 : (asWide(a) > asWide(b) ? 1 : 0);
   } else {
     double x = asFloat(a), y = asFloat(b);
     unordered = std::isnan(x) || std::isnan(y);
@@ -326,18 +394,25 @@ bool truthOf(const ConstValue& value) {
 }
 
 types::ScalarKind builtinKindOf(const ConstValue& value) {
+  using types::ScalarKind;
   switch (value.kind) {
-    case Kind::Bool: return types::ScalarKind::Bool;
+    case Kind::Bool: return ScalarKind::Bool;
     case Kind::Int:
-      return fitsScalar(value, types::ScalarKind::Int32, false) ? types::ScalarKind::Int32 : types::ScalarKind::Int64;
-    case Kind::Float: return types::ScalarKind::Float32;
-    case Kind::Complex: return types::ScalarKind::Complex64;
+      if (fitsScalar(value, ScalarKind::Int32, false)) return ScalarKind::Int32;
+      return value.aboveInt64 ? ScalarKind::UInt64 : ScalarKind::Int64;
+    case Kind::Float:
+      return fitsScalar(value, ScalarKind::Float32, false) ? ScalarKind::Float32 : ScalarKind::Float64;
+    case Kind::Complex:
+      return fitsScalar(makeFloat(value.floatValue), ScalarKind::Float32, false) &&
+                     fitsScalar(makeFloat(value.imagValue), ScalarKind::Float32, false)
+                 ? ScalarKind::Complex64
+                 : ScalarKind::Complex128;
     case Kind::None:
     case Kind::Str:
     case Kind::Tuple: break;
   }
   WEFT_CHECK(false, "builtinKindOf needs a number constant");
-  return types::ScalarKind::Bool;
+  return ScalarKind::Bool;
 }
 
 bool fitsScalar(const ConstValue& value, types::ScalarKind kind, bool truncate) {
@@ -356,38 +431,57 @@ bool fitsScalar(const ConstValue& value, types::ScalarKind kind, bool truncate) 
                                                     : std::numeric_limits<double>::max();
     return std::fabs(x) <= limit;
   }
-  long double x = value.kind == Kind::Float ? static_cast<long double>(value.floatValue)
-                                            : static_cast<long double>(asInt(value));
+  Wide x = 0;
   if (value.kind == Kind::Float) {
-    if (!std::isfinite(value.floatValue)) return false;
-    if (!truncate && std::trunc(value.floatValue) != value.floatValue) return false;
-    x = std::trunc(x);
+    double f = value.floatValue;
+    if (!std::isfinite(f) || (!truncate && std::trunc(f) != f)) return false;
+    if (std::fabs(f) >= 18446744073709551616.0) return false;  // beyond every integer type
+    x = static_cast<Wide>(std::trunc(f));
+  } else {
+    x = asWide(value);
   }
   if (types::isBool(kind)) return x == 0 || x == 1;
   int bits = 8 * types::byteSize(kind);
-  long double low = types::isSigned(kind) ? -std::ldexp(1.0L, bits - 1) : 0.0L;
-  long double high = types::isSigned(kind) ? std::ldexp(1.0L, bits - 1) - 1 : std::ldexp(1.0L, bits) - 1;
+  Wide low = types::isSigned(kind) ? -(static_cast<Wide>(1) << (bits - 1)) : 0;
+  Wide high =
+      types::isSigned(kind) ? (static_cast<Wide>(1) << (bits - 1)) - 1 : (static_cast<Wide>(1) << bits) - 1;
   return x >= low && x <= high;
 }
 
-Literal toLiteral(const ConstValue& value, types::ScalarKind kind) {
-  Literal literal;
-  if (types::isBool(kind)) {
-    literal.boolValue = truthOf(value);
-  } else if (types::isInteger(kind)) {
-    literal.intValue = value.kind == Kind::Float ? static_cast<int64_t>(std::trunc(value.floatValue)) : asInt(value);
-  } else {
-    literal.floatValue = asFloat(value);
-    literal.imagValue = asImag(value);
+ConstValue convertConstant(const ConstValue& value, types::ScalarKind kind) {
+  using types::ScalarKind;
+  switch (kind) {
+    case ScalarKind::Bool: return castTo<bool>(value);
+    case ScalarKind::Int8: return castTo<int8_t>(value);
+    case ScalarKind::Int16: return castTo<int16_t>(value);
+    case ScalarKind::Int32: return castTo<int32_t>(value);
+    case ScalarKind::Int64: return castTo<int64_t>(value);
+    case ScalarKind::UInt8: return castTo<uint8_t>(value);
+    case ScalarKind::UInt16: return castTo<uint16_t>(value);
+    case ScalarKind::UInt32: return castTo<uint32_t>(value);
+    case ScalarKind::UInt64: return castTo<uint64_t>(value);
+    case ScalarKind::Float16: return castTo<weft::float16>(value);
+    case ScalarKind::BFloat16: return castTo<weft::bfloat16>(value);
+    case ScalarKind::Float8E4M3: return castTo<weft::float8e4m3>(value);
+    case ScalarKind::Float8E5M2: return castTo<weft::float8e5m2>(value);
+    case ScalarKind::Float32: return castTo<float>(value);
+    case ScalarKind::Float64: return castTo<double>(value);
+    case ScalarKind::Complex64: return castTo<weft::complex64>(value);
+    case ScalarKind::Complex128: return castTo<weft::complex128>(value);
   }
-  return literal;
+  WEFT_CHECK(false, "unknown scalar kind");
+  return {};
 }
 
-ConstValue fromLiteral(const Literal& literal, types::ScalarKind kind) {
-  if (types::isBool(kind)) return makeBool(literal.boolValue);
-  if (types::isInteger(kind)) return makeInt(literal.intValue);
-  if (types::isComplex(kind)) return makeComplex(literal.floatValue, literal.imagValue);
-  return makeFloat(literal.floatValue);
+Literal toLiteral(const ConstValue& value, types::ScalarKind kind) {
+  ConstValue converted = convertConstant(value, kind);
+  Literal literal;
+  literal.boolValue = converted.kind == Kind::Bool && converted.boolValue;
+  literal.intValue = converted.kind == Kind::Int ? converted.intValue : 0;
+  literal.floatValue =
+      converted.kind == Kind::Float || converted.kind == Kind::Complex ? converted.floatValue : 0;
+  literal.imagValue = asImag(converted);
+  return literal;
 }
 
 std::optional<ConstValue> fromSyntax(const syntax::ConstantValue& value) {
@@ -395,9 +489,15 @@ std::optional<ConstValue> fromSyntax(const syntax::ConstantValue& value) {
   switch (value.kind) {
     case SK::None: return ConstValue{};
     case SK::Bool: return makeBool(value.boolValue);
-    case SK::Int:
-      if (!value.fitsInt64) return std::nullopt;
-      return makeInt(value.intValue);
+    case SK::Int: {
+      if (value.fitsInt64) return intConstant(value.intValue);
+      // A literal is never negative (its sign is a unary minus): above int64, perhaps uint64.
+      errno = 0;
+      char* end = nullptr;
+      unsigned long long magnitude = std::strtoull(value.intDigits.c_str(), &end, 10);
+      if (errno == ERANGE || end == value.intDigits.c_str() || *end != '\0') return std::nullopt;
+      return uint64Constant(magnitude);
+    }
     case SK::Float: return makeFloat(value.floatValue);
     case SK::Complex: return makeComplex(0.0, value.floatValue);
     case SK::Str: {

@@ -14,7 +14,10 @@ namespace weft::sema {
 struct ConstValue {
   enum class Kind : uint8_t { None, Bool, Int, Float, Complex, Str, Tuple } kind = Kind::None;
   bool boolValue = false;
+  // Int: a value of int64 or of uint64 (weft's ints stop there; Python's do not): intValue, or,
+  // with aboveInt64, the uint64 whose bits intValue holds (INT64_MAX < value < 2**64).
   int64_t intValue = 0;
+  bool aboveInt64 = false;
   double floatValue = 0;  // Float; Complex: real part
   double imagValue = 0;   // Complex
   std::string strValue;
@@ -24,6 +27,10 @@ struct ConstValue {
 
 // Renders a constant as Python would (repr).
 std::string toString(const ConstValue& value);
+// The Int constant `value`.
+ConstValue intConstant(int64_t value);
+// The Int constant `value` read as unsigned (aboveInt64 when it exceeds INT64_MAX).
+ConstValue uint64Constant(uint64_t value);
 
 class Environment;
 

@@ -67,6 +67,19 @@ std::optional<std::vector<ParameterDescription>> describeParameters(const Functi
 const types::Type* resolveStruct(const std::shared_ptr<StructSource>& source, types::TypeContext& types,
                                  SourceManager& sources, Diagnostics& diagnostics, SourceLoc useLoc = {});
 
+// The type a Python number constant has on its own (a literal, a global, a ConstExpr
+// argument): bool, int32 (int64, then uint64, when it does not fit), float32 (float64 beyond
+// float32's range), complex64 (complex128 beyond it).
+types::ScalarKind builtinKindOf(const ConstValue& value);
+
+// `value` (a number; a complex only for a complex `kind`) converted to `kind` exactly as the
+// run-time conversion does (weft::cast of the device headers): bool() is truthiness; an
+// integer type takes the float truncated toward zero (nan and inf give 0), then wraps; a
+// floating type rounds to nearest even (float16 and bfloat16 overflow to inf, the fp8 types
+// saturate). The number types' constructors use it on constants, in device code and on the
+// host.
+ConstValue convertConstant(const ConstValue& value, types::ScalarKind kind);
+
 // Checks and types the entry points and every function they call. On error the diagnostics
 // hold the messages and the returned program must not be lowered.
 TypedProgram check(const CheckRequest& request, types::TypeContext& types, SourceManager& sources,

@@ -211,7 +211,10 @@ std::string dumpTypedProgram(const TypedProgram& program) {
       out += (i ? ", " : "") + param.name + ": " + types::toString(param.type);
     }
     out += ") -> " + types::toString(function.returnType) + "\n";
-    for (const Local& local : function.locals) out += "  local " + local.name + ": " + types::toString(local.type) + "\n";
+    for (const Local& local : function.locals) {
+      out += "  local " + local.name + ": " +
+             (local.type != nullptr ? types::toString(local.type) : "no storage") + "\n";
+    }
     printer.stmts(function.body, 1, out);
   }
   return out;

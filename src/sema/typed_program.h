@@ -177,6 +177,8 @@ struct TypedStmt {
 
 struct Local {
   std::string name;  // the Python name; temporaries made by sema start with '$'
+  // nullptr: no compiled code assigns it (only branches a constant condition removed do), and
+  // nothing reads it; it has no storage.
   const types::Type* type = nullptr;
   SourceLoc loc;     // first assignment (or the parameter)
 };

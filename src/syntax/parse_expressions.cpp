@@ -301,7 +301,9 @@ Expr* Parser::parseBinary(int level) {
   const Token start = peek();
   Expr* left = parseBinary(level + 1);
   Operator op;
-  while (binaryOperator(level, peek().kind, op)) {
+  int chained = 0;  // each operator nests the chain so far one level deeper
+  while (binaryOperator(level, peek().kind, op) && enter()) {
+    ++chained;
     advance();
     auto* binary = module_.make<BinOpExpr>();
     binary->left = left;
@@ -309,6 +311,7 @@ Expr* Parser::parseBinary(int level) {
     binary->right = parseBinary(level + 1);
     left = finish(binary, start);
   }
+  leave(chained);
   return left;
 }
 
@@ -333,10 +336,12 @@ Expr* Parser::parsePower() {
   const Token start = peek();
   Expr* base = parsePrimary(true);
   if (!accept(TokenKind::StarStar)) return base;
+  if (!enter()) return errorExpr();
   auto* power = module_.make<BinOpExpr>();
   power->left = base;
   power->op = Operator::Pow;
   power->right = parseFactor();
+  leave();
   return finish(power, start);
 }
 
@@ -349,7 +354,10 @@ Expr* Parser::parsePrimary(bool allowAwait) {
     return finish(await, start);
   }
   Expr* expr = parseAtom();
-  while (true) {
+  // Each trailer (a.b, f(x), a[i]) nests the primary so far one level deeper.
+  int chained = 0;
+  while ((at(TokenKind::Dot) || at(TokenKind::LeftParen) || at(TokenKind::LeftBracket)) && enter()) {
+    ++chained;
     if (accept(TokenKind::Dot)) {
       auto* attribute = module_.make<AttributeExpr>();
       attribute->value = expr;
@@ -369,10 +377,10 @@ Expr* Parser::parsePrimary(bool allowAwait) {
       subscript->slice = parseSlices();
       expect(TokenKind::RightBracket);
       expr = finish(subscript, start);
-    } else {
-      return expr;
     }
   }
+  leave(chained);
+  return expr;
 }
 
 Expr* Parser::parseAtom() {

@@ -234,9 +234,11 @@ Stmt* Parser::parseIf(const Token& start) {
   auto* stmt = module_.make<IfStmt>();
   stmt->test = parseNamedExpression();
   stmt->body = parseBlock(start.kind == TokenKind::KwIf ? "'if' statement" : "'elif' statement", start);
-  if (at(TokenKind::KwElif)) {
+  if (at(TokenKind::KwElif) && enter()) {
+    // An elif is an if nested in the else branch.
     const Token elif = peek();
     stmt->orelse.push_back(parseIf(elif));
+    leave();
   } else {
     stmt->orelse = parseElse("'else' statement");
   }

@@ -1,17 +1,10 @@
 #include "syntax/parser.h"
 
+#include "support/limits.h"
 #include "syntax/syntax.h"
 #include "syntax/syntax_diagnostics.h"
 
 namespace weft::syntax {
-
-namespace {
-
-// Deep enough for any real program (CPython's own limit is of the same order), shallow enough
-// that the recursion of one level (a dozen frames) fits the default stack.
-constexpr int kMaxDepth = 1000;
-
-}  // namespace
 
 Parser::Parser(const SourceFile& file, uint32_t fileId, TokenStream tokens, Module& module,
                Diagnostics& diagnostics)
@@ -154,8 +147,10 @@ Expr* Parser::errorExpr() {
 }
 
 bool Parser::enter() {
-  if (++depth_ > kMaxDepth) {
-    error(diag::TooDeeplyNested, peek(), {"expressions or statements"});
+  if (++depth_ > kMaxNestingDepth) {
+    error(diag::TooDeeplyNested, peek(),
+          {"expressions or statements: weft's limit is " + std::to_string(kMaxNestingDepth) +
+           " levels, and each operator of a chain such as a + b + c is one"});
     return false;
   }
   return true;

@@ -57,9 +57,11 @@ class Parser {
   void copySpan(Node& to, const Node& from) const;
   // A placeholder so that rules can return a node after an error.
   Expr* errorExpr();
-  // Guards recursion depth so hostile input cannot overflow the stack.
+  // Counts one level of nesting (a rule that recurses, or one more node of a left-nested chain
+  // built in a loop), so that no pass over the tree can overflow the stack; false after
+  // reporting that the source nests more than kMaxNestingDepth levels.
   bool enter();
-  void leave() { --depth_; }
+  void leave(int levels = 1) { depth_ -= levels; }
 
   // ---- statements (parse_statements.cpp) ----
   void parseStatementInto(std::vector<Stmt*>& out);

@@ -392,6 +392,45 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
   EXPECT_EQ(parseText(brackets).errorKind, "");
 }
 
+// Chains that the parser builds in loops nest as deep as they are long: each operator counts
+// one level of the nesting limit (1000), so the AST dump and every later pass stay within it.
+TEST(Parser, LongChainsCountAsNesting) {
+  auto repeat = [](const std::string& piece, int n) {
+    std::string text;
+    for (int i = 0; i < n; ++i) text += piece;
+    return text;
+  };
+  const std::vector<std::string> deep = {
+      "x = a" + repeat(" + a", 60000) + "\n",  // left-nested BinOp
+      "x = a" + repeat(" * a", 1500) + "\n",
+      "x = a" + repeat(".b", 5000) + "\n",                        // attributes
+      "x = f" + repeat("()", 5000) + "\n",                        // calls
+      "x = a" + repeat("[0]", 5000) + "\n",                       // subscripts
+      "x = a" + repeat(" ** a", 100000) + "\n",                   // right-nested power
+      "x = a" + repeat(" if a else a", 5000) + "\n",              // conditional expressions
+      "if a:\n    pass\n" + repeat("elif a:\n    pass\n", 5000),  // elif: an if in the else
+  };
+  for (const std::string& text : deep) {
+    ParseResult result = parseText(text, false);
+    EXPECT_EQ(result.errorKind, "TooDeeplyNested") << text.substr(0, 40);
+    EXPECT_NE(result.message.find("weft's limit is 1000 levels"), std::string::npos) << result.message;
+    EXPECT_EQ(result.errors, 1u);
+  }
+  // Within the limit, the chains parse (and dump, recursively, as CPython does).
+  const std::vector<std::string> shallow = {
+      "x = a" + repeat(" + a", 900) + "\n", "x = a" + repeat(".b", 900) + "\n",
+      "x = f" + repeat("()", 900) + "\n", "x = a" + repeat(" ** a", 900) + "\n",
+      "if a:\n    pass\n" + repeat("elif a:\n    pass\n", 900),
+      // flat lists are not nesting
+      "x = a" + repeat(" and a", 80000) + "\n", "x = a" + repeat(" < a", 20000) + "\n",
+      "x = (a" + repeat(", a", 20000) + ")\n", "x = f(a" + repeat(", a", 20000) + ")\n"};
+  for (const std::string& text : shallow) {
+    ParseResult result = parseText(text, false);
+    EXPECT_EQ(result.errorKind, "") << text.substr(0, 40) << ": " << result.message;
+    EXPECT_FALSE(result.dump.empty());
+  }
+}
+
 TEST(Parser, ParsesTwoThousandLinesQuickly) {
   std::string text;
   for (int i = 0; i < 250; ++i) {
