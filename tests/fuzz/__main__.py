@@ -28,8 +28,9 @@ def _differential(args) -> dict:
         config = replace(config, max_statements=8, max_helpers=3)
     if args.contraction or "gpu" in args.targets:
         config = replace(config, contraction=True)  # the GPU may fuse a product into an fma
-    if args.known_bugs:
-        config = config.with_known_bugs()
+    bugs = known_bugs.SWITCHES if args.known_bugs else tuple(args.known_bug)
+    if bugs:
+        config = replace(config, bugs=bugs)
     targets = tuple(args.targets)
     if "gpu" in targets and not weft.gpu_available():
         print("fuzz: no usable GPU; running the CPU target only")
@@ -80,7 +81,9 @@ def main(argv=None) -> int:
     d.add_argument("--long", action="store_true",
                    help="the GPU machine's run: bigger programs, cpu and gpu targets, 64 threads, 5000 programs")
     d.add_argument("--contraction", action="store_true", help="treat float products as approximate (GPU fma)")
-    d.add_argument("--known-bugs", action="store_true", help="also generate the constructs of known open bugs")
+    d.add_argument("--known-bugs", action="store_true", help="also generate the constructs of every known open bug")
+    d.add_argument("--known-bug", action="append", default=[], choices=known_bugs.SWITCHES,
+                   help="also generate the construct of this known open bug (repeatable)")
     d.add_argument("--time-limit", type=float, default=0, help="stop starting batches after this many seconds")
     m = sub.add_parser("malformed", help="mutated kernels must give clean diagnostics")
     m.add_argument("--seed", type=int, default=1)

@@ -17,7 +17,7 @@ tests/fuzz/known_bugs.py.
 """
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from . import interp, ir
 from .model import MATH, SMOOTH
@@ -39,16 +39,12 @@ class Config:
     max_statements: int = 7
     max_expr_depth: int = 3
     max_block_depth: int = 2
-    # Known open bugs (tests/fuzz/known_bugs.py); True generates the construct that exposes one.
-    mixed_chains: bool = False
-    const_cast_wrap: bool = False
-    dead_branch_assign: bool = False
-    isfinite_int: bool = False
-    int64_min_literal: bool = False
+    # Known open bugs (ids of tests/fuzz/known_bugs.py) whose constructs are generated anyway.
+    bugs: tuple = ()
 
-    def with_known_bugs(self) -> "Config":
-        return replace(self, mixed_chains=True, const_cast_wrap=True, dead_branch_assign=True, isfinite_int=True,
-                       int64_min_literal=True)
+    def allows(self, bug: str) -> bool:
+        """Whether the construct that exposes known bug `bug` may be generated."""
+        return bug in self.bugs
 
 
 @dataclass
@@ -222,7 +218,7 @@ class ProgramGenerator:
         if depth > 0:
             choices += ["return"]
         kind = r.choice(choices)
-        if constant_branch and kind in ("assign_new", "unpack") and not self.config.dead_branch_assign:
+        if constant_branch and kind in ("assign_new", "unpack") and not self.config.allows("dead-branch-variable"):
             kind = "assign"
         return getattr(self, "stmt_" + kind)(scope, depth, in_loop, constant_branch)
 
@@ -322,7 +318,7 @@ class ProgramGenerator:
         return [ir.If(test, body, orelse)]
 
     def stmt_for(self, scope, depth, in_loop, constant_branch):
-        if constant_branch and not self.config.dead_branch_assign:
+        if constant_branch and not self.config.allows("dead-branch-variable"):
             return self.stmt_if(scope, depth, in_loop, constant_branch)  # a loop variable is a new variable
         r = self.rng
         name = self.fresh("j")
@@ -348,7 +344,7 @@ class ProgramGenerator:
         return [ir.For(name, args, body, orelse)]
 
     def stmt_while(self, scope, depth, in_loop, constant_branch):
-        if constant_branch and not self.config.dead_branch_assign:
+        if constant_branch and not self.config.allows("dead-branch-variable"):
             return self.stmt_for(scope, depth, in_loop, constant_branch)
         r = self.rng
         counter = self.fresh("w")
@@ -409,7 +405,7 @@ class ProgramGenerator:
         """A run-time condition (never a constant, unless known bugs are generated)."""
         for _ in range(8):
             e = self.any_condition(scope)
-            if self.config.dead_branch_assign or not self.is_constant(e, scope):
+            if self.config.allows("dead-branch-variable") or not self.is_constant(e, scope):
                 return e
         name = next((n for n, v in scope.items() if not v.constant and not v.approx and not is_complex(v.type)), None)
         if name is None:
@@ -471,7 +467,7 @@ class ProgramGenerator:
                 return ir.Compare([self.rng.choice(["<", "==", ">=", "!="])], [ir.Name(n), self.weak_literal(scope[n].type)])
             return ir.Compare(["<"], [ir.Cast("int32", ir.Lit(self.rng.randint(0, 3))), ir.Lit(2)])
         convertible = [n for n, v in scope.items() if (not is_complex(v.type) or is_complex(t)) and not (v.approx and (exact or is_intlike(t)))
-                       and (not v.constant or self.config.const_cast_wrap)]
+                       and (not v.constant or self.config.allows("constant-conversion-range"))]
         if convertible and pick < 0.9:
             return ir.Cast(t, ir.Name(self.rng.choice(convertible)))
         return self.typed_constant(t)
@@ -479,10 +475,10 @@ class ProgramGenerator:
     def typed_constant(self, t: str) -> ir.Expr:
         """`device.t(c)`: a typed (not weak) constant."""
         value = self.weak_value(t)
-        if self.config.const_cast_wrap and is_int(t) and self.rng.random() < 0.3:
+        if self.config.allows("constant-conversion-range") and is_int(t) and self.rng.random() < 0.3:
             lo, hi = int_range(t)
             value = self.rng.choice([hi + 1 + self.rng.randint(0, 100), lo - 1 - self.rng.randint(0, 100)])
-            self.features.add("const_cast_wrap")
+            self.features.add("constant_conversion")
             return ir.Cast(t, ir.Lit(value))
         if isinstance(value, bool):
             value = int(value)
@@ -500,7 +496,7 @@ class ProgramGenerator:
                 value = r.randint(max(lo, -9), min(hi, 9))
             elif pick < 0.9:
                 value = r.choice([lo, hi])
-                if value == -(2**63) and not self.config.int64_min_literal:
+                if value == -(2**63) and not self.config.allows("int64-min-literal"):
                     value += 1  # -9223372036854775808 is -(2**63): a literal outside int64
             else:
                 value = r.randint(max(lo, -(2**40)), min(hi, 2**40))
@@ -653,7 +649,7 @@ class ProgramGenerator:
                     ops = ["==", "!="]
                 operands.append(self.expr(other, scope, depth, True))
                 self.features.add("mixed_compare")
-            elif pick < 0.55 and self.config.mixed_chains:
+            elif pick < 0.55 and self.config.allows("chain-common-type"):
                 other = r.choice([x for x in self.reals if promote(s, x) is not None] or [s])
                 operands.append(self.expr(other, scope, depth, True))
                 self.features.add("mixed_chains")
@@ -666,7 +662,7 @@ class ProgramGenerator:
     def e_predicate(self, t, scope, depth, exact):
         r = self.rng
         floats = [x for x in self.types if is_float(x)]
-        if self.config.isfinite_int and r.random() < 0.3:
+        if self.config.allows("isfinite-integer") and r.random() < 0.3:
             s = r.choice([x for x in self.types if is_intlike(x)] or ["int32"])
             self.features.add("isfinite_int")
             return ir.Math(r.choice(["isnan", "isinf", "isfinite"]), [self.expr(s, scope, depth, True)])
@@ -694,8 +690,10 @@ class ProgramGenerator:
         inner_exact = exact or is_intlike(t)
         spelling = {"int32": "int", "float32": "float", "bool": "bool", "complex64": "complex"}.get(t, "")
         source = self.expr(s, scope, depth, inner_exact)
-        if self.is_constant(source, scope) and not self.config.const_cast_wrap:
-            return None  # weft rejects a conversion of a constant that does not fit (known bug)
+        if self.is_constant(source, scope):
+            if not self.config.allows("constant-conversion-range"):
+                return None  # weft rejects a conversion of a constant that does not fit (known bug)
+            self.features.add("constant_conversion")
         self.features.add("casts")
         return ir.Cast(t, source, spelling if r.random() < 0.3 else "")
 

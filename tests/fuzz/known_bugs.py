@@ -1,13 +1,122 @@
-"""Known open weft bugs the fuzzers find, each with the generator switch that avoids it, how to
-recognize a failure it causes, and a minimal reproducer (tests/python/test_fuzz_known_bugs.py
-runs each reproducer as a strict xfail, so a fix shows up as an unexpected pass)."""
+"""Known open weft bugs the fuzzers found or meet, each with: the generator switch that avoids it
+(tests/fuzz/generator.py generates the construct only when `Config.bugs` names it), how to
+recognize a failure it causes, and a minimal reproducer. tests/python/test_fuzz_known_bugs.py
+runs every reproducer as a strict xfail, so a fix shows up as an unexpected pass: then enable the
+switch by default and delete the entry."""
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    id: str
+    summary: str
+    area: str  # where the fix belongs
+    found_by: str  # "fuzzer" (new) or "known" (listed in issue 8 and being fixed)
+    reproducer: str  # a module; tests/python/test_fuzz_known_bugs.py says what it must do
+    message: str = ""  # a regex matching the failure's message
+    feature: str = ""  # a generator feature the failing program must have
+
+
+HEADER = "import math\nfrom cuda import device\n\n"
+
+BUGS = [
+    KnownBug(
+        "dead-branch-variable",
+        "a variable assigned only in a branch sema drops as constant-false (if 0:, if device.int32(0):, if v: "
+        "with v = 0 assigned once, if math.isnan(<int>):) reaches codegen with the Error type: an internal "
+        "compiler error instead of a compiled kernel",
+        "src/sema/check_statements.cpp (constant conditions) / src/codegen/emit_types.cpp:66",
+        "known",
+        HEADER + "@device.kernel\ndef k(x: device.int32[:], out: device.int32[:]):\n"
+        "    flag = 0\n    if flag:\n        unused = x[0]\n    out[0] = x[0] + 1\n",
+        message=r"an Error type reached codegen",
+    ),
+    KnownBug(
+        "constant-conversion-range",
+        "device.int8(200), device.uint8(device.int8(-3)) and device.int8(v) with v assigned 200 once are "
+        "compile errors (LiteralOutOfRange) instead of wrapping (docs/types.md: device.int8(200) == -56)",
+        "src/sema/check_expressions.cpp FunctionChecker::cast",
+        "known",
+        HEADER + "@device.kernel\ndef k(out: device.int32[:]):\n    v = 200\n"
+        "    out[0] = device.int8(200)\n    out[1] = device.int8(v)\n    out[2] = device.uint8(device.int8(-3))\n",
+        message=r"does not fit \w+ \[LiteralOutOfRange\]",
+        feature="constant_conversion",
+    ),
+    KnownBug(
+        "int64-min-literal",
+        "the literal -9223372036854775808 (the int64 minimum, which Python spells -(2**63)) is a "
+        "LiteralOutOfRange error: the positive literal is checked before the negation",
+        "src/sema/check_expressions.cpp (Constant) / src/sema/constant.cpp",
+        "known",
+        HEADER + "@device.kernel\ndef k(out: device.int64[:]):\n    out[0] = -9223372036854775808\n",
+        message=r"the constant 9223372036854775808 does not fit int64",
+    ),
+    KnownBug(
+        "chain-common-type",
+        "a comparison chain converts every operand to one common type, while Python compares "
+        "pairwise (a < b < c is a < b and b < c): x < x + 1 < y with int32 x = 16777216 and float32 "
+        "y = 1e9 compares x and x + 1 as float32 (equal) and gives False; Python and the Array API "
+        "pairwise rule give True",
+        "src/sema/check_expressions.cpp FunctionChecker::compare",
+        "fuzzer",
+        HEADER + "@device.kernel\ndef k(x: device.int32[:], y: device.float32[:], out: device.bool_[:]):\n"
+        "    out[0] = x[0] < x[0] + 1 < y[0]\n",
+        feature="mixed_chains",
+    ),
+    KnownBug(
+        "isfinite-integer",
+        "math.isfinite() of an integer is the constant False (sema folds every math predicate of an "
+        "integer to False); Python gives True",
+        "src/sema/check_calls.cpp FunctionChecker::mathCall",
+        "fuzzer",
+        HEADER + "@device.kernel\ndef k(x: device.int32[:], out: device.bool_[:]):\n    out[0] = math.isfinite(x[0])\n",
+        feature="isfinite_int",
+    ),
+    KnownBug(
+        "deep-chain",
+        "a long left-associative chain (x + x + ... with 20000 terms) crashes weftc with SIGSEGV "
+        "(recursion over the expression tree); the parser's TooDeeplyNested limit counts parentheses, "
+        "unary operators and blocks, not binary chains",
+        "src/syntax/parser.cpp nesting limits / recursive passes in sema and codegen",
+        "known",
+        HEADER + "@device.kernel\ndef k(x: device.int32[:], out: device.int32[:]):\n"
+        "    out[0] = " + " + ".join(["x[0]"] * 20000) + "\n",
+    ),
+    KnownBug(
+        "and-chain-compile-time",
+        "`a and b and ...` emits one C++ lambda nested in the previous per operand; NVRTC's time grows "
+        "about quadratically (320 operands: 2 s, 1280: 33 s of CPU; 5000 did not finish in 300 s)",
+        "src/codegen/emit_expressions.cpp (And/Or)",
+        "fuzzer",
+        HEADER + "@device.kernel\ndef k(x: device.int32[:], out: device.int32[:]):\n"
+        "    out[0] = " + " and ".join(["x[0]"] * 2000) + "\n",
+    ),
+]
+BY_ID = {bug.id: bug for bug in BUGS}
+# Generator switches: the known bugs whose construct tests/fuzz/generator.py avoids by default.
+SWITCHES = ("dead-branch-variable", "constant-conversion-range", "int64-min-literal", "chain-common-type",
+            "isfinite-integer")
+NESTING_MUTATIONS = ("deep_parens", "deep_blocks", "long_chain", "deep_unary", "nested_calls", "nested_tuples")
 
 
 def classify(failure) -> str:
     """The id of the known bug a differential failure matches, or ""."""
+    for bug in BUGS:
+        if bug.message and re.search(bug.message, failure.message):
+            return bug.id
+        if bug.feature and bug.feature in failure.features and failure.stage.startswith("run"):
+            return bug.id
     return ""
 
 
 def classify_malformed(mutations: list, mode: str, outcome: str, detail: str) -> str:
     """The id of the known bug a malformed-input failure matches, or ""."""
+    nesting = any(m.split()[0] in NESTING_MUTATIONS for m in mutations)
+    if nesting and outcome in ("crash", "hang", "recursion-error"):
+        return "deep-chain"
+    for bug in BUGS:
+        if bug.message and re.search(bug.message, detail):
+            return bug.id
     return ""
