@@ -25,7 +25,7 @@ def _differential(args) -> dict:
 
     config = generator.Config()
     if args.long:
-        config = replace(config, max_statements=8, max_helpers=3)
+        config = replace(config, max_statements=7, max_helpers=3)
     if args.contraction or "gpu" in args.targets:
         config = replace(config, contraction=True)  # the GPU may fuse a product into an fma
     bugs = known_bugs.SWITCHES if args.known_bugs else tuple(args.known_bug)
@@ -39,8 +39,9 @@ def _differential(args) -> dict:
     if args.sm90 and not weftc:
         print("fuzz: weftc not found; skipping the sm_90 compilations")
     options = differential.Options(targets=targets, threads=args.threads, sm90=bool(weftc), work=args.work,
-                                   config=config, weftc=weftc)
-    return differential.run(args.seed, args.programs, args.batch, options, time_limit=args.time_limit)
+                                   config=config, weftc=weftc, sm90_output="cubin" if args.long else "ptx",
+                                   sm90_all_launches=args.long)
+    return differential.run(args.seed, args.programs, args.batch, options, time_limit=args.time_limit, jobs=args.jobs)
 
 
 def _malformed(args) -> dict:
@@ -79,12 +80,14 @@ def main(argv=None) -> int:
     d.add_argument("--targets", type=lambda s: s.split(","), default=["cpu"], help="cpu, gpu or cpu,gpu")
     d.add_argument("--no-sm90", dest="sm90", action="store_false", help="skip the weftc sm_90 compilations")
     d.add_argument("--long", action="store_true",
-                   help="the GPU machine's run: bigger programs, cpu and gpu targets, 64 threads, 5000 programs")
+                   help="the GPU machine's run: bigger programs, cpu and gpu targets, 64 threads, 5000 programs, "
+                        "sm_90 cubins of both launches' globals, a job per CPU (at most 16)")
     d.add_argument("--contraction", action="store_true", help="treat float products as approximate (GPU fma)")
     d.add_argument("--known-bugs", action="store_true", help="also generate the constructs of every known open bug")
     d.add_argument("--known-bug", action="append", default=[], choices=known_bugs.SWITCHES,
                    help="also generate the construct of this known open bug (repeatable)")
     d.add_argument("--time-limit", type=float, default=0, help="stop starting batches after this many seconds")
+    d.add_argument("--jobs", type=int, default=1, help="batches checked at once, each in a worker process")
     m = sub.add_parser("malformed", help="mutated kernels must give clean diagnostics")
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--mutants", type=int, default=150)
@@ -102,6 +105,8 @@ def main(argv=None) -> int:
             args.targets = ["cpu", "gpu"]
         if args.threads == 32:
             args.threads = 64
+        if args.jobs == 1:
+            args.jobs = min(16, os.cpu_count() or 1)
     args.work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     report = {"differential": _differential, "malformed": _malformed, "reduce": _reduce}[args.command](args)

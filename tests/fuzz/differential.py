@@ -70,6 +70,8 @@ class Options:
     targets: tuple = ("cpu",)
     threads: int = 32
     sm90: bool = True
+    sm90_output: str = "ptx"  # weftc's --ptx (NVRTC) or --cubin (NVRTC and its ptxas)
+    sm90_all_launches: bool = False  # also compile the changed globals' module (the other constant branches)
     work: pathlib.Path = pathlib.Path("/tmp/weft-fuzz")
     config: generator.Config = field(default_factory=generator.Config)
     weftc: str = ""
@@ -247,7 +249,7 @@ class Runner:
                 self.isolate(programs, batch, stage, message, seed)
                 return
         if self.options.sm90:
-            for launch in sorted(set(LAUNCHES)):
+            for launch in sorted(set(LAUNCHES)) if self.options.sm90_all_launches else [LAUNCHES[0]]:
                 error = self.compile_sm90(batch, launch)
                 if error is not None:
                     self.isolate(programs, batch, "sm90", error, seed)
@@ -352,20 +354,24 @@ class Runner:
                 del wrong[p.name]
 
     def compile_sm90(self, batch: Batch, launch: int):
-        """weftc --cubin -arch sm_90 on the batch module with one launch's globals; the error text
-        or None."""
+        """weftc --ptx or --cubin -arch sm_90 on the batch module with one launch's globals; the
+        error text or None."""
         path = batch.write(launch)
-        out = path.with_suffix(".cubin")
+        kind = self.options.sm90_output
+        out = path.with_suffix("." + kind)
         try:
-            proc = subprocess.run([self.options.weftc, str(path), "--cubin", "-arch", "sm_90", "-o", str(out)],
+            proc = subprocess.run([self.options.weftc, str(path), "--" + kind, "-arch", "sm_90", "-o", str(out)],
                                   capture_output=True, text=True, timeout=WEFTC_TIMEOUT)
         except subprocess.TimeoutExpired:
             return f"weftc timed out after {WEFTC_TIMEOUT} s"
         self.counts.sm90_units += 1
         if proc.returncode != 0:
             return f"weftc exit {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
-        if not out.exists() or out.read_bytes()[:4] != b"\x7fELF":
+        written = out.read_bytes() if out.exists() else b""
+        if kind == "cubin" and written[:4] != b"\x7fELF":
             return "weftc wrote no cubin"
+        if kind == "ptx" and (b".target sm_90" not in written or b".entry" not in written):
+            return "weftc wrote no sm_90 PTX with an entry point"
         return None
 
 
@@ -440,29 +446,65 @@ def find_weftc() -> str:
     return shutil.which("weftc") or ""
 
 
-def run(seed: int, count: int, batch_size: int, options: Options, log=print, time_limit: float = 0) -> dict:
-    """Generates `count` programs from `seed` and checks them in batches (starting no batch after
-    `time_limit` seconds, when given); returns the report."""
+def _run_batch(seed: int, first: int, last: int, options: Options, deadline: float) -> tuple:
+    """Checks programs first..last-1 of `seed` (in a pool worker, or in this process); returns
+    (counts, failures), or None when the deadline (time.time()) has passed."""
+    if deadline and time.time() > deadline:
+        return None
     runner = Runner(options)
+    programs = [generator.generate((seed, k), f"p{k}", options.config) for k in range(first, last)]
+    runner.run_programs(programs, (seed, first))
+    return asdict(runner.counts), [asdict(f) for f in runner.failures]
+
+
+def _merge(total: dict, counts: dict):
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            for feature, n in value.items():
+                total[key][feature] = total[key].get(feature, 0) + n
+        else:
+            total[key] += value
+
+
+def run(seed: int, count: int, batch_size: int, options: Options, log=print, time_limit: float = 0, jobs: int = 1) -> dict:
+    """Generates `count` programs from `seed` and checks them in batches, `jobs` batches at a time
+    in worker processes (starting no batch after `time_limit` seconds, when given); returns the
+    report."""
     started = time.monotonic()
-    for first in range(0, count, batch_size):
-        if time_limit and time.monotonic() - started > time_limit:
-            log(f"fuzz: time limit reached after {runner.counts.programs} programs")
-            break
-        programs = [generator.generate((seed, k), f"p{k}", options.config) for k in range(first, min(count, first + batch_size))]
-        runner.run_programs(programs, (seed, first))
-        log(f"fuzz: {runner.counts.programs}/{count} programs, {len(runner.failures)} failures "
-            f"({time.monotonic() - started:.0f} s)")
+    deadline = time.time() + time_limit if time_limit else 0
+    ranges = [(first, min(count, first + batch_size)) for first in range(0, count, batch_size)]
+    counts = asdict(Counts())
+    failures = []
+
+    def collect(result):
+        if result is None:
+            return
+        _merge(counts, result[0])
+        failures.extend(result[1])
+        log(f"fuzz: {counts['programs']}/{count} programs, {len(failures)} failures ({time.monotonic() - started:.0f} s)")
+
+    if jobs <= 1:
+        for first, last in ranges:
+            collect(_run_batch(seed, first, last, options, deadline))
+    else:
+        import concurrent.futures
+        import multiprocessing
+
+        # Workers start fresh (spawn): a CUDA context does not survive a fork.
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            futures = [pool.submit(_run_batch, seed, first, last, options, deadline) for first, last in ranges]
+            for future in concurrent.futures.as_completed(futures):
+                collect(future.result())
+    if counts["programs"] < count:
+        log(f"fuzz: time limit reached after {counts['programs']} programs")
+    failures.sort(key=lambda f: int(f["program"][1:]))
     return {
         "seed": seed,
         "targets": list(options.targets),
         "threads": options.threads,
         "config": asdict(options.config),
         "seconds": round(time.monotonic() - started, 1),
-        "counts": asdict(runner.counts),
-        "failures": [asdict(f) for f in runner.failures],
+        "counts": counts,
+        "failures": failures,
     }
-
-
-def save(report: dict, path: pathlib.Path):
-    path.write_text(json.dumps(report, indent=1, default=str))

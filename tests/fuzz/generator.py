@@ -35,8 +35,8 @@ class Config:
 
     types: tuple = ALL_TYPES
     contraction: bool = False  # float products are approximate (programs meant for the GPU)
-    max_helpers: int = 3
-    max_statements: int = 7
+    max_helpers: int = 2
+    max_statements: int = 5
     max_expr_depth: int = 3
     max_block_depth: int = 2
     # Known open bugs (ids of tests/fuzz/known_bugs.py) whose constructs are generated anyway.
