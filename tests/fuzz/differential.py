@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -90,6 +91,7 @@ class Batch:
         for p in programs:
             for launch in set(LAUNCHES):
                 self.models[p.name, launch] = interp.compile_program(p, launch, options.config.contraction)
+        self.model_errors = {}  # program name -> the model's traceback
         self.inputs = {}  # type -> 2-D array, one row per input slot
         self.in_slots = {}  # (program, parameter) -> (type, row)
         self.out_slots = {}  # (program, output) -> (type, row)
@@ -147,27 +149,35 @@ class Batch:
         largest move of a perturbed run (0 for exact outputs, nan where it cannot be bounded)."""
         result = {}
         for p in self.programs:
-            compiled = self.models[p.name, launch]
-            columns = [[] for _ in compiled.output_types]
-            for i in range(self.options.threads):
-                args = [model.from_array(self.inputs[t][row, i], t)
-                        for t, row in (self.in_slots[p.name, j] for j in range(len(p.param_types)))]
-                model.Perturbation.active = False
-                base = compiled.run(*args)
-                spreads = [0.0] * len(base)
-                if any(compiled.output_approx):
+            try:
+                result.update(self.expected_of(p, launch))
+            except Exception:  # a bug of the fuzzer's model, reported as such
+                self.model_errors[p.name] = traceback.format_exc(limit=6)
+        return result
+
+    def expected_of(self, p: ir.Program, launch: int) -> dict:
+        """One program's part of expected()."""
+        compiled = self.models[p.name, launch]
+        columns = [[] for _ in compiled.output_types]
+        for i in range(self.options.threads):
+            args = [model.from_array(self.inputs[t][row, i], t)
+                    for t, row in (self.in_slots[p.name, j] for j in range(len(p.param_types)))]
+            model.Perturbation.active = False
+            base = compiled.run(*args)
+            spreads = [0.0] * len(base)
+            if any(compiled.output_approx):
+                try:
                     for k in range(2):
                         model.Perturbation.active = True
                         model.Perturbation.rng.seed(stable_seed((p.name, i, k)))
                         moved = compiled.run(*args)
                         for j, t in enumerate(compiled.output_types):
                             spreads[j] = max(spreads[j], _distance(base[j], moved[j], t))
+                finally:
                     model.Perturbation.active = False
-                for j, value in enumerate(base):
-                    columns[j].append((value, spreads[j]))
-            for j, column in enumerate(columns):
-                result[p.name, j] = column
-        return result
+            for j, value in enumerate(base):
+                columns[j].append((value, spreads[j]))
+        return {(p.name, j): column for j, column in enumerate(columns)}
 
 
 def stable_seed(value) -> int:
@@ -321,6 +331,9 @@ class Runner:
                 return f"compile-{target}", f"{type(error).__name__}: {error}"
             self.counts.launches += 1
             self.compare(batch, outputs, expected[launch], launch, wrong)
+        for name, trace in batch.model_errors.items():
+            wrong.pop(name, None)
+            self.record(next(p for p in batch.programs if p.name == name), "model", trace)
         self.counts.compilations += module.fz_batch._compile_count
         for p in batch.programs:
             if p.name in wrong:
@@ -332,6 +345,8 @@ class Runner:
         """Counts the outputs of one launch and adds the wrong ones to `wrong`."""
         n = self.options.threads
         for p in batch.programs:
+            if p.name in batch.model_errors:
+                continue
             bad = wrong.setdefault(p.name, [])
             for j, t in enumerate(batch.models[p.name, launch].output_types):
                 ty, row = batch.out_slots[p.name, j]

@@ -86,6 +86,7 @@ class ProgramGenerator:
         self.functions = []
         self.features = set()
         self.counter = 0
+        self.arrays = {}  # the local arrays of the function being generated
         # One model compiler per launch, shared by every probe so that helpers compile once.
         self.probe = ir.Program(name, [], [], self.globals)
         self.compilers = [interp.ProgramCompiler(self.probe, launch, config.contraction) for launch in range(2)]
@@ -168,6 +169,7 @@ class ProgramGenerator:
 
     def function_body(self, params: list, outputs, is_entry: bool) -> list:
         scope = {f"{'x' if is_entry else 'a'}{i}": Var(t) for i, t in enumerate(params)}
+        self.arrays = {}  # local array name -> (element type, size, approx)
         self.outputs = outputs
         self.output_approx = (
             tuple(self.rng.random() < 0.6 and not is_intlike(t) for t in outputs)
@@ -211,6 +213,10 @@ class ProgramGenerator:
     def statement(self, scope: dict, depth: int, in_loop: bool, constant_branch: bool) -> list:
         r = self.rng
         choices = ["assign_new"] * 4 + ["assign"] * 2 + ["aug"] * 2 + ["unpack"]
+        if depth == 0 and not constant_branch:
+            choices += ["array"]
+        if self.arrays:
+            choices += ["store", "store"]
         if depth < self.config.max_block_depth:
             choices += ["if", "if", "const_if", "for", "while"]
         if in_loop:
@@ -279,6 +285,43 @@ class ProgramGenerator:
             value = self.expr(t, scope, self.depth() - 1, exact=floor or not v.approx)
         self.features.add("augmented_assignment")
         return [ir.AugAssign(name, op, value)]
+
+    def stmt_array(self, scope, depth, in_loop, constant_branch):
+        """A local array, every element initialized by a loop (its memory starts undefined)."""
+        t = self.pick_type()
+        size = self.rng.randint(2, 6)
+        approx = not is_intlike(t) and self.rng.random() < 0.3
+        name, k = self.fresh("arr"), self.fresh("j")
+        inner = dict(scope)
+        inner[k] = Var("int32", fixed=True)
+        fill = ir.For(k, [ir.Lit(size)], [ir.Store(name, ir.Name(k), self.expr(t, inner, self.depth() - 1, exact=not approx))])
+        self.arrays[name] = (t, size, approx)
+        self.features.add("local_arrays")
+        return [ir.LocalArray(name, size, t), fill]
+
+    def stmt_store(self, scope, depth, in_loop, constant_branch):
+        name = self.rng.choice(sorted(self.arrays))
+        t, size, approx = self.arrays[name]
+        value = self.weak_literal(t) if self.rng.random() < 0.2 else self.expr(t, scope, self.depth() - 1, exact=not approx)
+        return [ir.Store(name, self.index(size, scope), value)]
+
+    def index(self, size: int, scope: dict) -> ir.Expr:
+        """An index of an array of `size` elements: in range, sometimes negative (Python counts it
+        from the end)."""
+        r = self.rng
+        pick = r.random()
+        if pick < 0.3:
+            value = r.randint(-size, size - 1)
+            if value < 0:
+                self.features.add("negative_index")
+            return ir.Lit(value)
+        ints = [x for x in self.types if is_int(x)] or ["int32"]
+        t = r.choice(ints)
+        wrapped = ir.Bin("%", self.expr(t, scope, 1, exact=True), ir.Lit(size))
+        if SCALARS[t].kind == "i" and pick < 0.6:
+            self.features.add("negative_index")
+            return ir.Bin("-", wrapped, ir.Lit(size))
+        return wrapped
 
     def stmt_unpack(self, scope, depth, in_loop, constant_branch):
         calls = [(h, s) for h in self.helpers for s in h.signatures if isinstance(s.ret, tuple)]
@@ -453,6 +496,8 @@ class ProgramGenerator:
             p += [self.e_math, self.e_math, self.e_part]
         if is_complex(t):
             p += [self.e_make_complex, self.e_part]
+        if any(a[0] == t for a in self.arrays.values()):
+            p += [self.e_load, self.e_load]
         return p
 
     def leaf(self, t: str, scope: dict, exact: bool) -> ir.Expr:
@@ -503,9 +548,7 @@ class ProgramGenerator:
             if nonzero and value == 0:
                 value = 3
             return value
-        choices = [0.5, 2.0, -3.25, 0.1, 1e-3, 7.0, 100.0, -1.0]
-        if t != "float16":
-            choices += [1e10, 3.0e-20]
+        choices = [v for v in (0.5, 2.0, -3.25, 0.1, 1e-3, 7.0, 100.0, -1.0, 1e10, 3.0e-20) if fits(v, t)]
         if is_complex(t) and r.random() < 0.5:
             return complex(r.choice([0.5, -1.0, 2.0]), r.choice([1.0, -0.25]))
         if r.random() < 0.3:
@@ -729,6 +772,13 @@ class ProgramGenerator:
         reals = [x for x in self.reals if x != "bool"] or [part]
         return ir.MakeComplex(t, self.expr(self.rng.choice(reals), scope, depth, exact),
                               self.expr(self.rng.choice(reals), scope, depth, exact))
+
+    def e_load(self, t, scope, depth, exact):
+        names = [n for n, (at, _, approx) in self.arrays.items() if at == t and not (exact and approx)]
+        if not names:
+            return None
+        name = self.rng.choice(names)
+        return ir.Load(name, self.index(self.arrays[name][1], scope))
 
     def e_part(self, t, scope, depth, exact):
         r = self.rng

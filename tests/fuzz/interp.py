@@ -125,6 +125,7 @@ class FunctionCompiler:
         self.name = name
         self.ns = program.ns
         self.locals = {}  # name -> (strong type or None, weak kind or None, approx)
+        self.arrays = {}  # local array name -> (element type, size, approx)
         self.returns = None  # (strong, weak kind, approx) of the returns seen in this pass
         self.assumed_returns = None  # the same at the end of the previous pass
         self.temp = 0
@@ -135,11 +136,11 @@ class FunctionCompiler:
     def compile(self) -> tuple:
         """(return type, return approx, Python source of the function)."""
         for _ in range(6):
-            before = (dict(self.locals), self.returns)
+            before = (dict(self.locals), dict(self.arrays), self.returns)
             self.assumed_returns, self.returns = self.returns, None
             self.temp = 0
             lines = self.block(self.function.body, "    ")
-            if before == (self.locals, self.returns):
+            if before == (self.locals, self.arrays, self.returns):
                 break
         else:
             raise Rejected("variable types did not settle")
@@ -251,6 +252,20 @@ class FunctionCompiler:
             for i, target in enumerate(s.targets):
                 lines += self.assign(target, Value(v.type[i], f"{tmp}[{i}]", approx=_nth(v.approx, i)), indent)
             return lines
+        if isinstance(s, ir.LocalArray):
+            if s.target in self.locals or s.target in self.function.params or s.size < 1:
+                raise Rejected("a local array needs a new name and a positive size")
+            previous = self.arrays.get(s.target)
+            self.arrays[s.target] = (s.type, s.size, previous[2] if previous else False)
+            return [f"{indent}l_{s.target} = [None] * {s.size}"]
+        if isinstance(s, ir.Store):
+            t, size, approx = self.array(s.array)
+            index = self.index(s.index)
+            v = self.expr(s.value)
+            if not isinstance(v.type, str):
+                raise Rejected("a tuple stored into an array")
+            self.arrays[s.array] = (t, size, approx or _any(v.approx))
+            return [f"{indent}l_{s.array}[{index}] = {self.convert(v, t)}"]
         if isinstance(s, ir.AugAssign):
             return self.assign(s.target, self.binary(s.op, self.expr(ir.Name(s.target)), self.expr(s.value)), indent)
         if isinstance(s, ir.If):
@@ -653,6 +668,23 @@ class FunctionCompiler:
         if not isinstance(v.type, tuple) or not -len(v.type) <= e.index < len(v.type):
             raise Rejected("a tuple index out of range")
         return Value(v.type[e.index], f"{v.code}[{e.index}]", approx=_nth(v.approx, e.index))
+
+    def array(self, name: str) -> tuple:
+        if name not in self.arrays:
+            raise Rejected(f"'{name}' is not a local array")
+        return self.arrays[name]
+
+    def index(self, e) -> str:
+        """Code for an array index: an integer, exact (a negative index counts from the end)."""
+        v = self.expr(e)
+        if not isinstance(v.type, str) or not is_intlike(v.type):
+            raise Rejected("an array index must be an integer")
+        self.exact(v, "an index")
+        return self.ns.constant(v.const, literal_kind(v.const)) if v.weak else v.code
+
+    def expr_Load(self, e):
+        t, _, approx = self.array(e.array)
+        return Value(t, f"l_{e.array}[{self.index(e.index)}]", approx=approx)
 
     def expr_Same(self, e):
         v = self.expr(e.operand)

@@ -107,6 +107,14 @@ class Index(Expr):
 
 
 @dataclass
+class Load(Expr):
+    """`array[index]` of a local array (a negative index counts from the end)."""
+
+    array: str
+    index: Expr
+
+
+@dataclass
 class Same(Expr):
     """`fz_same(device.T(0), x)`: x unchanged, and a compile error unless x has type T exactly."""
 
@@ -127,6 +135,24 @@ class Assign(Stmt):
 @dataclass
 class Unpack(Stmt):
     targets: list
+    value: Expr
+
+
+@dataclass
+class LocalArray(Stmt):
+    """`target = device.local_array(size, device.<type>)`."""
+
+    target: str
+    size: int
+    type: str
+
+
+@dataclass
+class Store(Stmt):
+    """`array[index] = value` (the value converts to the element type)."""
+
+    array: str
+    index: Expr
     value: Expr
 
 
@@ -267,6 +293,8 @@ def source(e: Expr) -> str:
         return f"({inner},)" if len(e.elts) == 1 else f"({inner})"
     if isinstance(e, Index):
         return f"{source(e.operand)}[{e.index}]"
+    if isinstance(e, Load):
+        return f"{e.array}[{source(e.index)}]"
     if isinstance(e, Same):
         zero = "device.bool_(0)" if e.type == "bool" else f"device.{e.type}(0)"
         return f"fz_same({zero}, {source(e.operand)})"
@@ -281,6 +309,11 @@ def statements(body: list, indent: str) -> list:
             lines.append(f"{indent}{s.target} = {source(s.value)}")
         elif isinstance(s, Unpack):
             lines.append(f"{indent}{', '.join(s.targets)} = {source(s.value)}")
+        elif isinstance(s, LocalArray):
+            dtype = "device.bool_" if s.type == "bool" else f"device.{s.type}"
+            lines.append(f"{indent}{s.target} = device.local_array({s.size}, {dtype})")
+        elif isinstance(s, Store):
+            lines.append(f"{indent}{s.array}[{source(s.index)}] = {source(s.value)}")
         elif isinstance(s, AugAssign):
             lines.append(f"{indent}{s.target} {s.op}= {source(s.value)}")
         elif isinstance(s, If):

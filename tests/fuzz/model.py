@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .scalars import FORMATS, NARROW, SCALARS, int_range, is_complex, is_float, is_int, real_part, wrap
+from .scalars import FORMATS, NARROW, SATURATING, SCALARS, int_range, is_complex, is_float, is_int, real_part, wrap
 
 np.seterr(all="ignore")
 
@@ -56,13 +56,21 @@ def _round_exact(q: Fraction, t: str) -> float:
 
 
 def _to_narrow(x, t: str):
-    """A float32 or float64 value (or Python float) rounded once to float16 or bfloat16."""
-    if isinstance(x, np.float32):
+    """A float32 or float64 value (or Python float) rounded once to a narrow float; the fp8
+    types saturate (infinities and values beyond the largest finite one give it, as CUDA's
+    __NV_SATFINITE conversions do), NaN stays NaN."""
+    saturating = t in SATURATING
+    if isinstance(x, np.float32) and not saturating:
         return _NUMPY[t](x)
     x = float(x)
-    if not math.isfinite(x) or x == 0:
-        return _NUMPY[t](x)  # infinities, NaN and zeros (with their sign) convert exactly
-    return _NUMPY[t](_round_exact(Fraction(x), t))
+    if math.isnan(x) or x == 0:
+        return _NUMPY[t](x)  # NaN and zeros (with their sign) convert exactly
+    if math.isinf(x):
+        return _NUMPY[t](math.copysign(FORMATS[t][2], x) if saturating else x)
+    rounded = _round_exact(Fraction(x), t)
+    if saturating and math.isinf(rounded):
+        rounded = math.copysign(FORMATS[t][2], rounded)
+    return _NUMPY[t](rounded)
 
 
 def from_float(x, t: str):

@@ -46,6 +46,8 @@ SCALARS = {
         _scalar("uint16", np.uint16, "u"),
         _scalar("uint32", np.uint32, "u"),
         _scalar("uint64", np.uint64, "u"),
+        _scalar("float8e4m3", ml_dtypes.float8_e4m3fn, "f"),
+        _scalar("float8e5m2", ml_dtypes.float8_e5m2, "f"),
         _scalar("float16", np.float16, "f"),
         _scalar("bfloat16", ml_dtypes.bfloat16, "f"),
         _scalar("float32", np.float32, "f"),
@@ -57,11 +59,14 @@ SCALARS = {
 INTEGERS = [n for n, s in SCALARS.items() if s.kind in "iu"]
 FLOATS = [n for n, s in SCALARS.items() if s.kind == "f"]
 COMPLEXES = [n for n, s in SCALARS.items() if s.kind == "c"]
-NARROW = ("float16", "bfloat16")
+NARROW = ("float8e4m3", "float8e5m2", "float16", "bfloat16")  # computed in float32, rounded once
+SATURATING = ("float8e4m3", "float8e5m2")  # out of range gives the largest finite value, not inf
 
 # Significand bits (with the implicit one), smallest normal exponent and largest finite value of
 # each floating format, for correctly rounded conversions.
 FORMATS = {
+    "float8e4m3": (4, -6, 448.0),
+    "float8e5m2": (3, -14, 57344.0),
     "float16": (11, -14, 65504.0),
     "bfloat16": (8, -126, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)),
     "float32": (24, -126, float(np.finfo(np.float32).max)),
@@ -149,7 +154,8 @@ def promote(a: str, b: str):
         if sa.kind == "f" and sb.kind == "f":
             if sa.size != sb.size:
                 return a if sa.size > sb.size else b
-            return "float32"  # float16 with bfloat16: neither holds the other
+            # Two formats of one width: the narrowest type holding both (docs/types.md).
+            return "float32" if sa.size == 2 else "float16"
         return a if sa.kind == "f" else b
     if sa.kind == sb.kind:
         return a if sa.size >= sb.size else b
