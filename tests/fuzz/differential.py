@@ -219,6 +219,7 @@ def _import(path: pathlib.Path):
     name = f"weft_fuzz_{path.stem}_{time.monotonic_ns()}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import does
     spec.loader.exec_module(module)
     return module
 

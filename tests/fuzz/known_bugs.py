@@ -94,6 +94,29 @@ BUGS = [
         "    out[0] = " + " and ".join(["x[0]"] * 2000) + "\n",
     ),
 ]
+BUGS += [
+    KnownBug(
+        "macro-named-field",
+        "a struct field named like a C macro (NULL, WEFT_HD; on the CPU target also EOF, NAN, INFINITY, M_PI, "
+        "errno, INT32_MAX, SIZE_MAX, RAND_MAX, ...) breaks the generated C++: NVRTC or the host compiler rejects "
+        "the unit",
+        "src/codegen/emit_structs.cpp / src/support/identifiers.cpp",
+        "known",
+        HEADER + "@device.struct\nclass P:\n    NULL: device.float32\n    EOF: device.float32\n\n"
+        "@device.kernel\ndef k(x: device.float32[:], out: device.float32[:]):\n"
+        "    p = P(x[0], x[1])\n    out[0] = p.NULL + p.EOF\n",
+    ),
+    KnownBug(
+        "struct-outside-sys-modules",
+        "a @struct class of a module executed without an entry in sys.modules (importlib's "
+        "spec_from_file_location + exec_module) is not found: 'struct class 'P' was not found in  at line 0 "
+        "[StructNotFound]', with no file name; kernels and functions of the same module work",
+        "python/weft/_structs.py (the class's source file is looked up through sys.modules)",
+        "fuzzer",
+        HEADER + "@device.struct\nclass P:\n    a: device.float32\n\n"
+        "@device.kernel\ndef k(x: device.float32[:], out: device.float32[:]):\n    out[0] = P(x[0]).a\n",
+    ),
+]
 BY_ID = {bug.id: bug for bug in BUGS}
 # Generator switches: the known bugs whose construct tests/fuzz/generator.py avoids by default.
 SWITCHES = ("dead-branch-variable", "constant-conversion-range", "int64-min-literal", "chain-common-type",
@@ -116,6 +139,8 @@ def classify_malformed(mutations: list, mode: str, outcome: str, detail: str) ->
     nesting = any(m.split()[0] in NESTING_MUTATIONS for m in mutations)
     if nesting and outcome in ("crash", "hang", "recursion-error"):
         return "deep-chain"
+    if outcome == "generated-code-error" and any(m.startswith("rename") for m in mutations):
+        return "macro-named-field"
     for bug in BUGS:
         if bug.message and re.search(bug.message, detail):
             return bug.id

@@ -20,11 +20,14 @@ from tests.fuzz.known_bugs import BY_ID  # noqa: E402
 from test_sm90_ptxas import weftc_path  # noqa: E402
 
 
-def load(tmp_path, bug_id):
+def load(tmp_path, bug_id, register=True):
+    """The reproducer as a module (entered in sys.modules as an import does, unless not `register`)."""
     path = tmp_path / f"{bug_id.replace('-', '_')}.py"
     path.write_text(BY_ID[bug_id].reproducer)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    spec = importlib.util.spec_from_file_location(f"known_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -105,3 +108,21 @@ def test_an_and_chain_does_not_nest_the_generated_code(tmp_path):
         assert proc.returncode == 0, proc.stderr
         depths.append(_brace_depth(proc.stdout))
     assert depths[1] < depths[0] + 10, f"brace depth {depths[0]} for 50 operands, {depths[1]} for 100"
+
+
+@xfail("macro-named-field")
+def test_struct_fields_named_like_c_macros(tmp_path, rng):
+    module = load(tmp_path, "macro-named-field")
+    x = rng.standard_normal(2).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    weft.launch(module.k, x, out, grid=1, block=1, target="cpu")
+    assert out[0] == x[0] + x[1]
+
+
+@xfail("struct-outside-sys-modules")
+def test_a_struct_of_a_module_outside_sys_modules(tmp_path, rng):
+    module = load(tmp_path, "struct-outside-sys-modules", register=False)
+    x = rng.standard_normal(1).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    weft.launch(module.k, x, out, grid=1, block=1, target="cpu")
+    assert out[0] == x[0]
