@@ -16,7 +16,6 @@ module as a reproducer.
 import hashlib
 import importlib.util
 import itertools
-import json
 import math
 import os
 import pathlib

@@ -738,7 +738,13 @@ class ProgramGenerator:
                 return None  # weft rejects a conversion of a constant that does not fit (known bug)
             self.features.add("constant_conversion")
         self.features.add("casts")
-        return ir.Cast(t, source, spelling if r.random() < 0.3 else "")
+        same_type = [n for n, v in scope.items() if v.type == t and t != "bool"]
+        if same_type and r.random() < 0.15:
+            spelling = f"{r.choice(same_type)}.dtype"  # a number's dtype is its type, callable
+            self.features.add("dtype_cast")
+        elif r.random() < 0.7:
+            spelling = ""
+        return ir.Cast(t, source, spelling)
 
     def e_call(self, t, scope, depth, exact):
         options = []

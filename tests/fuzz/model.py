@@ -247,8 +247,8 @@ def shift(op: str, t: str):
 def power_const(t: str, n: int):
     """`a ** n` for a constant n >= 0: repeated multiplication in type `t` (integers wrap)."""
     if is_int(t):
-        power = _int_pow(t)
-        return lambda a: power(a, n)
+        int_power = _int_pow(t)
+        return lambda a: int_power(a, n)
     mul = binary("*", t)
     one = convert(1, "int32", t)
 
