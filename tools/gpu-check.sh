@@ -3,13 +3,13 @@
 # scikit-build-core, cmake, ninja, torch, cupy and numba-cuda): builds weft from this checkout,
 # runs the GPU tests, the toolkit-dependent CPU tests, every example on both targets, the benchmarks
 # and the CPU tests; on request also compute-sanitizer over the GPU tests and examples (sanitize),
-# the fuzzers' long runs (fuzz) and the disk-cache stress test (cachestress). Every log
+# the fuzzers' long runs (fuzz, malformed) and the disk-cache stress test (cachestress). Every log
 # goes under $OUT; a short summary is printed last (and saved as $OUT/summary.txt).
 #
 #   bash tools/gpu-check.sh            # the default steps: build gpu toolkit examples bench cpu
 #   STEPS="build gpu examples" bash tools/gpu-check.sh
 #   STEPS="sanitize" bash tools/gpu-check.sh        # on a machine where `build` already ran
-#   STEPS="fuzz cachestress" bash tools/gpu-check.sh
+#   STEPS="fuzz" bash tools/gpu-check.sh; STEPS="malformed cachestress" bash tools/gpu-check.sh
 #
 # Each step is bounded by `timeout` so that a run fits one 10-minute device call: run `build` with
 # one or two other steps per call, and the rest in later calls while the machine stays warm.
@@ -99,13 +99,17 @@ if has_step sanitize; then
   done
 fi
 
-# The fuzzers' long runs (tests/fuzz): generated programs on the GPU and the CPU target against the
-# model and compiled to sm_90 cubins (time-bounded), then mutated kernels through weftc and the API.
+# The differential fuzzer's long run (tests/fuzz): generated programs on the GPU and the CPU target
+# against the model, compiled to sm_90 cubins, a job per CPU; no batch starts after 200 s.
 if has_step fuzz; then
-  timeout 420 "$PY" -m tests.fuzz differential --long --seed "${FUZZ_SEED:-7}" --time-limit 300 \
+  timeout 450 "$PY" -m tests.fuzz differential --long --seed "${FUZZ_SEED:-7}" --time-limit 200 \
     --json "$OUT/fuzz-differential.json" --work /tmp/weft-fuzz-differential 2>&1 | tee "$OUT/fuzz-differential.log"
   record fuzz "rc=$? $(tail -n 1 "$OUT/fuzz-differential.log")"
-  timeout 240 "$PY" -m tests.fuzz malformed --seed "${FUZZ_SEED:-7}" --mutants 800 \
+fi
+
+# The malformed-input fuzzer's long run: mutated kernels through weftc and the Python API.
+if has_step malformed; then
+  timeout 300 "$PY" -m tests.fuzz malformed --seed "${FUZZ_SEED:-7}" --mutants 1000 --jobs "$(nproc)" \
     --json "$OUT/fuzz-malformed.json" --work /tmp/weft-fuzz-malformed 2>&1 | tee "$OUT/fuzz-malformed.log"
   record malformed "rc=$? $(tail -n 1 "$OUT/fuzz-malformed.log")"
 fi

@@ -45,7 +45,8 @@ def _differential(args) -> dict:
 
 
 def _malformed(args) -> dict:
-    return malformed.run(args.seed, args.mutants, args.work, differential.find_weftc(), nesting=not args.no_nesting)
+    return malformed.run(args.seed, args.mutants, args.work, differential.find_weftc(), nesting=not args.no_nesting,
+                         jobs=args.jobs)
 
 
 def _reduce(args) -> dict:
@@ -92,6 +93,7 @@ def main(argv=None) -> int:
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--mutants", type=int, default=150)
     m.add_argument("--no-nesting", action="store_true", help="leave out the deep-nesting mutations")
+    m.add_argument("--jobs", type=int, default=1, help="weftc processes at a time")
     r = sub.add_parser("reduce", help="minimal reproducers of a differential report's failures")
     r.add_argument("report", type=pathlib.Path)
     for p in (d, m, r):

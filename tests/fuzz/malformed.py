@@ -491,22 +491,24 @@ def make_cases(seed: int, count: int, nesting: bool = True) -> list:
     return cases
 
 
-def run(seed: int, count: int, work: pathlib.Path, weftc: str, nesting: bool = True, log=print) -> dict:
-    """Generates and checks `count` mutants; the report counts outcomes per mode and lists
-    failures (each with its mutant text)."""
+def run(seed: int, count: int, work: pathlib.Path, weftc: str, nesting: bool = True, log=print, jobs: int = 1) -> dict:
+    """Generates and checks `count` mutants (`jobs` weftc processes at a time); the report counts
+    outcomes per mode and lists failures (each with its mutant text)."""
     from . import known_bugs
 
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     cases = make_cases(seed, count, nesting)
-    api_cases = []
     for case in cases:
-        path = work / f"m{case.id}.py"
-        path.write_text(case.text, errors="surrogatepass")
-        if weftc:
-            case.outcomes["weftc"] = run_weftc(weftc, path)
-        if safe_for_import(case.text):
-            api_cases.append(case)
+        (work / f"m{case.id}.py").write_text(case.text, errors="surrogatepass")
+    if weftc:
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+            outcomes = pool.map(lambda case: run_weftc(weftc, work / f"m{case.id}.py"), cases)
+            for case, outcome in zip(cases, outcomes):
+                case.outcomes["weftc"] = outcome
+    api_cases = [case for case in cases if safe_for_import(case.text)]
     run_api(api_cases, work)
     counts = {}
     failures = []
