@@ -9,7 +9,7 @@
 #   bash tools/gpu-check.sh            # the default steps: build gpu toolkit examples bench cpu
 #   STEPS="build gpu examples" bash tools/gpu-check.sh
 #   STEPS="sanitize" bash tools/gpu-check.sh        # on a machine where `build` already ran
-#   STEPS="fuzz" bash tools/gpu-check.sh; STEPS="malformed cachestress" bash tools/gpu-check.sh
+#   STEPS="fuzz" bash tools/gpu-check.sh; STEPS="malformed" ...; STEPS="cachestress" ...
 #
 # Each step is bounded by `timeout` so that a run fits one 10-minute device call: run `build` with
 # one or two other steps per call, and the rest in later calls while the machine stays warm.
@@ -118,7 +118,7 @@ fi
 # directory while entries are corrupted, on the GPU (cubins) and on the CPU target (shared objects).
 if has_step cachestress; then
   for target in gpu cpu; do
-    timeout 240 "$PY" tools/cache_stress.py --processes 8 --waves 3 --target "$target" \
+    timeout 200 "$PY" tools/cache_stress.py --processes 8 --waves 3 --target "$target" \
       --cache "/tmp/weft-cache-stress-$target" --json "$OUT/cachestress-$target.json" 2>&1 | tee "$OUT/cachestress-$target.log"
     record "stress-$target" "rc=$? $(grep '^cache stress' "$OUT/cachestress-$target.log")"
   done
