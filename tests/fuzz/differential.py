@@ -247,12 +247,13 @@ class Runner:
                 self.counts.features[feature] = self.counts.features.get(feature, 0) + 1
         self.check(programs, seed)
 
-    def check(self, programs: list, seed):
-        """Checks a set of programs, splitting it where it fails to compile."""
+    def check(self, programs: list, seed, sm90_only: bool = False):
+        """Checks a set of programs, splitting it where it fails to compile (`sm90_only`: the
+        targets already passed; only the sm_90 compilation is checked again)."""
         if not programs:
             return
         batch = Batch(programs, self.name(), self.options, seed)
-        for target in self.options.targets:
+        for target in () if sm90_only else self.options.targets:
             error = self.run_target(batch, target)
             if error is not None:
                 stage, message = error
@@ -271,6 +272,7 @@ class Runner:
         if len(programs) == 1:
             self.record(programs[0], stage, message)
             return
+        sm90_only = stage == "sm90"
         _, spans = batch.source()
         blamed = set()
         for line in map(int, re.findall(re.escape(batch.name) + r"_l\d\.py:(\d+):", message)):
@@ -280,12 +282,12 @@ class Runner:
         if blamed and len(blamed) < len(programs):
             for p in programs:
                 if p.name in blamed:
-                    self.check([p], seed)
-            self.check([p for p in programs if p.name not in blamed], seed)
+                    self.check([p], seed, sm90_only)
+            self.check([p for p in programs if p.name not in blamed], seed, sm90_only)
             return
         half = len(programs) // 2
-        self.check(programs[:half], seed)
-        self.check(programs[half:], seed)
+        self.check(programs[:half], seed, sm90_only)
+        self.check(programs[half:], seed, sm90_only)
 
     def record(self, program: ir.Program, stage: str, message: str):
         from . import known_bugs
