@@ -58,6 +58,8 @@ def _reduce(args) -> dict:
                                    config=config, weftc=differential.find_weftc(), sm90=True)
     out = []
     for failure in report["failures"]:
+        if failure["seed"] is None:
+            continue  # a whole batch, reproduced by its module (the report's "reproducer")
         program = generator.generate(tuple(failure["seed"]), failure["program"], config)
         found = differential.failure_of(program, options)
         if found is None:

@@ -268,10 +268,21 @@ class Runner:
 
     def isolate(self, programs: list, batch: Batch, stage: str, message: str, seed):
         """Finds which programs make a batch fail to compile: those whose source lines the error
-        names, else by halves; one failing program alone is recorded."""
+        names, else by halves; one failing program alone is recorded, and so is a batch none of
+        whose parts fails."""
         if len(programs) == 1:
             self.record(programs[0], stage, message)
             return
+        before = len(self.failures)
+        self.split(programs, batch, stage, message, seed)
+        if len(self.failures) == before:
+            # No part fails alone (a timeout under load, a limit only the whole batch reaches):
+            # the batch itself is the reproducer.
+            self.failures.append(Failure(",".join(p.name for p in programs), stage + " (whole batch only)", message[:4000],
+                                         batch.source()[0]))
+
+    def split(self, programs: list, batch: Batch, stage: str, message: str, seed):
+        """Checks the parts of a failing batch: the programs the error's lines name, else halves."""
         sm90_only = stage == "sm90"
         _, spans = batch.source()
         blamed = set()
@@ -515,7 +526,7 @@ def run(seed: int, count: int, batch_size: int, options: Options, log=print, tim
                 collect(future.result())
     if counts["programs"] < count:
         log(f"fuzz: time limit reached after {counts['programs']} programs")
-    failures.sort(key=lambda f: int(f["program"][1:]))
+    failures.sort(key=lambda f: int(re.match(r"p(\d+)", f["program"]).group(1)))
     return {
         "seed": seed,
         "targets": list(options.targets),
