@@ -444,6 +444,12 @@ class ProgramGenerator:
         children += [x for v in vars(e).values() if isinstance(v, list) for x in v if isinstance(x, ir.Expr)]
         return all(self.is_constant(c, scope) for c in children)
 
+    def constant_conversions(self) -> bool:
+        """Whether explicit conversions of constants (device.int8(c), complex parts) may be
+        generated: weft folds them, rejecting values out of range and keeping the unrounded value
+        (two known bugs)."""
+        return self.config.allows("constant-conversion-range") and self.config.allows("constant-conversion-precision")
+
     def condition(self, scope: dict) -> ir.Expr:
         """A run-time condition (never a constant, unless known bugs are generated)."""
         for _ in range(8):
@@ -512,7 +518,7 @@ class ProgramGenerator:
                 return ir.Compare([self.rng.choice(["<", "==", ">=", "!="])], [ir.Name(n), self.weak_literal(scope[n].type)])
             return ir.Compare(["<"], [ir.Cast("int32", ir.Lit(self.rng.randint(0, 3))), ir.Lit(2)])
         convertible = [n for n, v in scope.items() if (not is_complex(v.type) or is_complex(t)) and not (v.approx and (exact or is_intlike(t)))
-                       and (not v.constant or self.config.allows("constant-conversion-range"))]
+                       and (not v.constant or self.constant_conversions())]
         if convertible and pick < 0.9:
             return ir.Cast(t, ir.Name(self.rng.choice(convertible)))
         return self.typed_constant(t)
@@ -734,8 +740,8 @@ class ProgramGenerator:
         spelling = {"int32": "int", "float32": "float", "bool": "bool", "complex64": "complex"}.get(t, "")
         source = self.expr(s, scope, depth, inner_exact)
         if self.is_constant(source, scope):
-            if not self.config.allows("constant-conversion-range"):
-                return None  # weft rejects a conversion of a constant that does not fit (known bug)
+            if not self.constant_conversions():
+                return None
             self.features.add("constant_conversion")
         self.features.add("casts")
         same_type = [n for n, v in scope.items() if v.type == t and t != "bool"]
@@ -776,8 +782,10 @@ class ProgramGenerator:
     def e_make_complex(self, t, scope, depth, exact):
         part = real_part(t)
         reals = [x for x in self.reals if x != "bool"] or [part]
-        return ir.MakeComplex(t, self.expr(self.rng.choice(reals), scope, depth, exact),
-                              self.expr(self.rng.choice(reals), scope, depth, exact))
+        re, im = (self.expr(self.rng.choice(reals), scope, depth, exact) for _ in range(2))
+        if (self.is_constant(re, scope) or self.is_constant(im, scope)) and not self.constant_conversions():
+            return None  # each part is converted like device.float64(part)
+        return ir.MakeComplex(t, re, im)
 
     def e_load(self, t, scope, depth, exact):
         names = [n for n, (at, _, approx) in self.arrays.items() if at == t and not (exact and approx)]

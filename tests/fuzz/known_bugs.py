@@ -34,6 +34,15 @@ BUGS = [
         message=r"an Error type reached codegen",
     ),
     KnownBug(
+        "int64-min-literal",
+        "the literal -9223372036854775808 (the int64 minimum, which Python spells -(2**63)) is a "
+        "LiteralOutOfRange error: the positive literal is checked before the negation",
+        "src/sema/check_expressions.cpp (Constant) / src/sema/constant.cpp",
+        "known",
+        HEADER + "@device.kernel\ndef k(out: device.int64[:]):\n    out[0] = -9223372036854775808\n",
+        message=r"the constant 9223372036854775808 does not fit int64",
+    ),
+    KnownBug(
         "constant-conversion-range",
         "device.int8(200), device.uint8(device.int8(-3)) and device.int8(v) with v assigned 200 once are "
         "compile errors (LiteralOutOfRange) instead of wrapping (docs/types.md: device.int8(200) == -56)",
@@ -42,16 +51,21 @@ BUGS = [
         HEADER + "@device.kernel\ndef k(out: device.int32[:]):\n    v = 200\n"
         "    out[0] = device.int8(200)\n    out[1] = device.int8(v)\n    out[2] = device.uint8(device.int8(-3))\n",
         message=r"does not fit \w+ \[LiteralOutOfRange\]",
-        feature="constant_conversion",
     ),
     KnownBug(
-        "int64-min-literal",
-        "the literal -9223372036854775808 (the int64 minimum, which Python spells -(2**63)) is a "
-        "LiteralOutOfRange error: the positive literal is checked before the negation",
-        "src/sema/check_expressions.cpp (Constant) / src/sema/constant.cpp",
-        "known",
-        HEADER + "@device.kernel\ndef k(out: device.int64[:]):\n    out[0] = -9223372036854775808\n",
-        message=r"the constant 9223372036854775808 does not fit int64",
+        "constant-conversion-precision",
+        "an explicit conversion of a constant keeps the constant's double value instead of the converted "
+        "value: device.float64(device.float32(0.001)) is 0.001, not 0.0010000000474974513; likewise "
+        "device.float64(device.float16(0.1)), device.float32(device.bfloat16(0.1)), device.float64("
+        "device.float8e4m3(0.3)) (gives 0.3, not 0.3125), a local assigned such a constant once, and the parts "
+        "of device.complex128(re, im); an implicit conversion (a store, + 0.0) is right",
+        "src/sema/check_expressions.cpp FunctionChecker::cast / src/sema/constant.cpp (typedLiteral's value)",
+        "fuzzer",
+        HEADER + "@device.kernel\ndef k(out: device.float64[:], z: device.complex128[:]):\n"
+        "    out[0] = device.float64(device.float32(0.001))\n    h = device.float16(0.1)\n"
+        "    out[1] = device.float64(h)\n    out[2] = device.float64(device.float8e4m3(0.3))\n"
+        "    z[0] = device.complex128(1.0, device.float32(0.001))\n",
+        feature="constant_conversion",
     ),
     KnownBug(
         "chain-common-type",
@@ -117,10 +131,20 @@ BUGS += [
         "@device.kernel\ndef k(x: device.float32[:], out: device.float32[:]):\n    out[0] = P(x[0]).a\n",
     ),
 ]
+BUGS.append(KnownBug(
+    "stale-source",
+    "a module file rewritten and executed again in the same process compiles its old text: weft reads a "
+    "function's source with linecache.getlines without linecache.checkcache (inspect.getsource checks), so a "
+    "kernel whose file changed reports errors against the previous version (e.g. 'kernel 'k' takes 1 "
+    "arguments but 2 were given')",
+    "python/weft/_runtime.py function_source (and python/weft/_structs.py)",
+    "fuzzer",
+    HEADER + "@device.kernel\ndef k(a: device.int32[:], b: device.int32[:]):\n    a[0] = 2\n    b[0] = 3\n",
+))
 BY_ID = {bug.id: bug for bug in BUGS}
 # Generator switches: the known bugs whose construct tests/fuzz/generator.py avoids by default.
-SWITCHES = ("dead-branch-variable", "constant-conversion-range", "int64-min-literal", "chain-common-type",
-            "isfinite-integer")
+SWITCHES = ("dead-branch-variable", "constant-conversion-range", "constant-conversion-precision", "int64-min-literal",
+            "chain-common-type", "isfinite-integer")
 NESTING_MUTATIONS = ("deep_parens", "deep_blocks", "long_chain", "deep_unary", "nested_calls", "nested_tuples")
 
 

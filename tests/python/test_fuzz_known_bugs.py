@@ -126,3 +126,30 @@ def test_a_struct_of_a_module_outside_sys_modules(tmp_path, rng):
     out = np.zeros(1, np.float32)
     weft.launch(module.k, x, out, grid=1, block=1, target="cpu")
     assert out[0] == x[0]
+
+
+@xfail("stale-source")
+def test_a_rewritten_module_compiles_its_new_text(tmp_path):
+    path = tmp_path / "rewritten.py"
+    a, b = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    texts = ("from cuda import device\n\n@device.kernel\ndef k(a: device.int32[:]):\n    a[0] = 1\n",
+             BY_ID["stale-source"].reproducer)
+    for version, text in enumerate(texts):
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(f"rewritten{version}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        weft.launch(module.k, *((a,) if version == 0 else (a, b)), grid=1, block=1, target="cpu")
+    assert (a[0], b[0]) == (2, 3)
+
+
+@xfail("constant-conversion-precision")
+def test_a_conversion_of_a_constant_rounds_to_its_type(tmp_path):
+    import ml_dtypes
+
+    module = load(tmp_path, "constant-conversion-precision")
+    out, z = np.zeros(3), np.zeros(1, np.complex128)
+    weft.launch(module.k, out, z, grid=1, block=1, target="cpu")
+    assert list(out) == [float(np.float32(0.001)), float(np.float16(0.1)), float(ml_dtypes.float8_e4m3fn(0.3))]
+    assert z[0] == complex(1.0, float(np.float32(0.001)))
