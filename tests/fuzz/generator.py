@@ -746,11 +746,9 @@ class ProgramGenerator:
         self.features.add("casts")
         same_type = [n for n, v in scope.items() if v.type == t and t != "bool"]
         if same_type and r.random() < 0.15:
-            spelling = f"{r.choice(same_type)}.dtype"  # a number's dtype is its type, callable
-            self.features.add("dtype_cast")
-        elif r.random() < 0.7:
-            spelling = ""
-        return ir.Cast(t, source, spelling)
+            self.features.add("dtype_cast")  # a number's dtype is its type, callable
+            return ir.Cast(t, source, like=r.choice(same_type))
+        return ir.Cast(t, source, spelling if r.random() < 0.3 else "")
 
     def e_call(self, t, scope, depth, exact):
         options = []

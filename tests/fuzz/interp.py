@@ -549,6 +549,11 @@ class FunctionCompiler:
 
     def expr_Cast(self, e):
         v = self.expr(e.arg)
+        if e.like:
+            t = self.local_type(e.like)[0]
+            if not isinstance(t, str):
+                raise Rejected("the dtype of a tuple")
+            return self.cast(v, t)
         return self.cast(v, e.type)
 
     def cast(self, v: Value, t: str) -> Value:

@@ -68,6 +68,7 @@ class Cast(Expr):
     type: str
     arg: Expr
     spelling: str = ""  # "int", "float", "bool", "complex" for the Python builtins; else device.<type>
+    like: str = ""  # a variable: the conversion is `like.dtype(arg)`, to that variable's type
 
 
 @dataclass
@@ -277,7 +278,7 @@ def source(e: Expr) -> str:
     if isinstance(e, Call):
         return f"{e.func}({', '.join(source(a) for a in e.args)})"
     if isinstance(e, Cast):
-        callee = e.spelling or ("device.bool_" if e.type == "bool" else f"device.{e.type}")
+        callee = f"{e.like}.dtype" if e.like else e.spelling or ("device.bool_" if e.type == "bool" else f"device.{e.type}")
         return f"{callee}({source(e.arg)})"
     if isinstance(e, MakeComplex):
         return f"device.{e.type}({source(e.re)}, {source(e.im)})"
