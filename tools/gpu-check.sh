@@ -2,11 +2,18 @@
 # Runs on the GPU device machine (no network; Python venv at /opt/torch/.venv with numpy, nanobind,
 # scikit-build-core, cmake, ninja, torch, cupy and numba-cuda): builds weft from this checkout,
 # runs the GPU tests, the toolkit-dependent CPU tests, every example on both targets, the benchmarks
-# (the GPU's, and the CPU target's against numba-cuda's simulator) and the CPU tests. Every log
+# (the GPU's, and the CPU target's against numba-cuda's simulator) and the CPU tests; on request
+# also compute-sanitizer over the GPU tests and examples (sanitize), the fuzzers' long runs (fuzz,
+# malformed) and the disk-cache stress test (cachestress). Every log
 # goes under $OUT; a short summary is printed last (and saved as $OUT/summary.txt).
 #
-#   bash tools/gpu-check.sh            # everything
+#   bash tools/gpu-check.sh            # the default steps: build gpu toolkit examples bench cpu
 #   STEPS="build gpu examples" bash tools/gpu-check.sh
+#   STEPS="sanitize" bash tools/gpu-check.sh        # on a machine where `build` already ran
+#   STEPS="fuzz" bash tools/gpu-check.sh; STEPS="malformed" ...; STEPS="cachestress" ...
+#
+# Each step is bounded by `timeout` so that a run fits one 10-minute device call: run `build` with
+# one or two other steps per call, and the rest in later calls while the machine stays warm.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,7 +26,7 @@ export WEFT_CACHE_DIR=${WEFT_CACHE_DIR:-/tmp/weft-gpu-check-cache}
 STEPS=${STEPS:-build gpu toolkit examples bench cpu}
 
 declare -a summary=()
-record() { summary+=("$(printf '%-9s %s' "$1" "$2")"); }
+record() { summary+=("$(printf '%-12s %s' "$1" "$2")"); }
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 
 { nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || true
@@ -69,6 +76,56 @@ if has_step bench; then
   # The CPU target against numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1, in a child process).
   OUT=$OUT timeout 900 "$PY" bench/bench_cpu.py 2>&1 | tee "$OUT/bench_cpu.log"
   record bench-cpu "rc=$? (table in bench_cpu.log, data in bench_cpu.json)"
+fi
+
+# compute-sanitizer (memcheck: out-of-bounds and misaligned accesses, leaks of device memory;
+# racecheck: shared-memory hazards) over a representative subset of the GPU tests and over every
+# example. Skipped: the test that faults on purpose and the foreign-array test (other libraries'
+# kernels). SANITIZE_TESTS overrides the subset.
+if has_step sanitize; then
+  sanitizer=/usr/local/cuda/bin/compute-sanitizer
+  tests=${SANITIZE_TESTS:-tests/python/test_kernels_gpu.py tests/python/test_simt_gpu.py tests/python/test_types_gpu.py \
+    tests/python/test_array_views_gpu.py tests/python/test_atomic_structs_gpu.py}
+  for tool in memcheck racecheck; do
+    log="$OUT/sanitize-$tool.log"
+    # shellcheck disable=SC2086 # $tests is a list of paths
+    timeout 200 "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all "$PY" -m pytest -q -m gpu \
+      -p no:cacheprovider -k "not illegal_address and not foreign_arrays" $tests >"$log" 2>&1
+    rc=$?
+    for ex in examples/*.py; do
+      echo "== $tool $ex"
+      WEFT_TARGET=gpu timeout 60 "$sanitizer" --tool "$tool" --error-exitcode 99 "$PY" "$ex" || echo "FAILED: $ex (rc=$?)"
+    done >>"$log" 2>&1
+    errors=$(grep -cE 'ERROR SUMMARY: [1-9]' "$log")
+    clean=$(grep -cE 'ERROR SUMMARY: 0 errors' "$log")
+    tail -n 5 "$log"
+    record "$tool" "pytest rc=$rc; $clean clean process(es), $errors with errors, $(grep -c '^FAILED:' "$log") example(s) failed"
+  done
+fi
+
+# The differential fuzzer's long run (tests/fuzz): generated programs on the GPU and the CPU target
+# against the model, compiled to sm_90 cubins, a job per CPU; no batch starts after 200 s.
+if has_step fuzz; then
+  timeout 450 "$PY" -m tests.fuzz differential --long --seed "${FUZZ_SEED:-7}" --time-limit 200 \
+    --json "$OUT/fuzz-differential.json" --work /tmp/weft-fuzz-differential 2>&1 | tee "$OUT/fuzz-differential.log"
+  record fuzz "rc=$? $(tail -n 1 "$OUT/fuzz-differential.log")"
+fi
+
+# The malformed-input fuzzer's long run: mutated kernels through weftc and the Python API.
+if has_step malformed; then
+  timeout 300 "$PY" -m tests.fuzz malformed --seed "${FUZZ_SEED:-7}" --mutants 1000 --jobs "$(nproc)" \
+    --json "$OUT/fuzz-malformed.json" --work /tmp/weft-fuzz-malformed 2>&1 | tee "$OUT/fuzz-malformed.log"
+  record malformed "rc=$? $(tail -n 1 "$OUT/fuzz-malformed.log")"
+fi
+
+# The disk cache under stress: 8 processes at once compile the same kernels against one cache
+# directory while entries are corrupted, on the GPU (cubins) and on the CPU target (shared objects).
+if has_step cachestress; then
+  for target in gpu cpu; do
+    timeout 200 "$PY" tools/cache_stress.py --processes 8 --waves 3 --target "$target" \
+      --cache "/tmp/weft-cache-stress-$target" --json "$OUT/cachestress-$target.json" 2>&1 | tee "$OUT/cachestress-$target.log"
+    record "stress-$target" "rc=$? $(grep '^cache stress' "$OUT/cachestress-$target.log")"
+  done
 fi
 
 if has_step cpu; then

@@ -1,0 +1,133 @@
+"""Command line of weft's fuzzers (run from the repository root):
+
+    python -m tests.fuzz differential --seed 1 --programs 200          # the CI run (CPU + sm_90)
+    python -m tests.fuzz differential --long --time-limit 500          # the GPU machine's run
+    python -m tests.fuzz malformed --seed 1 --mutants 150
+    python -m tests.fuzz reduce REPORT.json                            # minimal reproducers
+
+Each prints its counts, writes a JSON report with --json, and exits 1 when a failure that is not
+a known bug (tests/fuzz/known_bugs.py) was found, 0 otherwise.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+import time
+from dataclasses import replace
+
+from . import differential, generator, known_bugs, malformed
+
+
+def _differential(args) -> dict:
+    import weft
+
+    config = generator.Config()
+    if args.long:
+        config = replace(config, max_statements=7, max_helpers=3)
+    if args.contraction or "gpu" in args.targets:
+        config = replace(config, contraction=True)  # the GPU may fuse a product into an fma
+    bugs = known_bugs.SWITCHES if args.known_bugs else tuple(args.known_bug)
+    if bugs:
+        config = replace(config, bugs=bugs)
+    targets = tuple(args.targets)
+    if "gpu" in targets and not weft.gpu_available():
+        print("fuzz: no usable GPU; running the CPU target only")
+        targets = tuple(t for t in targets if t != "gpu")
+    weftc = differential.find_weftc() if args.sm90 else ""
+    if args.sm90 and not weftc:
+        print("fuzz: weftc not found; skipping the sm_90 compilations")
+    options = differential.Options(targets=targets, threads=args.threads, sm90=bool(weftc), work=args.work,
+                                   config=config, weftc=weftc, sm90_output="cubin" if args.long else "ptx",
+                                   sm90_all_launches=args.long)
+    return differential.run(args.seed, args.programs, args.batch, options, time_limit=args.time_limit, jobs=args.jobs)
+
+
+def _malformed(args) -> dict:
+    return malformed.run(args.seed, args.mutants, args.work, differential.find_weftc(), nesting=not args.no_nesting,
+                         jobs=args.jobs)
+
+
+def _reduce(args) -> dict:
+    """Minimal reproducers for the differential failures of a report (whose programs are
+    regenerated from the report's seed and configuration)."""
+    report = json.loads(args.report.read_text())
+    config = generator.Config(**{**report["config"], "types": tuple(report["config"]["types"])})
+    options = differential.Options(targets=tuple(report["targets"]), threads=report["threads"], work=args.work,
+                                   config=config, weftc=differential.find_weftc(), sm90=True)
+    out = []
+    for failure in report["failures"]:
+        if failure["seed"] is None:
+            continue  # a whole batch, reproduced by its module (the report's "reproducer")
+        program = generator.generate(tuple(failure["seed"]), failure["program"], config)
+        found = differential.failure_of(program, options)
+        if found is None:
+            out.append({"program": failure["program"], "reproducer": None, "note": "does not fail alone"})
+            continue
+        text = differential.minimize(program, found, options)
+        out.append({"program": failure["program"], "stage": found.stage, "known": found.known, "reproducer": text})
+        print(f"== {failure['program']} ({found.stage}{', known: ' + found.known if found.known else ''})\n{text}")
+    return {"reductions": out, "failures": []}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("differential", help="generated programs against the model")
+    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--programs", type=int, default=200)
+    d.add_argument("--batch", type=int, default=50, help="programs per module (one compilation per target)")
+    d.add_argument("--threads", type=int, default=32, help="inputs per program (one thread each)")
+    d.add_argument("--targets", type=lambda s: s.split(","), default=["cpu"], help="cpu, gpu or cpu,gpu")
+    d.add_argument("--no-sm90", dest="sm90", action="store_false", help="skip the weftc sm_90 compilations")
+    d.add_argument("--long", action="store_true",
+                   help="the GPU machine's run: bigger programs, cpu and gpu targets, 64 threads, 5000 programs, "
+                        "sm_90 cubins of both launches' globals, a job per CPU (at most 16)")
+    d.add_argument("--contraction", action="store_true", help="treat float products as approximate (GPU fma)")
+    d.add_argument("--known-bugs", action="store_true", help="also generate the constructs of every known open bug")
+    d.add_argument("--known-bug", action="append", default=[], choices=known_bugs.SWITCHES,
+                   help="also generate the construct of this known open bug (repeatable)")
+    d.add_argument("--time-limit", type=float, default=0, help="stop starting batches after this many seconds")
+    d.add_argument("--jobs", type=int, default=1, help="batches checked at once, each in a worker process")
+    m = sub.add_parser("malformed", help="mutated kernels must give clean diagnostics")
+    m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--mutants", type=int, default=150)
+    m.add_argument("--no-nesting", action="store_true", help="leave out the deep-nesting mutations")
+    m.add_argument("--jobs", type=int, default=1, help="weftc processes at a time")
+    r = sub.add_parser("reduce", help="minimal reproducers of a differential report's failures")
+    r.add_argument("report", type=pathlib.Path)
+    for p in (d, m, r):
+        p.add_argument("--json", type=pathlib.Path, help="write the report here")
+        p.add_argument("--work", type=pathlib.Path, default=pathlib.Path(f"/tmp/weft-fuzz-{os.getpid()}"))
+    args = parser.parse_args(argv)
+    if args.command == "differential" and args.long:
+        if args.programs == 200:
+            args.programs = 5000
+        if args.targets == ["cpu"]:
+            args.targets = ["cpu", "gpu"]
+        if args.threads == 32:
+            args.threads = 64
+        if args.jobs == 1:
+            args.jobs = min(16, os.cpu_count() or 1)
+    args.work.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    report = {"differential": _differential, "malformed": _malformed, "reduce": _reduce}[args.command](args)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str))
+    failures = report["failures"]
+    unknown = [f for f in failures if not f.get("known")]
+    if "counts" in report:
+        print(json.dumps(report["counts"], indent=1, default=str))
+    for f in failures:
+        label = f"known bug {f['known']}" if f.get("known") else "NEW"
+        where = f.get("program") or f"mutant {f.get('id')} ({f.get('mode')}, {', '.join(f.get('mutations', []))})"
+        print(f"--- {label}: {where}: {f.get('stage') or f.get('outcome')}\n{str(f.get('message') or f.get('detail'))[:1500]}")
+    print(f"fuzz {args.command}: {len(failures)} failures ({len(failures) - len(unknown)} known bugs, {len(unknown)} new) "
+          f"in {time.monotonic() - started:.0f} s")
+    return 1 if unknown else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
