@@ -3,6 +3,7 @@ Python functions that the C++ dispatcher asks for when it compiles a specializat
 
 import linecache
 import os
+import weakref
 
 _runtime = None
 
@@ -30,16 +31,45 @@ def runtime():
     return _runtime
 
 
+# What each function and struct class compiles, read when it is first prepared: (file name,
+# first line, lines of the file). Weak keys: an entry lives as long as its function or class.
+_prepared = weakref.WeakKeyDictionary()
+
+
+def current_lines(filename: str, module_globals) -> list:
+    """The lines of `filename` as the file is now: linecache is checked against it first, so a
+    module rewritten and executed again gives its new text, not the one an earlier version left
+    in the cache (a stat of the file)."""
+    linecache.checkcache(filename)
+    return linecache.getlines(filename, module_globals)
+
+
+def prepared_source(key, read) -> tuple:
+    """`read()`'s (file name, first line, lines) for `key` (a function or a struct class), read
+    when it is first prepared and kept while it lives: later compilations neither stat nor read
+    the file, and keep compiling that text if the file changes afterwards."""
+    found = _prepared.get(key)
+    if found is None:
+        found = read()
+        if found[2]:
+            _prepared[key] = found
+    return found
+
+
 def function_source(function):
     """(file name, whole file text, first line, name) of a Python function, for the compiler.
     The first line is that of the first decorator, as `co_firstlineno` gives it."""
-    code = function.__code__
-    filename = code.co_filename
-    try:
-        import inspect
 
-        filename = inspect.getsourcefile(function) or filename
-    except TypeError:
-        pass
-    lines = linecache.getlines(filename, function.__globals__)
-    return filename, "".join(lines), code.co_firstlineno, function.__name__
+    def read():
+        code = function.__code__
+        filename = code.co_filename
+        try:
+            import inspect
+
+            filename = inspect.getsourcefile(function) or filename
+        except TypeError:
+            pass
+        return filename, code.co_firstlineno, current_lines(filename, function.__globals__)
+
+    filename, line, lines = prepared_source(function, read)
+    return filename, "".join(lines), line, function.__name__

@@ -11,16 +11,31 @@ _OPTIONS = ("align",)
 
 
 class StructInfo:
-    """What weft knows of a struct class: its fields (in order), alignment and the decorated
-    class (whose source holds the field annotations and the methods)."""
+    """What weft knows of a struct class: its fields (in order), alignment, the decorated class
+    (whose source holds the field annotations and the methods) and where @struct was applied
+    (`site`: file name, line and globals of that code, or None)."""
 
-    __slots__ = ("name", "fields", "align", "underlying")
+    __slots__ = ("name", "fields", "align", "underlying", "site")
 
-    def __init__(self, name, fields, align, underlying):
+    def __init__(self, name, fields, align, underlying, site):
         self.name = name
         self.fields = fields
         self.align = align
         self.underlying = underlying
+        self.site = site
+
+
+def _application_site():
+    """(file name, line, globals) of the code applying @struct: the first frame outside this
+    file, which for `@struct` / `@struct(align=N)` runs the class statement, at one of its
+    decorators' lines. A class's source is found through it as a function's is through its code
+    and __globals__, whether or not its module is in sys.modules."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno, frame.f_globals)
 
 
 def _check_align(align) -> int:
@@ -42,8 +57,8 @@ def _frozen_delattr(self, name):
     raise AttributeError(f"{type(self).__name__} is an immutable @struct: {name!r} cannot be deleted")
 
 
-def _make(underlying, name, fields, align):
-    info = StructInfo(name, fields, align, underlying)
+def _make(underlying, name, fields, align, site):
+    info = StructInfo(name, fields, align, underlying, site)
     parameters = ", ".join(fields)
 
     def __init__(self, *args, **kwargs):
@@ -160,7 +175,7 @@ def struct(cls=None, /, **options):
         fields = tuple(c.__dict__.get("__annotations__", {}))
         if "replace" in fields:
             raise TypeError(f"{c.__name__}: a field cannot be named 'replace' (it is the method that copies a struct)")
-        return _make(c, c.__name__, fields, align)
+        return _make(c, c.__name__, fields, align, _application_site())
 
     return decorate if cls is None else decorate(cls)
 
@@ -171,7 +186,7 @@ def align(t, n):
     info = getattr(t, "__weft_struct__", None)
     if info is None:
         raise TypeError(f"align() takes a @struct class, not {t!r}")
-    return _make(info.underlying, info.name, info.fields, max(n, info.align))
+    return _make(info.underlying, info.name, info.fields, max(n, info.align), info.site)
 
 
 def machine_representation() -> str:
@@ -186,22 +201,36 @@ def is_struct(value) -> bool:
 
 def struct_source(cls):
     """(file name, whole file text, first line, name, align, module globals) of a @struct
-    class, for the compiler; the text is empty when the source is not available."""
-    import inspect
-    import linecache
+    class, for the compiler; the text is empty when the source is not available. The class is
+    found in its module (sys.modules) as inspect finds it, or, when @struct was applied in a
+    module that is not the one sys.modules holds under its name (importlib's exec_module without
+    an entry there), where @struct was applied."""
     import sys
+
+    from ._runtime import current_lines, prepared_source
 
     info = cls.__weft_struct__
     underlying = info.underlying
     module = sys.modules.get(underlying.__module__)
-    module_globals = vars(module) if module is not None else {}
-    try:
-        filename = inspect.getsourcefile(underlying) or ""
-        _, line = inspect.getsourcelines(underlying)
-    except (OSError, TypeError):
-        return "", "", 0, info.name, info.align, module_globals
-    text = "".join(linecache.getlines(filename, module_globals))
-    return filename, text, line, info.name, info.align, module_globals
+    site_file, site_line, site_globals = info.site or ("", 0, {})
+    own_site = site_globals.get("__name__") == underlying.__module__
+    found_by_site = own_site and (module is None or vars(module) is not site_globals)
+    module_globals = site_globals if found_by_site else vars(module) if module is not None else {}
+
+    def read():
+        if found_by_site:
+            return site_file, site_line, current_lines(site_file, module_globals)
+        import inspect
+
+        try:
+            filename = inspect.getsourcefile(underlying) or ""
+            _, line = inspect.getsourcelines(underlying)
+        except (OSError, TypeError):
+            return "", 0, []
+        return filename, line, current_lines(filename, module_globals)
+
+    filename, line, lines = prepared_source(underlying, read)
+    return filename, "".join(lines), line, info.name, info.align, module_globals
 
 
 __all__ = ["struct", "align", "machine_representation", "is_struct", "StructInfo"]

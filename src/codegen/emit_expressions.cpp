@@ -272,15 +272,20 @@ std::string CudaEmitter::binary(const TypedExpr& e) {
   return {};
 }
 
-// a < b < c: each operand evaluated once, left to right, stopping at the first false link.
+// a < b < c: each operand evaluated once, left to right, stopping at the first false link;
+// each link converts its two operands to the type sema chose for it.
 std::string CudaEmitter::compareChain(const TypedExpr& e) {
-  WEFT_CHECK(e.operands.size() >= 2 && e.compareOps.size() + 1 == e.operands.size(),
+  WEFT_CHECK(e.operands.size() >= 2 && e.compareOps.size() + 1 == e.operands.size() &&
+                 e.compareTypes.size() == e.compareOps.size(),
              "a malformed comparison");
   auto finish = [&](const std::string& boolean) { return convertScalar(boolean, ScalarKind::Bool, e.type); };
+  auto link = [&](size_t i, const std::string& left, const std::string& right) {
+    return std::string(compareFunction(e.compareOps[i])) + "(" + convert(left, e.operands[i]->type, e.compareTypes[i]) +
+           ", " + convert(right, e.operands[i + 1]->type, e.compareTypes[i]) + ")";
+  };
   if (e.operands.size() == 2) {
-    return finish(sequenced(e.operands, "bool", [&](const std::vector<std::string>& codes) {
-      return std::string(compareFunction(e.compareOps[0])) + "(" + codes[0] + ", " + codes[1] + ")";
-    }));
+    return finish(sequenced(e.operands, "bool",
+                            [&](const std::vector<std::string>& codes) { return link(0, codes[0], codes[1]); }));
   }
   std::string out = "[&]() -> bool { ";
   std::vector<std::string> names;
@@ -294,12 +299,10 @@ std::string CudaEmitter::compareChain(const TypedExpr& e) {
     }
     names.push_back(name);
     if (i == 0) continue;
-    std::string link =
-        std::string(compareFunction(e.compareOps[i - 1])) + "(" + names[i - 1] + ", " + name + ")";
     if (i + 1 == e.operands.size()) {
-      out += "return " + link + "; }()";
+      out += "return " + link(i - 1, names[i - 1], name) + "; }()";
     } else {
-      out += "if (!" + link + ") return false; ";
+      out += "if (!" + link(i - 1, names[i - 1], name) + ") return false; ";
     }
   }
   return finish(out);

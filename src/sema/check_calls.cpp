@@ -307,10 +307,13 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
     common = common ? *types::promote(*common, kind) : kind;
   }
   types::ScalarKind kind = common ? *common : types::ScalarKind::Float32;
+  // An integer or a bool is a finite number (and converts to a finite float): isfinite is
+  // True, isnan and isinf are False, known at compile time as CPython's answers are.
   if (predicate && common && !types::isFloating(args[0].type()->scalar)) {
-    ConstValue no;
-    no.kind = ConstValue::Kind::Bool;
-    return typedLiteral(no, types::ScalarKind::Bool, e.loc);
+    ConstValue answer;
+    answer.kind = ConstValue::Kind::Bool;
+    answer.boolValue = callee.math == Builtin::IsFinite;
+    return typedLiteral(answer, types::ScalarKind::Bool, e.loc);
   }
   std::vector<TypedExpr*> operands;
   for (const Value& v : args) {

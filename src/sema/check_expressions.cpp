@@ -1,5 +1,7 @@
 // Expressions: literals, operators with weak-literal promotion, comparisons, `and`/`or`,
 // conditions, conversions.
+#include <algorithm>
+
 #include "sema/checker.h"
 #include "support/check.h"
 
@@ -67,6 +69,22 @@ bool isNonNegativeConstant(const ConstValue& c) {
     case ConstValue::Kind::Tuple: return false;
   }
   return false;
+}
+
+// The number type that holds constant `c` exactly: weft::cast converts a value of it to any
+// type as convertConstant converts `c` itself (castTo reads these very types).
+types::ScalarKind exactKindOf(const ConstValue& c) {
+  switch (c.kind) {
+    case ConstValue::Kind::Bool: return types::ScalarKind::Bool;
+    case ConstValue::Kind::Int: return c.aboveInt64 ? types::ScalarKind::UInt64 : types::ScalarKind::Int64;
+    case ConstValue::Kind::Float: return types::ScalarKind::Float64;
+    case ConstValue::Kind::Complex: return types::ScalarKind::Complex128;
+    case ConstValue::Kind::None:
+    case ConstValue::Kind::Str:
+    case ConstValue::Kind::Tuple: break;
+  }
+  WEFT_CHECK(false, "the exact type of a constant that is not a number");
+  return types::ScalarKind::Bool;
 }
 
 }  // namespace
@@ -626,60 +644,89 @@ Value FunctionChecker::compare(const syntax::CompareExpr& e) {
       return errorValue();
     }
   }
-  bool allWeak = true;
-  std::optional<types::ScalarKind> common;
-  std::optional<types::ScalarKind> weakKind;
-  for (const Value& v : operands) {
-    if (v.weak) {
-      types::ScalarKind kind = builtinKindOf(*v.constant);
-      weakKind = weakKind ? joinWeak(*weakKind, kind) : kind;
+  // Python compares pairwise: `a < b < c` is `a < b and b < c` with `b` evaluated once, each
+  // link in its own operands' promotion. A link of two constants folds (as Python computes it);
+  // `folded[i]` holds its answer, `linkKinds[i]` the type every other link compares in.
+  const types::Type* boolType = types.scalar(types::ScalarKind::Bool);
+  std::vector<std::optional<bool>> folded(ops.size());
+  std::vector<types::ScalarKind> linkKinds(ops.size(), types::ScalarKind::Bool);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Value& a = operands[i];
+    const Value& b = operands[i + 1];
+    if (a.weak && b.weak) {
+      Folded answer = foldCompare(ops[i], *a.constant, *b.constant);
+      if (answer.error != FoldError::None) {
+        sink.error(diag::InvalidOperands, e.loc, {symbol(ops[i]), describe(a), describe(b)});
+        return errorValue();
+      }
+      folded[i] = answer.value.boolValue;
       continue;
     }
-    allWeak = false;
-    if (!common) {
-      common = v.type()->scalar;
-      continue;
-    }
-    auto promoted = types::promote(*common, v.type()->scalar);
-    if (!promoted) {
-      sink.error(diag::NoCommonType, e.loc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
+    if (a.weak || b.weak) {
+      const Value& typed = a.weak ? b : a;
+      linkKinds[i] = combineWeak(typed.type()->scalar, builtinKindOf(*(a.weak ? a : b).constant));
+    } else if (auto promoted = types::promote(a.type()->scalar, b.type()->scalar)) {
+      linkKinds[i] = *promoted;
+    } else {
+      sink.error(diag::NoCommonType, e.loc, {types::pythonName(a.type()->scalar), types::pythonName(b.type()->scalar), "int64"});
       return errorValue();
     }
-    common = promoted;
-  }
-  if (allWeak) {
-    bool result = true;
-    for (size_t i = 0; i < ops.size() && result; ++i) {
-      Folded folded = foldCompare(ops[i], *operands[i].constant, *operands[i + 1].constant);
-      if (folded.error != FoldError::None) {
-        sink.error(diag::InvalidOperands, e.loc, {symbol(ops[i]), describe(operands[i]), describe(operands[i + 1])});
-        return errorValue();
-      }
-      result = folded.value.boolValue;
-    }
-    ConstValue b;
-    b.kind = ConstValue::Kind::Bool;
-    b.boolValue = result;
-    return weakLiteral(b, e.loc);
-  }
-  types::ScalarKind kind = weakKind ? combineWeak(*common, *weakKind) : *common;
-  if (types::isComplex(kind)) {
-    for (CompareOp op : ops) {
-      if (op != CompareOp::Eq && op != CompareOp::NotEq) {
-        sink.error(diag::InvalidOperands, e.loc, {symbol(op), describe(operands[0]), describe(operands[1])});
-        return errorValue();
-      }
+    if (types::isComplex(linkKinds[i]) && ops[i] != CompareOp::Eq && ops[i] != CompareOp::NotEq) {
+      sink.error(diag::InvalidOperands, e.loc, {symbol(ops[i]), describe(a), describe(b)});
+      return errorValue();
     }
   }
-  std::vector<TypedExpr*> typed;
-  for (const Value& v : operands) {
-    Value converted = promoteTo(v, kind, e.loc);
-    if (converted.isError()) return errorValue();
-    typed.push_back(converted.expr);
+  // The run-time chain of operands [first, last] (links first..last-1, none folded). An operand
+  // whose links compare in one type is converted to it; one between links of two types keeps
+  // its own type (a constant: its exact value's, from which each link converts it as it would
+  // the constant) and each link converts it (TypedExpr::compareTypes).
+  auto chain = [&](size_t first, size_t last) -> TypedExpr* {
+    std::vector<TypedExpr*> typed;
+    for (size_t k = first; k <= last; ++k) {
+      const Value& v = operands[k];
+      types::ScalarKind kind = linkKinds[k == last ? k - 1 : k];
+      bool between = k > first && k < last && linkKinds[k - 1] != linkKinds[k];
+      if (!between) {
+        Value converted = promoteTo(v, kind, e.loc);
+        if (converted.isError()) return nullptr;
+        typed.push_back(converted.expr);
+        continue;
+      }
+      if (!v.weak) {
+        typed.push_back(v.expr);
+        continue;
+      }
+      if (promoteTo(v, linkKinds[k - 1], e.loc).isError() || promoteTo(v, linkKinds[k], e.loc).isError()) return nullptr;
+      typed.push_back(typedLiteral(*v.constant, exactKindOf(*v.constant), v.expr->loc).expr);
+    }
+    TypedExpr* link = make(TypedExprKind::CompareChain, boolType, e.loc, typed);
+    link->compareOps.assign(ops.begin() + static_cast<std::ptrdiff_t>(first), ops.begin() + static_cast<std::ptrdiff_t>(last));
+    for (size_t i = first; i < last; ++i) link->compareTypes.push_back(types.scalar(linkKinds[i]));
+    return link;
+  };
+  // Folded links split the chain into run-time parts joined by `and`; a false one ends it
+  // (Python evaluates nothing after it).
+  std::vector<TypedExpr*> parts;
+  size_t first = 0;
+  bool answer = true;
+  for (size_t i = 0; i <= ops.size() && answer; ++i) {
+    if (i < ops.size() && !folded[i]) continue;
+    if (i > first) {
+      TypedExpr* part = chain(first, i);
+      if (part == nullptr) return errorValue();
+      parts.push_back(part);
+    }
+    answer = i == ops.size() || *folded[i];
+    first = i + 1;
   }
-  TypedExpr* chain = make(TypedExprKind::CompareChain, types.scalar(types::ScalarKind::Bool), e.loc, typed);
-  chain->compareOps = ops;
-  return runtime(chain);
+  ConstValue constant;
+  constant.kind = ConstValue::Kind::Bool;
+  constant.boolValue = answer;
+  if (std::all_of(operands.begin(), operands.end(), [](const Value& v) { return v.weak; }))
+    return weakLiteral(constant, e.loc);
+  if (parts.empty()) return typedLiteral(constant, types::ScalarKind::Bool, e.loc);
+  if (!answer) parts.push_back(typedLiteral(constant, types::ScalarKind::Bool, e.loc).expr);
+  return runtime(balanced(TypedExprKind::And, parts, 0, parts.size(), boolType, e.loc));
 }
 
 Value FunctionChecker::boolOp(const syntax::BoolOpExpr& e) {

@@ -26,13 +26,14 @@ uint32_t firstLine(const syntax::Stmt& s, const std::vector<syntax::Expr*>& deco
   return decorators.empty() ? s.loc.line : decorators.front()->loc.line;
 }
 
-// Finds class `name` defined at `line` in `body` (at any nesting of functions, classes, ifs).
+// Finds class `name` defined at `line` in `body` (at any nesting of functions, classes, ifs):
+// the line of the `class` keyword or of any of its decorators (the one that applied @struct).
 const syntax::ClassDefStmt* findClass(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line) {
   for (const syntax::Stmt* s : body) {
     const std::vector<syntax::Stmt*>* inner[2] = {nullptr, nullptr};
     if (s->kind == syntax::StmtKind::ClassDef) {
       const auto& cls = syntax::as<syntax::ClassDefStmt>(*s);
-      if (cls.name == name && (cls.loc.line == line || firstLine(*s, cls.decoratorList) == line)) return &cls;
+      if (cls.name == name && firstLine(*s, cls.decoratorList) <= line && line <= cls.loc.line) return &cls;
       inner[0] = &cls.body;
     } else if (s->kind == syntax::StmtKind::FunctionDef) {
       inner[0] = &syntax::as<syntax::FunctionDefStmt>(*s).body;

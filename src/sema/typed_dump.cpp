@@ -81,7 +81,13 @@ class Printer {
                (e.checked ? " checked" : "") + ":" + type;
       case TypedExprKind::CompareChain: {
         std::string text = "(" + operand(0);
-        for (size_t i = 0; i < e.compareOps.size(); ++i) text += std::string(" ") + compareName(e.compareOps[i]) + " " + operand(i + 1);
+        for (size_t i = 0; i < e.compareOps.size(); ++i) {
+          // A link that converts its operands says to what (they are of its type otherwise).
+          const types::Type* in = e.compareTypes[i];
+          bool converts = e.operands[i]->type != in || e.operands[i + 1]->type != in;
+          text += std::string(" ") + compareName(e.compareOps[i]) + (converts ? ":" + types::toString(in) : "") + " " +
+                  operand(i + 1);
+        }
         return text + ")";
       }
       case TypedExprKind::And: return "(" + operand(0) + " and " + operand(1) + "):" + type;

@@ -70,7 +70,8 @@ enum class TypedExprKind : uint8_t {
   Unary,         // unaryOp operands[0]
   Binary,        // operands[0] binaryOp operands[1]
   CompareChain,  // operands[0] compareOps[0] operands[1] compareOps[1] operands[2] ...; each
-                 // operand evaluated at most once, left to right, short-circuit (bool)
+                 // operand evaluated at most once, left to right, short-circuit (bool); link i
+                 // converts operands i and i+1 to compareTypes[i] (Python compares pairwise)
   And,           // Python `a and b`: operands[0] if it is falsy, else operands[1]; both of `type`
   Or,            // Python `a or b`
   Truth,         // bool(operands[0]) by Python truthiness
@@ -134,6 +135,7 @@ struct TypedExpr {
   UnaryOp unaryOp = UnaryOp::Neg;
   BinaryOp binaryOp = BinaryOp::Add;
   std::vector<CompareOp> compareOps;
+  std::vector<const types::Type*> compareTypes;  // CompareChain: the type each link compares in
   int callee = -1;
   Builtin builtin = Builtin::Syncthreads;
   int index = 0;
