@@ -202,9 +202,10 @@ def is_struct(value) -> bool:
 def struct_source(cls):
     """(file name, whole file text, first line, name, align, module globals) of a @struct
     class, for the compiler; the text is empty when the source is not available. The class is
-    found in its module (sys.modules) as inspect finds it, or, when @struct was applied in a
-    module that is not the one sys.modules holds under its name (importlib's exec_module without
-    an entry there), where @struct was applied."""
+    found as inspect finds it, in its module in sys.modules, unless that module is missing or is
+    not the one @struct was applied in (importlib's exec_module without an entry there), or
+    inspect cannot find it (a module without __file__): then where @struct was applied, as a
+    function is found through its code and __globals__."""
     import sys
 
     from ._runtime import current_lines, prepared_source
@@ -214,20 +215,20 @@ def struct_source(cls):
     module = sys.modules.get(underlying.__module__)
     site_file, site_line, site_globals = info.site or ("", 0, {})
     own_site = site_globals.get("__name__") == underlying.__module__
-    found_by_site = own_site and (module is None or vars(module) is not site_globals)
-    module_globals = site_globals if found_by_site else vars(module) if module is not None else {}
+    found_by_site = module is None or (own_site and vars(module) is not site_globals)
+    module_globals = site_globals if found_by_site else vars(module)
 
     def read():
-        if found_by_site:
-            return site_file, site_line, current_lines(site_file, module_globals)
-        import inspect
+        if not found_by_site:
+            import inspect
 
-        try:
-            filename = inspect.getsourcefile(underlying) or ""
-            _, line = inspect.getsourcelines(underlying)
-        except (OSError, TypeError):
-            return "", 0, []
-        return filename, line, current_lines(filename, module_globals)
+            try:
+                filename = inspect.getsourcefile(underlying) or ""
+                _, line = inspect.getsourcelines(underlying)
+                return filename, line, current_lines(filename, module_globals)
+            except (OSError, TypeError):
+                pass
+        return site_file, site_line, current_lines(site_file, module_globals) if site_file else []
 
     filename, line, lines = prepared_source(underlying, read)
     return filename, "".join(lines), line, info.name, info.align, module_globals

@@ -300,13 +300,18 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
   }
   // Math computes in floating point: float32 and float64 keep their type; integers take
   // float32, or float64 when 64-bit (the rule of `/`); weak literals adapt to the other
-  // argument, and alone are builtin floats (float32).
+  // argument, and alone are builtin floats (float32), or float64 when one is beyond float32's
+  // range (as a float constant alone is: math.isinf(1e300) is False, as in CPython).
+  bool fitFloat32 = true;
   for (const Value& v : args) {
-    if (v.weak) continue;
+    if (v.weak) {
+      fitFloat32 = fitFloat32 && fitsScalar(*v.constant, types::ScalarKind::Float32, false);
+      continue;
+    }
     types::ScalarKind kind = types::floatingFor(v.type()->scalar);
     common = common ? *types::promote(*common, kind) : kind;
   }
-  types::ScalarKind kind = common ? *common : types::ScalarKind::Float32;
+  types::ScalarKind kind = common ? *common : fitFloat32 ? types::ScalarKind::Float32 : types::ScalarKind::Float64;
   // An integer or a bool is a finite number (and converts to a finite float): isfinite is
   // True, isnan and isinf are False, known at compile time as CPython's answers are.
   if (predicate && common && !types::isFloating(args[0].type()->scalar)) {

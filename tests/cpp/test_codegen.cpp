@@ -114,6 +114,7 @@ class ProgramBuilder {
   TypedExpr* compare(CompareOp op, TypedExpr* a, TypedExpr* b) {
     TypedExpr* e = make(TypedExprKind::CompareChain, boolean(), {a, b});
     e->compareOps = {op};
+    e->compareTypes = {a->type};
     return e;
   }
   TypedExpr* cast(TypedExpr* a, const Type* type) { return make(TypedExprKind::Cast, type, {a}); }
@@ -635,6 +636,7 @@ TEST(Codegen, TuplesAndPythonOperatorsRunOnHost) {
   TypedExpr* chain =
       b.make(TypedExprKind::CompareChain, b.boolean(), {b.integer(-3), b.get(v), b.integer(3)});
   chain->compareOps = {CompareOp::LtE, CompareOp::Lt};
+  chain->compareTypes = {b.i32(), b.i32()};
   // flags[i] = (v and 5) + (v or 9) + (-3 <= v < 3)
   TypedExpr* andValue = b.make(TypedExprKind::And, b.i32(), {b.get(v), b.integer(5)});
   TypedExpr* orValue = b.make(TypedExprKind::Or, b.i32(), {b.get(v), b.integer(9)});
@@ -855,11 +857,13 @@ TEST(Codegen, EveryOperationCompilesForBothTargets) {
     if (!types::isComplex(kind))
       compares.insert(compares.end(), {CompareOp::Lt, CompareOp::LtE, CompareOp::Gt, CompareOp::GtE});
     for (CompareOp op : compares) {
-      // Reals compare across types (sema may leave int64 against uint64 to codegen).
+      // Each link converts its operands to its own type: here the middle operand keeps its
+      // type, converted to x's for the first link, and x to the middle's for the second.
       TypedExpr* middle =
           types::isComplex(kind) ? x() : b.element(b.get(matrix), {b.integer(0), b.integer(1), b.integer(2)});
       TypedExpr* chain = b.make(TypedExprKind::CompareChain, b.boolean(), {x(), middle, x()});
       chain->compareOps = {op, op};
+      chain->compareTypes = {chain->operands[0]->type, middle->type};
       body.push_back(b.assign(flag, chain));
       if (!types::isComplex(kind))
         body.push_back(b.assign(flag, b.compare(op, x(), b.get(value[ScalarKind::UInt64]))));

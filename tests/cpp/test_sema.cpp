@@ -198,8 +198,20 @@ TEST(SemaTyping, ComparisonsAndChains) {
   auto r = run("@device.kernel\ndef k(a, b, n):\n    c = 0 <= a < n\n    d = a == b\n", {"int32", "float32", "int64"});
   ASSERT_TRUE(r->ok()) << r->errors;
   EXPECT_EQ(localType(*r, "c"), "bool");
-  EXPECT_NE(r->dump.find("c = (0:int64 <= int64(a) < n)"), std::string::npos) << r->dump;
+  // Pairwise, as Python: 0 <= a in int32, then a < n in int64 (the link converts a).
+  EXPECT_NE(r->dump.find("c = (0:int32 <= a <:int64 n)"), std::string::npos) << r->dump;
   EXPECT_NE(r->dump.find("d = (float32(a) == b)"), std::string::npos) << r->dump;
+}
+
+TEST(SemaTyping, ChainsComparePairwise) {
+  auto r = run("@device.kernel\ndef k(h, x, y):\n    c = h < 0.5 < y\n    d = x < 1 > 2\n    e = 1 > 2 < x\n",
+               {"float16", "int32", "float32"});
+  ASSERT_TRUE(r->ok()) << r->errors;
+  // A constant between links of two types keeps its exact value; each link converts it.
+  EXPECT_NE(r->dump.find("c = (h <:float16 0.5:float64 <:float32 y)"), std::string::npos) << r->dump;
+  // A link of two constants is decided now; a false one ends the chain.
+  EXPECT_NE(r->dump.find("d = ((x < 1:int32) and False:bool):bool"), std::string::npos) << r->dump;
+  EXPECT_NE(r->dump.find("e = False:bool"), std::string::npos) << r->dump;
 }
 
 TEST(SemaTyping, AndOrReturnOperands) {

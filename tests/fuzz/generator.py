@@ -224,8 +224,6 @@ class ProgramGenerator:
         if depth > 0:
             choices += ["return"]
         kind = r.choice(choices)
-        if constant_branch and kind in ("assign_new", "unpack") and not self.config.allows("dead-branch-variable"):
-            kind = "assign"
         return getattr(self, "stmt_" + kind)(scope, depth, in_loop, constant_branch)
 
     def assignable(self, scope: dict):
@@ -361,8 +359,6 @@ class ProgramGenerator:
         return [ir.If(test, body, orelse)]
 
     def stmt_for(self, scope, depth, in_loop, constant_branch):
-        if constant_branch and not self.config.allows("dead-branch-variable"):
-            return self.stmt_if(scope, depth, in_loop, constant_branch)  # a loop variable is a new variable
         r = self.rng
         name = self.fresh("j")
         ints = [t for t in self.types if is_int(t)]
@@ -387,8 +383,6 @@ class ProgramGenerator:
         return [ir.For(name, args, body, orelse)]
 
     def stmt_while(self, scope, depth, in_loop, constant_branch):
-        if constant_branch and not self.config.allows("dead-branch-variable"):
-            return self.stmt_for(scope, depth, in_loop, constant_branch)
         r = self.rng
         counter = self.fresh("w")
         limit = ir.Lit(r.randint(1, 5))
@@ -430,10 +424,9 @@ class ProgramGenerator:
         return self.rng.choice(family) if family else t
 
     def is_constant(self, e: ir.Expr, scope: dict) -> bool:
-        """Whether weft may treat `e` as a compile-time constant (literals, globals, typed
-        constants such as device.int32(0), variables assigned one; conservatively, anything made
-        of constants only). A constant condition makes weft check one branch only, and a
-        conversion of a constant that does not fit is an error (both known bugs)."""
+        """Whether `e` is made of constants only (literals, globals, typed constants such as
+        device.int32(0), variables assigned one), for the feature counts: the model decides what
+        weft knows at compile time."""
         if isinstance(e, (ir.Lit, ir.Glob)):
             return True
         if isinstance(e, ir.Name):
@@ -444,31 +437,51 @@ class ProgramGenerator:
         children += [x for v in vars(e).values() if isinstance(v, list) for x in v if isinstance(x, ir.Expr)]
         return all(self.is_constant(c, scope) for c in children)
 
-    def constant_conversions(self) -> bool:
-        """Whether explicit conversions of constants (device.int8(c), complex parts) may be
-        generated: weft folds them, rejecting values out of range and keeping the unrounded value
-        (two known bugs)."""
-        return self.config.allows("constant-conversion-range") and self.config.allows("constant-conversion-precision")
-
     def condition(self, scope: dict) -> ir.Expr:
-        """A run-time condition (never a constant, unless known bugs are generated)."""
-        for _ in range(8):
-            e = self.any_condition(scope)
-            if self.config.allows("dead-branch-variable") or not self.is_constant(e, scope):
-                return e
-        name = next((n for n, v in scope.items() if not v.constant and not v.approx and not is_complex(v.type)), None)
-        if name is None:
-            raise Retry()
-        return ir.Compare(["<"], [ir.Name(name), self.weak_literal(scope[name].type)])
-
-    def any_condition(self, scope: dict) -> ir.Expr:
+        """A condition: run-time or known at compile time (then weft checks only the branch it
+        takes, and the model follows)."""
         r = self.rng
+        if r.random() < 0.1:
+            self.features.add("constant_condition")
+            return self.constant_condition(scope)
         pick = r.random()
         if pick < 0.2:
             return ir.BoolOp(r.choice(["and", "or"]), [self.condition_leaf(scope), self.condition_leaf(scope)])
         if pick < 0.3:
             return ir.Unary("not", self.condition_leaf(scope))
         return self.condition_leaf(scope)
+
+    def constant_condition(self, scope: dict) -> ir.Expr:
+        """A condition weft decides at compile time, or one whose `and`/`or` a constant decides:
+        typed constants, variables assigned a constant once, math predicates of integers,
+        comparison chains ended by a false link of constants, `not` of those."""
+        r = self.rng
+
+        def known() -> ir.Expr:
+            pick = r.random()
+            names = [n for n, v in scope.items() if v.constant]
+            if names and pick < 0.25:
+                return ir.Name(r.choice(names))
+            if pick < 0.5:
+                return self.typed_constant(r.choice(self.types))
+            if pick < 0.75:
+                ints = [t for t in self.types if is_intlike(t)] or ["int32"]
+                return ir.Math(r.choice(["isnan", "isinf", "isfinite"]), [self.expr(r.choice(ints), scope, 1, True)])
+            a, b = r.randint(0, 3), r.randint(0, 3)
+            t = r.choice(self.reals)
+            return ir.Compare(["<", r.choice(["<", "==", "!="])], [ir.Lit(a), ir.Lit(b), self.expr(t, scope, 1, True)])
+
+        pick = r.random()
+        if pick < 0.3:
+            return known()
+        if pick < 0.45:
+            return ir.Unary("not", known())
+        parts = [known(), self.condition_leaf(scope)]
+        if pick < 0.7:
+            parts.reverse()
+        if r.random() < 0.3:
+            parts.insert(r.randint(0, 2), known())
+        return ir.BoolOp(r.choice(["and", "or"]), parts)
 
     def condition_leaf(self, scope: dict) -> ir.Expr:
         if self.rng.random() < 0.75:
@@ -517,8 +530,7 @@ class ProgramGenerator:
                 n = self.rng.choice(others)
                 return ir.Compare([self.rng.choice(["<", "==", ">=", "!="])], [ir.Name(n), self.weak_literal(scope[n].type)])
             return ir.Compare(["<"], [ir.Cast("int32", ir.Lit(self.rng.randint(0, 3))), ir.Lit(2)])
-        convertible = [n for n, v in scope.items() if (not is_complex(v.type) or is_complex(t)) and not (v.approx and (exact or is_intlike(t)))
-                       and (not v.constant or self.constant_conversions())]
+        convertible = [n for n, v in scope.items() if (not is_complex(v.type) or is_complex(t)) and not (v.approx and (exact or is_intlike(t)))]
         if convertible and pick < 0.9:
             return ir.Cast(t, ir.Name(self.rng.choice(convertible)))
         return self.typed_constant(t)
@@ -526,7 +538,7 @@ class ProgramGenerator:
     def typed_constant(self, t: str) -> ir.Expr:
         """`device.t(c)`: a typed (not weak) constant."""
         value = self.weak_value(t)
-        if self.config.allows("constant-conversion-range") and is_int(t) and self.rng.random() < 0.3:
+        if is_int(t) and self.rng.random() < 0.3:
             lo, hi = int_range(t)
             value = self.rng.choice([hi + 1 + self.rng.randint(0, 100), lo - 1 - self.rng.randint(0, 100)])
             self.features.add("constant_conversion")
@@ -546,9 +558,7 @@ class ProgramGenerator:
             if pick < 0.8:
                 value = r.randint(max(lo, -9), min(hi, 9))
             elif pick < 0.9:
-                value = r.choice([lo, hi])
-                if value == -(2**63) and not self.config.allows("int64-min-literal"):
-                    value += 1  # -9223372036854775808 is -(2**63): a literal outside int64
+                value = r.choice([lo, hi])  # the int64 minimum is -9223372036854775808: - of a uint64 literal
             else:
                 value = r.randint(max(lo, -(2**40)), min(hi, 2**40))
             if nonzero and value == 0:
@@ -698,7 +708,7 @@ class ProgramGenerator:
                     ops = ["==", "!="]
                 operands.append(self.expr(other, scope, depth, True))
                 self.features.add("mixed_compare")
-            elif pick < 0.55 and self.config.allows("chain-common-type"):
+            elif pick < 0.55:
                 other = r.choice([x for x in self.reals if promote(s, x) is not None] or [s])
                 operands.append(self.expr(other, scope, depth, True))
                 self.features.add("mixed_chains")
@@ -711,7 +721,7 @@ class ProgramGenerator:
     def e_predicate(self, t, scope, depth, exact):
         r = self.rng
         floats = [x for x in self.types if is_float(x)]
-        if self.config.allows("isfinite-integer") and r.random() < 0.3:
+        if r.random() < 0.3:
             s = r.choice([x for x in self.types if is_intlike(x)] or ["int32"])
             self.features.add("isfinite_int")
             return ir.Math(r.choice(["isnan", "isinf", "isfinite"]), [self.expr(s, scope, depth, True)])
@@ -740,8 +750,6 @@ class ProgramGenerator:
         spelling = {"int32": "int", "float32": "float", "bool": "bool", "complex64": "complex"}.get(t, "")
         source = self.expr(s, scope, depth, inner_exact)
         if self.is_constant(source, scope):
-            if not self.constant_conversions():
-                return None
             self.features.add("constant_conversion")
         self.features.add("casts")
         same_type = [n for n, v in scope.items() if v.type == t and t != "bool"]
@@ -781,8 +789,8 @@ class ProgramGenerator:
         part = real_part(t)
         reals = [x for x in self.reals if x != "bool"] or [part]
         re, im = (self.expr(self.rng.choice(reals), scope, depth, exact) for _ in range(2))
-        if (self.is_constant(re, scope) or self.is_constant(im, scope)) and not self.constant_conversions():
-            return None  # each part is converted like device.float64(part)
+        if self.is_constant(re, scope) or self.is_constant(im, scope):
+            self.features.add("constant_conversion")  # each part converts like device.float64(part)
         return ir.MakeComplex(t, re, im)
 
     def e_load(self, t, scope, depth, exact):

@@ -16,13 +16,14 @@ bool output is exact and float outputs are compared with the tolerance the pertu
 
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from . import ir, model
 from .scalars import (
-    SCALARS, combine_weak, fits, floating_for, is_complex, is_float, is_intlike, literal_kind, promote, real_part,
+    SCALARS, combine_weak, fits, floating_for, is_complex, is_float, is_intlike, join_weak, literal_kind, promote,
+    real_part,
 )
 
 
@@ -33,13 +34,27 @@ class Rejected(Exception):
 @dataclass(frozen=True)
 class Value:
     """A typed expression: `type` is a scalar name or a tuple of them; a weak literal has its
-    Python `const` and no code; `approx` is a bool (a tuple of bools for tuples)."""
+    Python `const` and no code; `approx` is a bool (a tuple of bools for tuples). A typed value
+    weft knows at compile time (a conversion of a constant, a local assigned a constant once, a
+    math predicate of an integer, a comparison decided by its constants) has its value, of its
+    type, as `known` (a tuple of them for a tuple of such values): weft then checks only the
+    branch such a condition takes."""
 
     type: object
     code: str = ""
     weak: bool = False
     const: object = None
     approx: object = False
+    known: object = None
+
+    @property
+    def constant(self) -> bool:
+        """Whether weft knows the value at compile time (a weak literal or a known value)."""
+        return self.weak or self.known is not None
+
+    @property
+    def truth_value(self) -> bool:
+        return bool(model.truth(self.const if self.weak else self.known))
 
 
 _FOLD = {
@@ -54,8 +69,8 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operat
 def _check_constant(value):
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        raise Rejected("a constant expression overflows int64")
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        raise Rejected("a constant expression overflows int64 and uint64")
     if isinstance(value, complex) and not (math.isfinite(value.real) and math.isfinite(value.imag)):
         raise Rejected("a non-finite complex constant")
     return value
@@ -130,17 +145,22 @@ class FunctionCompiler:
         self.assumed_returns = None  # the same at the end of the previous pass
         self.temp = 0
         self.loops = 0  # loops around the statement being compiled
+        # How many places bind each name (weft's prescan: an augmented assignment or a for
+        # loop counts twice); a name bound once from a constant is a constant local.
+        self.sites = _binding_sites(function.body)
+        self.constants = {}  # constant local -> its value, of its type
+        self.dead = False  # the rest of the block being compiled is dead code
 
     # --- the fixed point ---------------------------------------------------------------------
 
     def compile(self) -> tuple:
         """(return type, return approx, Python source of the function)."""
         for _ in range(6):
-            before = (dict(self.locals), dict(self.arrays), self.returns)
+            before = (dict(self.locals), dict(self.arrays), self.returns, repr(self.constants))
             self.assumed_returns, self.returns = self.returns, None
             self.temp = 0
             lines = self.block(self.function.body, "    ")
-            if before == (self.locals, self.arrays, self.returns):
+            if before == (self.locals, self.arrays, self.returns, repr(self.constants)):  # repr: NaN == NaN
                 break
         else:
             raise Rejected("variable types did not settle")
@@ -167,7 +187,7 @@ class FunctionCompiler:
         if v.weak:
             if strong is not None and not isinstance(strong, str):
                 raise Rejected("a constant joins a tuple")
-            weak = v.type if weak is None else promote(weak, v.type)
+            weak = v.type if weak is None else join_weak(weak, v.type)
         elif strong is None:
             strong = v.type
         else:
@@ -188,7 +208,16 @@ class FunctionCompiler:
             raise Rejected("a parameter is assigned")
         self.locals[name] = self.join(self.locals.get(name), v)
         t, _ = self.local_type(name)
-        return [f"{indent}l_{name} = {self.convert(v, t)}"]
+        code = self.convert(v, t)
+        if self.sites.get(name) == 1 and v.constant and isinstance(t, str):
+            self.constants[name] = self.known_as(v, t)
+        else:
+            self.constants.pop(name, None)
+        return [f"{indent}l_{name} = {code}"]
+
+    def known_as(self, v: Value, t: str):
+        """The value of constant `v` (weak or known) converted to type `t`, as weft converts it."""
+        return constant_value(v.const, t) if v.weak else model.convert(v.known, v.type, t)
 
     # --- conversions ---------------------------------------------------------------------------
 
@@ -237,7 +266,10 @@ class FunctionCompiler:
     def block(self, body: list, indent: str) -> list:
         lines = []
         for s in body:
+            if self.dead:
+                break  # after a constant if whose branch always returns: neither checked nor run
             lines += self.statement(s, indent)
+        self.dead = False
         return lines or [f"{indent}pass"]
 
     def statement(self, s, indent: str) -> list:
@@ -250,7 +282,8 @@ class FunctionCompiler:
             tmp = self.fresh()
             lines = [f"{indent}{tmp} = {v.code}"]
             for i, target in enumerate(s.targets):
-                lines += self.assign(target, Value(v.type[i], f"{tmp}[{i}]", approx=_nth(v.approx, i)), indent)
+                known = None if v.known is None else v.known[i]
+                lines += self.assign(target, Value(v.type[i], f"{tmp}[{i}]", approx=_nth(v.approx, i), known=known), indent)
             return lines
         if isinstance(s, ir.LocalArray):
             if s.target in self.locals or s.target in self.function.params or s.size < 1:
@@ -270,9 +303,11 @@ class FunctionCompiler:
             return self.assign(s.target, self.binary(s.op, self.expr(ir.Name(s.target)), self.expr(s.value)), indent)
         if isinstance(s, ir.If):
             test = self.condition(s.test)
-            if test.weak:  # a constant condition: only the branch taken exists
-                taken = s.body if model.truth(test.const) else s.orelse
-                return self.block(taken, indent) if taken else []
+            if test.constant:  # only the branch taken exists, and when it returns, nothing after
+                taken = s.body if test.truth_value else s.orelse
+                lines = self.block(taken, indent) if taken else []
+                self.dead = _always_returns(taken)
+                return lines
             lines = [f"{indent}if {test.code}:", *self.block(s.body, indent + "    ")]
             if s.orelse:
                 lines += [f"{indent}else:", *self.block(s.orelse, indent + "    ")]
@@ -328,7 +363,7 @@ class FunctionCompiler:
                 raise Rejected("range() of a non-integer")
             self.exact(v, "range()")
             if v.weak:
-                weak = v.type if weak is None else promote(weak, v.type)
+                weak = v.type if weak is None else join_weak(weak, v.type)
             else:
                 strong = v.type if strong is None else _promote_or_reject(strong, v.type)
         if values[2].weak and values[2].const == 0:
@@ -341,20 +376,37 @@ class FunctionCompiler:
     # --- expressions ---------------------------------------------------------------------------
 
     def condition(self, e) -> Value:
-        """A condition: `and`/`or`/`not` of truth values (operands need no common type)."""
+        """A condition (of if, while, x if c else y): `and`/`or`/`not` of truth values (operands
+        need no common type). As in weft, a constant operand that decides an `and`/`or` (False,
+        True) makes it constant when no run-time operand comes before it, and ends it otherwise
+        (Python evaluates nothing after it); other constant operands drop out; `not` of a
+        constant is constant."""
         if isinstance(e, ir.BoolOp):
-            parts = [self.condition(v) for v in e.values]
-            if all(p.weak for p in parts):
-                result = all(model.truth(p.const) for p in parts) if e.op == "and" else any(model.truth(p.const) for p in parts)
-                return _weak_value(result)
-            codes = [self.ns.constant(bool(model.truth(p.const)), "bool") if p.weak else p.code for p in parts]
+            is_and = e.op == "and"
+            parts = []
+            for operand in e.values:
+                part = self.condition(operand)
+                if part.constant and part.truth_value == is_and:
+                    continue
+                parts.append(part)
+                if part.constant:
+                    if len(parts) == 1:
+                        return self.known_bool(not is_and)
+                    break
+            if not parts:
+                return self.known_bool(is_and)
+            codes = [self.ns.constant(p.truth_value, "bool") if p.constant else p.code for p in parts]
             return Value("bool", "(" + f" {e.op} ".join(codes) + ")")
         if isinstance(e, ir.Unary) and e.op == "not":
             inner = self.condition(e.operand)
-            if inner.weak:
-                return _weak_value(not model.truth(inner.const))
+            if inner.constant:
+                return self.known_bool(not inner.truth_value)
             return Value("bool", f"(not {inner.code})")
         return self.truth(self.expr(e))
+
+    def known_bool(self, value: bool) -> Value:
+        """A bool weft knows at compile time (a typed constant, not a weak one)."""
+        return Value("bool", self.ns.constant(value, "bool"), known=value)
 
     def truth(self, v: Value) -> Value:
         if not isinstance(v.type, str):
@@ -362,7 +414,11 @@ class FunctionCompiler:
         if v.weak:
             return _weak_value(bool(model.truth(v.const)))
         self.exact(v, "a condition")
-        return v if v.type == "bool" else Value("bool", f"truth({v.code})")
+        if v.type == "bool":
+            return v
+        if v.known is not None:
+            return self.known_bool(v.truth_value)
+        return Value("bool", f"truth({v.code})")
 
     def expr(self, e) -> Value:
         method = getattr(self, "expr_" + type(e).__name__)
@@ -373,7 +429,7 @@ class FunctionCompiler:
 
     def expr_Name(self, e):
         t, approx = self.local_type(e.id)
-        return Value(t, f"l_{e.id}", approx=approx)
+        return Value(t, f"l_{e.id}", approx=approx, known=self.constants.get(e.id))
 
     def expr_Glob(self, e):
         return _weak_value(self.program.global_value(e.id))
@@ -428,8 +484,13 @@ class FunctionCompiler:
         return f"{self.ns.bind(('perturb', t), lambda: (lambda x: model.perturb(x, t)))}({code})"
 
     def expr_Unary(self, e):
-        if e.op == "not":
-            return self.condition(e)
+        if e.op == "not":  # a value: `and`/`or` inside are values, not conditions
+            inner = self.truth(self.expr(e.operand))
+            if inner.weak:
+                return _weak_value(not inner.truth_value)
+            if inner.known is not None:
+                return self.known_bool(not inner.truth_value)
+            return Value("bool", f"(not {inner.code})")
         v = self.expr(e.operand)
         if not isinstance(v.type, str):
             raise Rejected("a unary operator on a tuple")
@@ -442,8 +503,8 @@ class FunctionCompiler:
             raise Rejected("~ of a non-integer")
         t = "int32" if v.type == "bool" else v.type
         code = self.convert(v, t)
-        if e.op == "+":
-            return Value(t, code, approx=v.approx)
+        if e.op == "+":  # weft returns the operand itself, a constant staying one (not a bool: it converts)
+            return Value(t, code, approx=v.approx, known=v.known if v.type == t else None)
         f = self.ns.bind((e.op, t), lambda: model.negate(t) if e.op == "-" else model.invert(t))
         return Value(t, f"{f}({code})", approx=v.approx)
 
@@ -456,12 +517,12 @@ class FunctionCompiler:
         if all(v.weak for v in values):
             result = all(_fold_compare(op, a.const, b.const) for op, a, b in zip(e.ops, values, values[1:]))
             return _weak_value(result)
-        temps = [self.fresh() for _ in values]
-        parts = []
-        for i, op in enumerate(e.ops):
-            a, b = values[i], values[i + 1]
+        # Pairwise, as Python: each link in its own operands' promotion (every link is checked,
+        # as weft does, before any is folded); a link of two constants is decided now.
+        types = []
+        for op, a, b in zip(e.ops, values, values[1:]):
             if a.weak and b.weak:
-                parts.append(self.ns.constant(_fold_compare(op, a.const, b.const), "bool"))
+                types.append(None)
                 continue
             if a.weak:
                 t = combine_weak(b.type, a.type)
@@ -471,7 +532,19 @@ class FunctionCompiler:
                 t = _promote_or_reject(a.type, b.type)
             if is_complex(t) and op not in ("==", "!="):
                 raise Rejected("an ordering of complex numbers")
-            left = self.operand_code(a, temps[i], i == 0 or values[i].weak)
+            types.append(t)
+        temps = [self.fresh() for _ in values]
+        parts = []
+        for i, (op, t) in enumerate(zip(e.ops, types)):
+            a, b = values[i], values[i + 1]
+            if t is None:
+                if _fold_compare(op, a.const, b.const):
+                    continue
+                if not parts:  # a false link before any run-time one: weft knows the answer
+                    return self.known_bool(False)
+                parts.append(self.ns.constant(False, "bool"))  # Python evaluates nothing after it
+                break
+            left = self.operand_code(a, temps[i], i == 0)
             right = self.operand_code(b, temps[i + 1], True)
             f = self.ns.bind(("cmp", op), lambda: model.compare(op))
             parts.append(f"{f}({self.promote_to(Value(a.type, left, a.weak, a.const), t)}, "
@@ -502,7 +575,7 @@ class FunctionCompiler:
         strong = weak = None
         for v in values:
             if v.weak:
-                weak = v.type if weak is None else promote(weak, v.type)
+                weak = v.type if weak is None else join_weak(weak, v.type)
             else:
                 strong = v.type if strong is None else _promote_or_reject(strong, v.type)
         t = combine_weak(strong, weak) if weak else strong
@@ -519,9 +592,9 @@ class FunctionCompiler:
         body, orelse = self.expr(e.body), self.expr(e.orelse)
         if isinstance(body.type, str) and isinstance(orelse.type, str):
             if body.weak and orelse.weak:
-                if test.weak:
-                    return body if model.truth(test.const) else orelse
-                t = promote(body.type, orelse.type)
+                if test.constant:
+                    return body if test.truth_value else orelse
+                t = join_weak(body.type, orelse.type)
             elif body.weak:
                 t = combine_weak(orelse.type, body.type)
             elif orelse.weak:
@@ -532,7 +605,7 @@ class FunctionCompiler:
         else:
             t = _join_types(body.type, orelse.type)
             a, b = self.convert(body, t), self.convert(orelse, t)
-        test_code = self.ns.constant(bool(model.truth(test.const)), "bool") if test.weak else test.code
+        test_code = self.ns.constant(test.truth_value, "bool") if test.constant else test.code
         approx = _merge(body.approx, orelse.approx)
         return Value(t, f"({a} if {test_code} else {b})", approx=approx)
 
@@ -563,13 +636,12 @@ class FunctionCompiler:
             raise Rejected("a complex converts to a real")
         if t == "bool":
             return self.truth(v)
-        if v.weak:
-            if not fits(v.const, t, truncate=True):
-                raise Rejected(f"constant {v.const!r} does not fit {t}")
-            return Value(t, self.ns.constant(v.const, t))
+        if v.weak:  # converted now, by the run-time rule (an integer type wraps)
+            return Value(t, self.ns.constant(v.const, t), known=constant_value(v.const, t))
         if v.approx and is_intlike(t):
             raise Rejected("an approximate value converts to an integer")
-        return Value(t, self.convert(v, t), approx=v.approx)
+        known = None if v.known is None else model.convert(v.known, v.type, t)
+        return Value(t, self.convert(v, t), approx=v.approx, known=known)
 
     def expr_MakeComplex(self, e):
         part = real_part(e.type)
@@ -591,9 +663,11 @@ class FunctionCompiler:
             if not v.weak:
                 k = floating_for(v.type)
                 common = k if common is None else _promote_or_reject(common, k)
-        t = common or "float32"
+        t = common or ("float32" if all(fits(v.const, "float32") for v in args) else "float64")
         if e.name in model.PREDICATES:
             self.exact(args[0], "a math predicate")
+            if common and not is_float(args[0].type):  # an integer or bool: weft knows the answer
+                return self.known_bool(model.predicate(e.name, args[0].type)(0))
             f = self.ns.bind(("pred", e.name, t), lambda: model.predicate(e.name, t))
             return Value("bool", f"{f}({self.promote_to(args[0], t)})")
         if e.name not in model.SMOOTH:
@@ -626,7 +700,7 @@ class FunctionCompiler:
         strong = weak = None
         for v in args:
             if v.weak:
-                weak = v.type if weak is None else promote(weak, v.type)
+                weak = v.type if weak is None else join_weak(weak, v.type)
             else:
                 strong = v.type if strong is None else _promote_or_reject(strong, v.type)
         t = combine_weak(strong, weak) if weak else strong
@@ -666,7 +740,10 @@ class FunctionCompiler:
             types.append(v.type)
             codes.append(self.convert(v, v.type))
             approx.append(_any(v.approx))
-        return Value(tuple(types), "(" + ", ".join(codes) + ",)", approx=tuple(approx))
+        # A tuple of constants is one: unpacked, each element is a constant (a weak one as a
+        # value of its builtin type).
+        known = tuple(self.known_as(v, v.type) for v in values) if all(v.constant for v in values) else None
+        return Value(tuple(types), "(" + ", ".join(codes) + ",)", approx=tuple(approx), known=known)
 
     def expr_Index(self, e):
         v = self.expr(e.operand)
@@ -695,7 +772,7 @@ class FunctionCompiler:
         v = self.expr(e.operand)
         if v.weak or v.type != e.type:
             raise Rejected(f"the type assertion of {e.type} holds {v.type}")
-        return v
+        return replace(v, known=None)  # a call's result, which weft does not know
 
 
 def binary_type(op: str, lt: str, lweak: bool, rt: str, rweak: bool, rconst=None) -> tuple:
@@ -831,6 +908,33 @@ class ProgramCompiler:
         self.sources.append(text)
         self.specs[key] = (spec_name, ret, ret_approx)
         return self.specs[key]
+
+
+def _binding_sites(body: list, sites=None) -> dict:
+    """How many places in `body` (nested blocks included, whatever a constant condition
+    removes) bind each name: weft's prescan, where an augmented assignment and a for loop count
+    twice (they are never single assignments)."""
+    sites = {} if sites is None else sites
+    for s in body:
+        names, weight = [], 1
+        if isinstance(s, (ir.Assign, ir.LocalArray)):
+            names = [s.target]
+        elif isinstance(s, ir.Unpack):
+            names = list(s.targets)
+        elif isinstance(s, (ir.AugAssign, ir.For)):
+            names, weight = [s.target], 2
+        for name in names:
+            sites[name] = sites.get(name, 0) + weight
+        for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
+            if inner:
+                _binding_sites(inner, sites)
+    return sites
+
+
+def _always_returns(body: list) -> bool:
+    """weft's syntactic rule: a return, or an if both of whose branches always return."""
+    return any(isinstance(s, ir.Return) or (isinstance(s, ir.If) and _always_returns(s.body) and _always_returns(s.orelse))
+               for s in body)
 
 
 def _check_loops(body: list, in_loop: bool):

@@ -168,15 +168,27 @@ def promote(a: str, b: str):
 
 
 def literal_kind(value) -> str:
-    """The builtin type of a Python number constant alone: bool, int32 (int64 when it does not
-    fit), float32, complex64."""
+    """The type of a Python number constant alone: its builtin type (bool, int32, float32,
+    complex64), or the first wider one that holds it (int64, then uint64; float64; complex128),
+    as docs/types.md says."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int32" if -(2**31) <= value < 2**31 else "int64"
+        return "int32" if -(2**31) <= value < 2**31 else "int64" if value < 2**63 else "uint64"
     if isinstance(value, float):
-        return "float32"
-    return "complex64"
+        return "float32" if fits(value, "float32") else "float64"
+    if fits(value.real, "float32") and fits(value.imag, "float32"):
+        return "complex64"
+    return "complex128"
+
+
+def join_weak(a: str, b: str) -> str:
+    """The type of two weak constants together (the `and`/`or`, min/max, range() and x if c else
+    y of constants): the wider of int32 < int64 < uint64 for two ints (a constant it does not
+    hold is reported where it is converted), else promotion."""
+    if is_int(a) and is_int(b):
+        return "uint64" if "uint64" in (a, b) else a if SCALARS[a].size >= SCALARS[b].size else b
+    return promote(a, b)
 
 
 def combine_weak(strong: str, weak: str) -> str:

@@ -1,0 +1,21 @@
+"""GPU runs (marker `gpu`) of the regression tests in test_fuzz_regressions.py whose device code
+the fixes changed: comparison chains compare pairwise (each link converting its operands to its
+own type, the middle operand evaluated once) and the math predicates of every real type agree
+with CPython's math."""
+
+import pytest
+
+import weft
+
+# pytest collects these test functions again in this module, where `target` is "gpu".
+from test_fuzz_regressions import (  # noqa: F401
+    test_comparison_chains_compare_pairwise,
+    test_math_predicates_of_every_real_type_agree_with_cpython,
+)
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not weft.gpu_available(), reason="needs a usable GPU")]
+
+
+@pytest.fixture(scope="module")
+def target():
+    return "gpu"
