@@ -219,7 +219,8 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   // The cache verifies an entry's checksum before handing it out, so a damaged shared object is
   // rebuilt instead of crashing dlopen.
   if (std::optional<std::string> image = cache_.load(key)) {
-    if (std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, *image, frontEnd, readsRecord, error))
+    if (std::shared_ptr<LoadedKernel> kernel =
+            loadCpuKernel(runner, *image, frontEnd, readsRecord, options.fastMath, error))
       return kernel;
   }
   backend::Artifact artifact = backend::compileForHost(toolchain_, frontEnd.unit.source, path, options);
@@ -231,7 +232,8 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   ::unlink(path.c_str());
   cache_.store(key, image);
-  std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, image, frontEnd, readsRecord, error);
+  std::shared_ptr<LoadedKernel> kernel =
+      loadCpuKernel(runner, image, frontEnd, readsRecord, options.fastMath, error);
   if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
   return kernel;
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "runtime/argument_packing.h"
+#include "runtime/float_control.h"
 #include "runtime/loaded_kernels.h"
 
 namespace weft::runtime {
@@ -45,7 +46,8 @@ struct HostLibrary {
 class CpuKernel final : public LoadedKernel {
  public:
   CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library,
-            host::KernelEntry entry, ErrorRecord* record, const FrontEndResult& frontEnd)
+            host::KernelEntry entry, ErrorRecord* record, const FrontEndResult& frontEnd,
+            bool flushSubnormals)
       : runner_(std::move(runner)),
         library_(std::move(library)),
         entry_(entry),
@@ -54,7 +56,8 @@ class CpuKernel final : public LoadedKernel {
         name_(frontEnd.kernelName.empty() ? frontEnd.unit.hostEntrySymbol : frontEnd.kernelName),
         layout_(name_, frontEnd),
         staticShared_(frontEnd.unit.hostSharedBytes),
-        localArrayBytes_(frontEnd.localArrayBytes) {}
+        localArrayBytes_(frontEnd.localArrayBytes),
+        flushSubnormals_(flushSubnormals) {}
 
   void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) override {
     validateLaunch(name_, config, kCpuLimits, kCpuLimits.maxThreadsPerBlock, staticShared_);
@@ -68,6 +71,7 @@ class CpuKernel final : public LoadedKernel {
     grid.dynamicSharedBytes = config.sharedBytes;
     grid.localArrayBytes = localArrayBytes_;
     grid.kernelName = name_;
+    grid.flushSubnormals = flushSubnormals_;
     if (record_ == nullptr) {
       runner_->run(grid);
       return;
@@ -99,13 +103,14 @@ class CpuKernel final : public LoadedKernel {
   ParameterLayout layout_;
   uint64_t staticShared_;
   uint64_t localArrayBytes_;
+  bool flushSubnormals_;
 };
 
 }  // namespace
 
 std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
                                             const FrontEndResult& frontEnd, bool checked,
-                                            std::string& error) {
+                                            bool flushSubnormals, std::string& error) {
   // dlopen needs a file: an anonymous in-memory one holds exactly the verified bytes, so no
   // other process can truncate or replace it between the check and the mapping.
   int fd = ::memfd_create("weft-kernel", MFD_CLOEXEC);
@@ -126,7 +131,15 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
   auto library = std::make_shared<HostLibrary>();
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   library->fd = fd;
-  library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  {
+    // Loading runs the library's constructors, and one may change this thread's floating-point
+    // control for good (crtfastmath.o, linked in when CXX itself passes -ffast-math): every
+    // later computation of the thread, NumPy's and Python's included, and every thread it
+    // creates would flush subnormals. The process keeps its own; kernels get theirs from the
+    // runner (kernelFloatControl).
+    FloatControlGuard keep;
+    library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (!library->handle) {
     const char* reason = ::dlerror();
     error = reason ? reason : "dlopen failed";
@@ -144,7 +157,7 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
   }
   return std::make_shared<CpuKernel>(std::move(runner), std::move(library),
                                      reinterpret_cast<host::KernelEntry>(entry),
-                                     static_cast<ErrorRecord*>(record), frontEnd);
+                                     static_cast<ErrorRecord*>(record), frontEnd, flushSubnormals);
 }
 
 }  // namespace weft::runtime

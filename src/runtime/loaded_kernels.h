@@ -27,8 +27,11 @@ std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, cons
 
 // Loads the shared object whose bytes are `image` and finds the unit's host entry (and its
 // error record when `checked`); nullptr with `error` set when it cannot be loaded or lacks them.
+// `flushSubnormals`: the kernel's threads flush subnormals to zero (fastmath=True). Loading leaves
+// the calling thread's floating-point control as it was.
 std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
-                                            const FrontEndResult& frontEnd, bool checked, std::string& error);
+                                            const FrontEndResult& frontEnd, bool checked,
+                                            bool flushSubnormals, std::string& error);
 
 // The exception for the failure an error record holds after a launch of kernel `kernelName`,
 // whose unit's check sites are `sites` (include/weft/device/error_record.h).
