@@ -41,5 +41,7 @@ def function_source(function):
         filename = inspect.getsourcefile(function) or filename
     except TypeError:
         pass
+    # A module reloaded after an edit must compile its new text, not the lines linecache kept.
+    linecache.checkcache(filename)
     lines = linecache.getlines(filename, function.__globals__)
     return filename, "".join(lines), code.co_firstlineno, function.__name__

@@ -200,6 +200,7 @@ def struct_source(cls):
         _, line = inspect.getsourcelines(underlying)
     except (OSError, TypeError):
         return "", "", 0, info.name, info.align, module_globals
+    linecache.checkcache(filename)  # as function_source does: a reloaded module's new text
     text = "".join(linecache.getlines(filename, module_globals))
     return filename, text, line, info.name, info.align, module_globals
 
