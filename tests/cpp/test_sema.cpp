@@ -671,6 +671,12 @@ TEST(SemaStaticEnvironment, ImportsConstantsAndKernels) {
   EXPECT_EQ(b.function->decorator, FunctionSource::Decorator::Func);
   EXPECT_EQ(b.function->line, 13u);
   EXPECT_EQ(environment->lookup("plain").function->decorator, FunctionSource::Decorator::None);
+  // Every function of the file shares one copy of its text (a file of thousands of functions is
+  // held once, not once per function).
+  EXPECT_EQ(b.function->file->text(), text);
+  EXPECT_EQ(b.function->file->name(), "static.py");
+  EXPECT_EQ(environment->lookup("plain").function->file, b.function->file);
+  EXPECT_EQ(staticFunction(*environment, "d")->file, b.function->file);
   auto entries = listEntryPoints(*module);
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[0]->name, "a");
@@ -801,8 +807,9 @@ TEST(SemaStatements, KernelDefinedInsideAFunctionIsFound) {
   SourceManager sources;
   Diagnostics diagnostics(sources);
   auto source = std::make_shared<FunctionSource>();
-  source->fileName = "nested.py";
-  source->fileText = "from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n";
+  source->file = std::make_shared<SourceFile>(
+      "nested.py",
+      "from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n");
   source->line = 3;
   source->name = "k";
   source->decorator = FunctionSource::Decorator::Kernel;
@@ -839,8 +846,7 @@ TEST(SemaDiagnostics, UnsupportedEntity) {
     }
   };
   auto source = std::make_shared<FunctionSource>();
-  source->fileName = "e.py";
-  source->fileText = "def k(a):\n    a[0] = launch\n";
+  source->file = std::make_shared<SourceFile>("e.py", "def k(a):\n    a[0] = launch\n");
   source->line = 1;
   source->name = "k";
   source->decorator = FunctionSource::Decorator::Kernel;
@@ -907,8 +913,7 @@ TEST(SemaDiagnostics, Structs) {
   EXPECT_EQ(sema::resolveStruct(record, types, sources, diagnostics), nullptr);
   auto moved = std::make_shared<sema::StructSource>();
   moved->name = "Gone";
-  moved->fileName = "gone.py";
-  moved->fileText = "x = 1\n";
+  moved->file = std::make_shared<SourceFile>("gone.py", "x = 1\n");
   moved->line = 1;
   EXPECT_EQ(sema::resolveStruct(moved, types, sources, diagnostics), nullptr);
   ASSERT_EQ(diagnostics.all().size(), 2u);
@@ -1200,8 +1205,7 @@ TEST(SemaDiagnostics, FunctionNotFound) {
   SourceManager sources;
   Diagnostics diagnostics(sources);
   auto source = std::make_shared<FunctionSource>();
-  source->fileName = "missing.py";
-  source->fileText = "def other(a):\n    pass\n";
+  source->file = std::make_shared<SourceFile>("missing.py", "def other(a):\n    pass\n");
   source->line = 1;
   source->name = "k";
   CheckRequest request;
