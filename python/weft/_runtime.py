@@ -30,9 +30,32 @@ def runtime():
     return _runtime
 
 
+# File name -> (the list of lines linecache holds for it, the _weft.SourceText of their text).
+_source_texts = {}
+
+
+def source_text(filename, module_globals):
+    """The compiler's copy of a file's text as linecache has it, or None when it has none. One
+    copy per file for as long as linecache keeps the same lines, so that the functions and
+    classes of a file (thousands, in generated code) share it instead of each holding its own.
+    linecache.checkcache comes first: a module reloaded after an edit compiles its new text, not
+    the lines linecache kept."""
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        return None
+    cached = _source_texts.get(filename)
+    if cached is None or cached[0] is not lines:
+        from . import _weft
+
+        cached = (lines, _weft.SourceText(filename, "".join(lines)))
+        _source_texts[filename] = cached
+    return cached[1]
+
+
 def function_source(function):
-    """(file name, whole file text, first line, name) of a Python function, for the compiler.
-    The first line is that of the first decorator, as `co_firstlineno` gives it."""
+    """(source_text() of its file or None, first line, name) of a Python function, for the
+    compiler. The first line is that of the first decorator, as `co_firstlineno` gives it."""
     code = function.__code__
     filename = code.co_filename
     try:
@@ -41,5 +64,4 @@ def function_source(function):
         filename = inspect.getsourcefile(function) or filename
     except TypeError:
         pass
-    lines = linecache.getlines(filename, function.__globals__)
-    return filename, "".join(lines), code.co_firstlineno, function.__name__
+    return source_text(filename, function.__globals__), code.co_firstlineno, function.__name__

@@ -185,11 +185,12 @@ def is_struct(value) -> bool:
 
 
 def struct_source(cls):
-    """(file name, whole file text, first line, name, align, module globals) of a @struct
-    class, for the compiler; the text is empty when the source is not available."""
+    """(file name, source_text() of the file or None, first line, name, align, module globals) of
+    a @struct class, for the compiler; the text is None when the source is not available."""
     import inspect
-    import linecache
     import sys
+
+    from ._runtime import source_text
 
     info = cls.__weft_struct__
     underlying = info.underlying
@@ -199,9 +200,8 @@ def struct_source(cls):
         filename = inspect.getsourcefile(underlying) or ""
         _, line = inspect.getsourcelines(underlying)
     except (OSError, TypeError):
-        return "", "", 0, info.name, info.align, module_globals
-    text = "".join(linecache.getlines(filename, module_globals))
-    return filename, text, line, info.name, info.align, module_globals
+        return "", None, 0, info.name, info.align, module_globals
+    return filename, source_text(filename, module_globals), line, info.name, info.align, module_globals
 
 
 __all__ = ["struct", "align", "machine_representation", "is_struct", "StructInfo"]
