@@ -31,34 +31,49 @@ def runtime():
     return _runtime
 
 
+# File name -> (the list of lines linecache holds for it, the _weft.SourceText of their text).
+_source_texts = {}
+
 # What each function and struct class compiles, read when it is first prepared: (file name,
-# first line, lines of the file). Weak keys: an entry lives as long as its function or class.
+# source_text(), first line). Weak keys: an entry lives as long as its function or class.
 _prepared = weakref.WeakKeyDictionary()
 
 
-def current_lines(filename: str, module_globals) -> list:
-    """The lines of `filename` as the file is now: linecache is checked against it first, so a
-    module rewritten and executed again gives its new text, not the one an earlier version left
-    in the cache (a stat of the file)."""
+def source_text(filename, module_globals):
+    """The compiler's copy of a file's text as linecache has it, or None when it has none. One
+    copy per file for as long as linecache keeps the same lines, so that the functions and
+    classes of a file (thousands, in generated code) share it instead of each holding its own.
+    linecache.checkcache comes first: a module rewritten and executed again compiles its new
+    text, not the lines linecache kept."""
     linecache.checkcache(filename)
-    return linecache.getlines(filename, module_globals)
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        return None
+    cached = _source_texts.get(filename)
+    if cached is None or cached[0] is not lines:
+        from . import _weft
+
+        cached = (lines, _weft.SourceText(filename, "".join(lines)))
+        _source_texts[filename] = cached
+    return cached[1]
 
 
 def prepared_source(key, read) -> tuple:
-    """`read()`'s (file name, first line, lines) for `key` (a function or a struct class), read
-    when it is first prepared and kept while it lives: later compilations neither stat nor read
-    the file, and keep compiling that text if the file changes afterwards."""
+    """`read()`'s (file name, source_text() or None, first line) for `key` (a function or a
+    struct class), read when it is first prepared and kept while it lives: later compilations
+    neither stat nor read the file, and keep compiling that text if the file changes afterwards
+    (only a new function or class, from executing the module again, reads the new text)."""
     found = _prepared.get(key)
     if found is None:
         found = read()
-        if found[2]:
+        if found[1] is not None:
             _prepared[key] = found
     return found
 
 
 def function_source(function):
-    """(file name, whole file text, first line, name) of a Python function, for the compiler.
-    The first line is that of the first decorator, as `co_firstlineno` gives it."""
+    """(source_text() of its file or None, first line, name) of a Python function, for the
+    compiler. The first line is that of the first decorator, as `co_firstlineno` gives it."""
 
     def read():
         code = function.__code__
@@ -69,7 +84,7 @@ def function_source(function):
             filename = inspect.getsourcefile(function) or filename
         except TypeError:
             pass
-        return filename, code.co_firstlineno, current_lines(filename, function.__globals__)
+        return filename, source_text(filename, function.__globals__), code.co_firstlineno
 
-    filename, line, lines = prepared_source(function, read)
-    return filename, "".join(lines), line, function.__name__
+    _, text, line = prepared_source(function, read)
+    return text, line, function.__name__

@@ -200,15 +200,15 @@ def is_struct(value) -> bool:
 
 
 def struct_source(cls):
-    """(file name, whole file text, first line, name, align, module globals) of a @struct
-    class, for the compiler; the text is empty when the source is not available. The class is
-    found as inspect finds it, in its module in sys.modules, unless that module is missing or is
-    not the one @struct was applied in (importlib's exec_module without an entry there), or
-    inspect cannot find it (a module without __file__): then where @struct was applied, as a
-    function is found through its code and __globals__."""
+    """(file name, source_text() of the file or None, first line, name, align, module globals) of
+    a @struct class, for the compiler; the text is None when the source is not available. The
+    class is found as inspect finds it, in its module in sys.modules, unless that module is
+    missing or is not the one @struct was applied in (importlib's exec_module without an entry
+    there), or inspect cannot find it (a module without __file__): then where @struct was
+    applied, as a function is found through its code and __globals__."""
     import sys
 
-    from ._runtime import current_lines, prepared_source
+    from ._runtime import prepared_source, source_text
 
     info = cls.__weft_struct__
     underlying = info.underlying
@@ -225,13 +225,13 @@ def struct_source(cls):
             try:
                 filename = inspect.getsourcefile(underlying) or ""
                 _, line = inspect.getsourcelines(underlying)
-                return filename, line, current_lines(filename, module_globals)
+                return filename, source_text(filename, module_globals), line
             except (OSError, TypeError):
                 pass
-        return site_file, site_line, current_lines(site_file, module_globals) if site_file else []
+        return site_file, source_text(site_file, module_globals) if site_file else None, site_line
 
-    filename, line, lines = prepared_source(underlying, read)
-    return filename, "".join(lines), line, info.name, info.align, module_globals
+    filename, text, line = prepared_source(underlying, read)
+    return filename, text, line, info.name, info.align, module_globals
 
 
 __all__ = ["struct", "align", "machine_representation", "is_struct", "StructInfo"]

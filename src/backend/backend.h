@@ -83,7 +83,9 @@ class DiskCache {
 // option that changes the artifact changes the key).
 std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileOptions& options);
 
-// The host compiler's arguments compileForHost passes for `options`, before the file names.
+// The host compiler's arguments compileForHost compiles the unit into an object with for
+// `options`, before the file names; the link that makes the shared object takes only the
+// compiler's own words (CXX) and -shared.
 std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const CompileOptions& options);
 
 // Compiles `source` with NVRTC (loaded at run time) for `options.target`. A target this NVRTC
@@ -91,7 +93,9 @@ std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const
 Artifact compileWithNvrtc(const Toolchain& toolchain, const std::string& source, const std::string& name,
                           const CompileOptions& options);
 
-// Compiles `source` with -DWEFT_HOST into a shared object at `outputPath`.
+// Compiles `source` with -DWEFT_HOST into a shared object at `outputPath`. The link sees no
+// option of the code (-ffast-math), so the driver adds no crtfastmath.o: loading the library
+// leaves the loading thread's floating-point control alone (unless CXX itself asks for it).
 Artifact compileForHost(const Toolchain& toolchain, const std::string& source, const std::string& outputPath,
                         const CompileOptions& options);
 

@@ -26,13 +26,19 @@ bool writeFile(int descriptor, const std::string& bytes) {
   return true;
 }
 
-}  // namespace
-
-std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const CompileOptions& options) {
+// The host compiler's command: its words (CXX may hold options too).
+std::vector<std::string> compilerCommand(const Toolchain& toolchain) {
   std::vector<std::string> arguments;
   std::istringstream words(toolchain.hostCompiler);
   for (std::string word; words >> word;) arguments.push_back(word);
-  for (const char* flag : {"-std=c++20", "-O2", "-fPIC", "-shared", "-DWEFT_HOST"}) arguments.push_back(flag);
+  return arguments;
+}
+
+}  // namespace
+
+std::vector<std::string> hostCompilerArguments(const Toolchain& toolchain, const CompileOptions& options) {
+  std::vector<std::string> arguments = compilerCommand(toolchain);
+  for (const char* flag : {"-std=c++20", "-O2", "-fPIC", "-c", "-DWEFT_HOST"}) arguments.push_back(flag);
   if (options.fastMath) arguments.push_back("-ffast-math");
   if (!options.debug) arguments.push_back("-DNDEBUG");
   if (options.checks) arguments.push_back("-DWEFT_CHECKS");
@@ -62,17 +68,24 @@ Artifact compileForHost(const Toolchain& toolchain, const std::string& source, c
     artifact.log = "cannot write " + sourcePath + ": " + std::strerror(errno);
     return artifact;
   }
-  std::string temporaryOutput = sourcePath.substr(0, sourcePath.size() - 4) + ".so";
-  std::vector<std::string> arguments = hostCompilerArguments(toolchain, options);
-  for (const char* flag : {"-x", "c++"}) arguments.push_back(flag);
-  arguments.push_back(sourcePath);
-  arguments.push_back("-o");
-  arguments.push_back(temporaryOutput);
-  int status = runProcess(arguments, artifact.log);
+  // Compiled and linked in two steps: the link sees none of the code's options, because a
+  // driver that sees -ffast-math when linking (g++ before 13, clang) adds crtfastmath.o, whose
+  // constructor sets flush-to-zero in the thread that loads the library, and in every thread that
+  // thread creates later.
+  std::string stem = sourcePath.substr(0, sourcePath.size() - 4);
+  std::string object = stem + ".o";
+  std::string temporaryOutput = stem + ".so";
+  std::vector<std::string> compile = hostCompilerArguments(toolchain, options);
+  compile.insert(compile.end(), {"-x", "c++", sourcePath, "-o", object});
+  std::vector<std::string> link = compilerCommand(toolchain);
+  link.insert(link.end(), {"-shared", object, "-o", temporaryOutput});
+  int status = runProcess(compile, artifact.log);
   ::unlink(sourcePath.c_str());
+  if (status == 0) status = runProcess(link, artifact.log);
+  ::unlink(object.c_str());
   if (status != 0) {
     ::unlink(temporaryOutput.c_str());
-    if (artifact.log.empty()) artifact.log = arguments[0] + " failed with status " + std::to_string(status);
+    if (artifact.log.empty()) artifact.log = compile[0] + " failed with status " + std::to_string(status);
     return artifact;
   }
   if (::rename(temporaryOutput.c_str(), outputPath.c_str()) != 0) {

@@ -3,6 +3,7 @@
 // entry.
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "codegen/cuda_emitter.h"
 #include "support/check.h"
@@ -19,9 +20,34 @@ using sema::TypedStmtKind;
 namespace {
 
 // Stands for the symbol of the kernel that is function `index` until the unit's hash is
-// known; a control character cannot occur anywhere else in the unit (file names are quoted
-// without them).
-std::string symbolPlaceholder(int index) { return "\x01kernel" + std::to_string(index) + "\x01"; }
+// known: kPlaceholderStart, the index, kPlaceholderEnd. A control character cannot occur
+// anywhere else in the unit (file names are quoted without them).
+constexpr std::string_view kPlaceholderStart = "\x01kernel";
+constexpr char kPlaceholderEnd = '\x01';
+std::string symbolPlaceholder(int index) {
+  return std::string(kPlaceholderStart) + std::to_string(index) + kPlaceholderEnd;
+}
+
+// `text` with each symbolPlaceholder(i) replaced by symbols[i], in one pass: a file of
+// thousands of kernels costs time linear in its size.
+std::string substituteSymbols(const std::string& text, const std::vector<std::string>& symbols) {
+  std::string result;
+  result.reserve(text.size());
+  size_t done = 0;
+  for (size_t at = text.find(kPlaceholderStart); at != std::string::npos;
+       at = text.find(kPlaceholderStart, done)) {
+    size_t digits = at + kPlaceholderStart.size();
+    size_t end = text.find(kPlaceholderEnd, digits);
+    WEFT_CHECK(end != std::string::npos, "an unterminated kernel symbol placeholder in the unit");
+    size_t index = std::stoul(text.substr(digits, end - digits));
+    WEFT_CHECK(index < symbols.size() && !symbols[index].empty(), "a placeholder of no kernel's symbol");
+    result.append(text, done, at - done);
+    result += symbols[index];
+    done = end + 1;
+  }
+  result.append(text, done);
+  return result;
+}
 
 // The qualifiers of a generated function (config.h defines the macros per target).
 std::string qualifiers(const TypedFunction& function, bool recursive) {
@@ -42,13 +68,6 @@ void collectCallees(const std::vector<TypedStmt*>& statements, std::set<int>& ca
     collectCallees(stmt->body, callees);
     collectCallees(stmt->orelse, callees);
   }
-}
-
-std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
 }
 
 }  // namespace
@@ -251,21 +270,20 @@ EmittedUnit CudaEmitter::emit() {
   // the specializations of one kernel (and kernels of one name) loaded in one process.
   std::string hash = ContentHash().add(unit).hex().substr(0, 16);
   EmittedUnit result;
-  result.source = unit;
+  std::vector<std::string> placeholderSymbols(program_.functions.size());
   for (size_t i = 0; i < program_.functions.size(); ++i) {
     const TypedFunction& function = program_.functions[i];
     if (!function.isKernel) continue;
     std::string symbol = function.pythonName;
-    if (!function.interop) {
-      symbol = userName(NameKind::Kernel, function.pythonName, i) + "_" + hash;
-      result.source = replaceAll(result.source, symbolPlaceholder(static_cast<int>(i)), symbol);
-    }
+    if (!function.interop)
+      symbol = placeholderSymbols[i] = userName(NameKind::Kernel, function.pythonName, i) + "_" + hash;
     result.kernels.push_back({function.pythonName, symbol});
     if (static_cast<int>(i) == program_.kernel) {
       result.kernelSymbol = symbol;
       result.hostEntrySymbol = symbol + "_host";
     }
   }
+  result.source = substituteSymbols(unit, placeholderSymbols);
   // A multiple of 16, so that the dynamic shared memory after it is aligned for any element.
   result.hostSharedBytes = (sharedBytes_ + 15) / 16 * 16;
   result.checkSites = std::move(checkSites_);

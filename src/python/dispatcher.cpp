@@ -74,7 +74,7 @@ const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& sou
   Diagnostics diagnostics(sources);
   const types::Type* type = sema::resolveStruct(source, types, sources, diagnostics);
   if (type != nullptr) return type;
-  if (!source->fileText.empty() || source->globals != nullptr) raiseCompileError(diagnostics.detach());
+  if (source->file != nullptr || source->globals != nullptr) raiseCompileError(diagnostics.detach());
   std::string message = "kernel '" + kernel + "', parameter '" + name + "': ";
   for (const Diagnostic& diagnostic : diagnostics.all()) message += diagnostic.message;
   throw runtime::LaunchError(runtime::LaunchError::Kind::Type, message);

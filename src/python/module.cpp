@@ -327,6 +327,7 @@ NB_MODULE(_weft, module) {
   bindKernels(module);
   bindTargets(module);
   bindStructLayouts(module);
+  bindSourceTexts(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a weft.DeviceArray (GPU or CPU memory)");
   module.def("scalar_kinds", &scalarKinds,
              "weft's number types in ScalarKind order, one dict each: name, attribute, category (B S U F C), "

@@ -5,6 +5,11 @@
 namespace weft::python {
 namespace {
 
+// The value of a weft._weft.SourceText.
+struct SourceText {
+  std::shared_ptr<const SourceFile> file;
+};
+
 using sema::GlobalValue;
 
 GlobalValue unsupported(nb::handle value) {
@@ -121,12 +126,11 @@ std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
                                                      sema::FunctionSource::Decorator decorator,
                                                      bool interop) {
   nb::object info = nb::module_::import_("weft._runtime").attr("function_source")(function);
+  if (info[0].is_none()) return nullptr;
   auto source = std::make_shared<sema::FunctionSource>();
-  source->fileName = nb::cast<std::string>(info[0]);
-  source->fileText = nb::cast<std::string>(info[1]);
-  source->line = nb::cast<uint32_t>(info[2]);
-  source->name = nb::cast<std::string>(info[3]);
-  if (source->fileText.empty()) return nullptr;
+  source->file = nb::cast<SourceText&>(info[0]).file;
+  source->line = nb::cast<uint32_t>(info[1]);
+  source->name = nb::cast<std::string>(info[2]);
   source->identity = reinterpret_cast<uintptr_t>(function.ptr());
   source->decorator = decorator;
   source->interop = interop;
@@ -137,14 +141,23 @@ std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
 std::shared_ptr<sema::StructSource> structSource(nb::handle cls) {
   nb::object info = nb::module_::import_("weft._structs").attr("struct_source")(cls);
   auto source = std::make_shared<sema::StructSource>();
-  source->fileName = nb::cast<std::string>(info[0]);
-  source->fileText = nb::cast<std::string>(info[1]);
+  // A class whose source is not available gets an empty file: sema reports it not found there.
+  source->file = info[1].is_none() ? std::make_shared<const SourceFile>(nb::cast<std::string>(info[0]), "")
+                                   : nb::cast<SourceText&>(info[1]).file;
   source->line = nb::cast<uint32_t>(info[2]);
   source->name = nb::cast<std::string>(info[3]);
   source->align = nb::cast<int>(info[4]);
   source->identity = reinterpret_cast<uintptr_t>(cls.ptr());
   source->globals = std::make_shared<PythonEnvironment>(nb::borrow(info[5]));
   return source;
+}
+
+void bindSourceTexts(nb::module_& module) {
+  nb::class_<SourceText>(module, "SourceText",
+                         "A source file's text, held once for every function and class defined in it")
+      .def("__init__", [](SourceText* self, std::string name, std::string text) {
+        new (self) SourceText{std::make_shared<const SourceFile>(std::move(name), std::move(text))};
+      });
 }
 
 }  // namespace weft::python

@@ -45,4 +45,8 @@ std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
 // identity is the class object's address, so aligned copies (device.align) are distinct.
 std::shared_ptr<sema::StructSource> structSource(nb::handle cls);
 
+// Registers SourceText: a file's text as functions and classes share it (made and cached by
+// weft._runtime.source_text).
+void bindSourceTexts(nb::module_& module);
+
 }  // namespace weft::python

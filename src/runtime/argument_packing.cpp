@@ -179,7 +179,13 @@ void ParameterLayout::packAggregate(const Slot& slot, const ArgumentValue& argum
                         : argument.members.size() == slot.members.size() && !slot.isRecord) &&
                  (isStruct ? argument.structSource && argument.structSource->identity == slot.structIdentity
                            : !argument.structSource);
-  if (!matches) fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
+  if (!matches) {
+    // A class is itself, not its name: another module's copy of it (importlib.reload) is not it.
+    bool namesake = isStruct && argument.structSource && argument.structSource->name == slot.typeName;
+    fail(LaunchError::Kind::Type, slot,
+         "expected " + slot.typeName + ", got " +
+             (namesake ? "another struct class named " + slot.typeName : describeArgument(argument)));
+  }
   if (whole) {
     // A NumPy record (numpy.void): its bytes are the struct's machine representation.
     std::memcpy(destination, argument.array.data, slot.bytes);

@@ -32,7 +32,7 @@ namespace weft::runtime {
 class CompilerState {
  public:
   ~CompilerState() {
-    kernels.clear();
+    code.clear();
     if (!temporaryDirectory.empty()) ::rmdir(temporaryDirectory.c_str());
   }
   std::mutex mutex;
@@ -44,7 +44,8 @@ class CompilerState {
   std::optional<std::string> nvrtcIdentity;  // identifies the toolkit in cache keys
   std::optional<std::string> headersHash;
   std::string temporaryDirectory;  // where the host compiler writes shared objects
-  std::unordered_map<std::string, std::shared_ptr<LoadedKernel>> kernels;  // by cache key
+  // Loaded code by cache key: specializations that generate the same unit share it (bindKernel).
+  std::unordered_map<std::string, std::shared_ptr<KernelCode>> code;
 };
 
 namespace {
@@ -167,11 +168,12 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   std::string key = hash.hex();
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (auto found = state_->kernels.find(key); found != state_->kernels.end()) return found->second;
+    if (auto found = state_->code.find(key); found != state_->code.end())
+      return bindKernel(found->second, frontEnd);
   }
   // A unit without check sites has nothing that can fail: its launches read no record.
   bool readsRecord = compileOptions.checks && !frontEnd.unit.checkSites.empty();
-  std::shared_ptr<LoadedKernel> kernel;
+  std::shared_ptr<KernelCode> code;
   if (target == Target::Gpu) {
     std::optional<std::string> cubin = cache_.load(key);
     if (!cubin) {
@@ -187,18 +189,17 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
       cache_.store(key, artifact.bytes);
       cubin = std::move(artifact.bytes);
     }
-    kernel = loadGpuKernel(driver, *cubin, frontEnd, readsRecord);
+    code = loadGpuCode(driver, *cubin, frontEnd, readsRecord);
   } else {
-    kernel = loadHostKernel(frontEnd, key, compileOptions, readsRecord);
+    code = loadHostCode(frontEnd, key, compileOptions, readsRecord);
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
   // Another thread may have loaded the same unit meanwhile; keep the first so both share it.
-  return state_->kernels.emplace(key, std::move(kernel)).first->second;
+  return bindKernel(state_->code.emplace(key, std::move(code)).first->second, frontEnd);
 }
 
-std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
-                                                       const backend::CompileOptions& options,
-                                                       bool readsRecord) {
+std::shared_ptr<KernelCode> Compiler::loadHostCode(const FrontEndResult& frontEnd, const std::string& key,
+                                                   const backend::CompileOptions& options, bool readsRecord) {
   std::shared_ptr<BlockRunner> runner;
   std::string path;
   {
@@ -219,8 +220,9 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   // The cache verifies an entry's checksum before handing it out, so a damaged shared object is
   // rebuilt instead of crashing dlopen.
   if (std::optional<std::string> image = cache_.load(key)) {
-    if (std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, *image, frontEnd, readsRecord, error))
-      return kernel;
+    if (std::shared_ptr<KernelCode> code =
+            loadCpuCode(runner, *image, frontEnd, readsRecord, options.fastMath, error))
+      return code;
   }
   backend::Artifact artifact = backend::compileForHost(toolchain_, frontEnd.unit.source, path, options);
   if (!artifact.ok)
@@ -231,9 +233,11 @@ std::shared_ptr<LoadedKernel> Compiler::loadHostKernel(const FrontEndResult& fro
   std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   ::unlink(path.c_str());
   cache_.store(key, image);
-  std::shared_ptr<LoadedKernel> kernel = loadCpuKernel(runner, image, frontEnd, readsRecord, error);
-  if (!kernel) throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
-  return kernel;
+  std::shared_ptr<KernelCode> code =
+      loadCpuCode(runner, image, frontEnd, readsRecord, options.fastMath, error);
+  if (!code)
+    throw CudaError("kernel '" + kernelName(frontEnd) + "': cannot load the CPU target's code: " + error, 0);
+  return code;
 }
 
 void Compiler::setInterruptCheck(std::function<bool()> check) {

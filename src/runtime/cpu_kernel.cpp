@@ -1,8 +1,8 @@
-// Kernels on the CPU target: the TU compiled by the host compiler, loaded with dlopen, run by
-// the block runner. A checked kernel (runsChecks; by default every kernel here) resets the
-// error record in its shared object before each launch and reads it after: a failed check
-// throws out of its thread (host::ThreadStopped), which stops the grid (blocks not started do
-// not run), and the record says what failed.
+// Kernels' code on the CPU target: the TU compiled by the host compiler, loaded with dlopen, run
+// by the block runner. Checked code (runsChecks; by default every kernel here) resets the error
+// record in its shared object before each launch and reads it after: a failed check throws out
+// of its thread (host::ThreadStopped), which stops the grid (blocks not started do not run), and
+// the record says what failed.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include <string>
 
 #include "runtime/argument_packing.h"
+#include "runtime/float_control.h"
 #include "runtime/loaded_kernels.h"
 
 namespace weft::runtime {
@@ -42,23 +43,22 @@ struct HostLibrary {
   }
 };
 
-class CpuKernel final : public LoadedKernel {
+class CpuCode final : public KernelCode {
  public:
-  CpuKernel(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library,
-            host::KernelEntry entry, ErrorRecord* record, const FrontEndResult& frontEnd)
+  CpuCode(std::shared_ptr<BlockRunner> runner, std::shared_ptr<HostLibrary> library, host::KernelEntry entry,
+          ErrorRecord* record, const FrontEndResult& frontEnd, bool flushSubnormals)
       : runner_(std::move(runner)),
         library_(std::move(library)),
         entry_(entry),
         record_(record),
-        checkSites_(frontEnd.unit.checkSites),
-        name_(frontEnd.kernelName.empty() ? frontEnd.unit.hostEntrySymbol : frontEnd.kernelName),
-        layout_(name_, frontEnd),
         staticShared_(frontEnd.unit.hostSharedBytes),
-        localArrayBytes_(frontEnd.localArrayBytes) {}
+        localArrayBytes_(frontEnd.localArrayBytes),
+        flushSubnormals_(flushSubnormals) {}
 
-  void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) override {
-    validateLaunch(name_, config, kCpuLimits, kCpuLimits.maxThreadsPerBlock, staticShared_);
-    PackedArguments packed(layout_, arguments);
+  ErrorRecord launch(const std::string& name, const ParameterLayout& layout, const LaunchConfig& config,
+                     const std::vector<ArgumentValue>& arguments) override {
+    validateLaunch(name, config, kCpuLimits, kCpuLimits.maxThreadsPerBlock, staticShared_);
+    PackedArguments packed(layout, arguments);
     GridLaunch grid;
     grid.entry = entry_;
     grid.arguments = packed.pointers();
@@ -67,12 +67,13 @@ class CpuKernel final : public LoadedKernel {
     grid.sharedBytes = staticShared_ + config.sharedBytes;
     grid.dynamicSharedBytes = config.sharedBytes;
     grid.localArrayBytes = localArrayBytes_;
-    grid.kernelName = name_;
+    grid.kernelName = name;
+    grid.flushSubnormals = flushSubnormals_;
     if (record_ == nullptr) {
       runner_->run(grid);
-      return;
+      return ErrorRecord{};
     }
-    // One record per shared object: concurrent launches of this kernel take turns.
+    // One record per shared object: concurrent launches of this code take turns.
     std::lock_guard<std::mutex> lock(recordMutex_);
     *record_ = ErrorRecord{};
     try {
@@ -81,8 +82,7 @@ class CpuKernel final : public LoadedKernel {
       // A failed check's thread threw; anything else that went wrong is reported as it is.
       if (static_cast<CheckKind>(record_->kind) == CheckKind::None) throw;
     }
-    if (static_cast<CheckKind>(record_->kind) != CheckKind::None)
-      throw checkFailure(name_, checkSites_, *record_);
+    return *record_;
   }
 
   Target target() const override { return Target::Cpu; }
@@ -93,19 +93,17 @@ class CpuKernel final : public LoadedKernel {
   std::shared_ptr<HostLibrary> library_;
   host::KernelEntry entry_;
   ErrorRecord* record_;  // the library's weft_error_record; null when unchecked
-  std::vector<codegen::EmittedUnit::CheckSite> checkSites_;
   std::mutex recordMutex_;
-  std::string name_;
-  ParameterLayout layout_;
   uint64_t staticShared_;
   uint64_t localArrayBytes_;
+  bool flushSubnormals_;
 };
 
 }  // namespace
 
-std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner, const std::string& image,
-                                            const FrontEndResult& frontEnd, bool checked,
-                                            std::string& error) {
+std::shared_ptr<KernelCode> loadCpuCode(std::shared_ptr<BlockRunner> runner, const std::string& image,
+                                        const FrontEndResult& frontEnd, bool checked, bool flushSubnormals,
+                                        std::string& error) {
   // dlopen needs a file: an anonymous in-memory one holds exactly the verified bytes, so no
   // other process can truncate or replace it between the check and the mapping.
   int fd = ::memfd_create("weft-kernel", MFD_CLOEXEC);
@@ -126,7 +124,15 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
   auto library = std::make_shared<HostLibrary>();
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   library->fd = fd;
-  library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  {
+    // Loading runs the library's constructors, and one may change this thread's floating-point
+    // control for good (crtfastmath.o, linked in when CXX itself passes -ffast-math): every
+    // later computation of the thread, NumPy's and Python's included, and every thread it
+    // creates would flush subnormals. The process keeps its own; kernels get theirs from the
+    // runner (kernelFloatControl).
+    FloatControlGuard keep;
+    library->handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (!library->handle) {
     const char* reason = ::dlerror();
     error = reason ? reason : "dlopen failed";
@@ -142,9 +148,9 @@ std::shared_ptr<LoadedKernel> loadCpuKernel(std::shared_ptr<BlockRunner> runner,
     error = "the shared object has no error record (weft_error_record)";
     return nullptr;
   }
-  return std::make_shared<CpuKernel>(std::move(runner), std::move(library),
-                                     reinterpret_cast<host::KernelEntry>(entry),
-                                     static_cast<ErrorRecord*>(record), frontEnd);
+  return std::make_shared<CpuCode>(std::move(runner), std::move(library),
+                                   reinterpret_cast<host::KernelEntry>(entry),
+                                   static_cast<ErrorRecord*>(record), frontEnd, flushSubnormals);
 }
 
 }  // namespace weft::runtime

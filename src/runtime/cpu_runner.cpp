@@ -45,6 +45,7 @@
 #include <utility>
 
 #include "runtime/fiber.h"
+#include "runtime/float_control.h"
 #include "runtime/runtime.h"
 #include "support/check.h"
 
@@ -470,6 +471,9 @@ void BlockWorker::carrierMain(void* argument) {
     Block& block = *carrier.block;
     BlockWorker& worker = *block.worker;
     const GridLaunch& launch = *worker.grid_->launch;
+    // The kernel's floating-point control, not that of the OS thread that runs it (nor the one
+    // an earlier grid left on this carrier): each context switch keeps a fiber's own.
+    setFloatControl(kernelFloatControl(launch.flushSubnormals));
     runThreads(carrier, block, worker, launch);
     worker.suspend(carrier, State::Finished);
   }

@@ -31,6 +31,8 @@ struct GridLaunch {
   // everything it calls): each thread's stack and its guard region grow by this much.
   uint64_t localArrayBytes = 0;
   std::string_view kernelName;  // for messages
+  // fastmath=True: the kernel's threads flush subnormals to zero (kernelFloatControl).
+  bool flushSubnormals = false;
 };
 
 class BlockWorker;

@@ -1,6 +1,6 @@
-// Kernels on the GPU: a cubin loaded as a module, launched through the driver API. A checked
-// kernel (runsChecks) resets its module's error record before each launch and reads it back
-// after, on the launch's stream; its launches are therefore synchronous, and one at a time.
+// Kernels' code on the GPU: a cubin loaded as a module, launched through the driver API. Checked
+// code (runsChecks) resets its module's error record before each launch and reads it back after,
+// on the launch's stream; its launches are therefore synchronous, and one at a time.
 #include <mutex>
 
 #include "runtime/argument_packing.h"
@@ -14,16 +14,15 @@ namespace {
 constexpr uint64_t kDefaultSharedLimit = 48 * 1024;
 constexpr CUresult kCudaErrorNotFound = 500;
 
-class GpuKernel final : public LoadedKernel {
+class GpuCode final : public KernelCode {
  public:
-  GpuKernel(std::shared_ptr<Driver> driver, const FrontEndResult& frontEnd)
+  // `frontEnd` names the function in the driver's messages: the code is that function.
+  GpuCode(std::shared_ptr<Driver> driver, const FrontEndResult& frontEnd)
       : driver_(std::move(driver)),
-        checkSites_(frontEnd.unit.checkSites),
         name_(frontEnd.kernelName.empty() ? frontEnd.unit.kernelSymbol : frontEnd.kernelName),
-        subject_("kernel '" + name_ + "'"),
-        layout_(name_, frontEnd) {}
+        subject_("kernel '" + name_ + "'") {}
 
-  ~GpuKernel() override {
+  ~GpuCode() override {
     driver_->forgetLaunch(&name_);
     if (!module_) return;
     // Errors are ignored: at interpreter exit the driver may already be shut down.
@@ -61,9 +60,10 @@ class GpuKernel final : public LoadedKernel {
     dynamicSharedLimit_ = staticShared_ < kDefaultSharedLimit ? kDefaultSharedLimit - staticShared_ : 0;
   }
 
-  void launch(const LaunchConfig& config, const std::vector<ArgumentValue>& arguments) override {
-    validateLaunch(name_, config, driver_->limits(), maxThreads_, staticShared_);
-    PackedArguments packed(layout_, arguments);
+  ErrorRecord launch(const std::string& name, const ParameterLayout& layout, const LaunchConfig& config,
+                     const std::vector<ArgumentValue>& arguments) override {
+    validateLaunch(name, config, driver_->limits(), maxThreads_, staticShared_);
+    PackedArguments packed(layout, arguments);
     driver_->makeCurrent();
     if (config.sharedBytes > dynamicSharedLimit_) raiseDynamicSharedLimit(config.sharedBytes);
     auto stream = reinterpret_cast<CUstream>(config.stream);
@@ -73,12 +73,12 @@ class GpuKernel final : public LoadedKernel {
                        config.grid[2], config.block[0], config.block[1], config.block[2], config.sharedBytes,
                        stream, packed.pointers(), nullptr);
     };
+    ErrorRecord result{};
     if (record_ == 0) {
       start();
-      return;
+      return result;
     }
-    // One record per module: launches of this kernel on other streams or threads wait here.
-    ErrorRecord result{};
+    // One record per module: launches of this code on other streams or threads wait here.
     {
       std::lock_guard<std::mutex> lock(recordMutex_);
       WEFT_DRIVER_CALL(*driver_, subject_, cuMemsetD8Async, record_, 0, sizeof(ErrorRecord), stream);
@@ -87,8 +87,7 @@ class GpuKernel final : public LoadedKernel {
                        stream);
       WEFT_DRIVER_CALL(*driver_, subject_, cuStreamSynchronize, stream);
     }
-    if (static_cast<CheckKind>(result.kind) != CheckKind::None)
-      throw checkFailure(name_, checkSites_, result);
+    return result;
   }
 
   Target target() const override { return Target::Gpu; }
@@ -106,10 +105,8 @@ class GpuKernel final : public LoadedKernel {
   }
 
   std::shared_ptr<Driver> driver_;
-  std::vector<codegen::EmittedUnit::CheckSite> checkSites_;  // for failure reports
-  std::string name_;
+  std::string name_;  // for the driver's messages and its note of the last launch
   std::string subject_;
-  ParameterLayout layout_;
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
   uint32_t maxThreads_ = 1024;
@@ -122,11 +119,11 @@ class GpuKernel final : public LoadedKernel {
 
 }  // namespace
 
-std::shared_ptr<LoadedKernel> loadGpuKernel(std::shared_ptr<Driver> driver, const std::string& cubin,
-                                            const FrontEndResult& frontEnd, bool checked) {
-  auto kernel = std::make_shared<GpuKernel>(std::move(driver), frontEnd);
-  kernel->load(cubin, frontEnd.unit.kernelSymbol, checked);
-  return kernel;
+std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver, const std::string& cubin,
+                                        const FrontEndResult& frontEnd, bool checked) {
+  auto code = std::make_shared<GpuCode>(std::move(driver), frontEnd);
+  code->load(cubin, frontEnd.unit.kernelSymbol, checked);
+  return code;
 }
 
 }  // namespace weft::runtime

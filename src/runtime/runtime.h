@@ -153,6 +153,7 @@ struct FrontEndResult {
 };
 
 class CompilerState;
+class KernelCode;
 
 // Owns the caches and options of one Python process (or one weftc run). Thread safe.
 class Compiler {
@@ -164,7 +165,9 @@ class Compiler {
   Compiler& operator=(const Compiler&) = delete;
   // Runs sema and codegen once for the request.
   FrontEndResult compileFrontEnd(const sema::CheckRequest& request, const CompilerOptions& options);
-  // Lowers and loads for `target` (disk cache first). Throws CudaError on failure.
+  // Lowers and loads for `target` (disk cache first) the specialization `frontEnd` describes.
+  // Specializations whose generated code is the same share the loaded code (memory cache), each
+  // with its own parameters and check sites. Throws CudaError on failure.
   std::shared_ptr<LoadedKernel> load(const FrontEndResult& frontEnd, Target target, const CompilerOptions& options);
   // Whether a CUDA device is usable (driver loads, at least one device).
   bool gpuAvailable();
@@ -198,8 +201,8 @@ class Compiler {
  private:
   // Compiles (or finds in the disk cache) and loads the CPU target's shared object;
   // `readsRecord`: its launches read back its error record.
-  std::shared_ptr<LoadedKernel> loadHostKernel(const FrontEndResult& frontEnd, const std::string& key,
-                                               const backend::CompileOptions& options, bool readsRecord);
+  std::shared_ptr<KernelCode> loadHostCode(const FrontEndResult& frontEnd, const std::string& key,
+                                           const backend::CompileOptions& options, bool readsRecord);
   std::mutex mutex_;  // guards types_ (the front end)
   types::TypeContext types_;
   backend::Toolchain toolchain_;

@@ -72,17 +72,17 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   }
 }
 
-}  // namespace
-
-const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name, uint32_t line) {
+// Calls `visit` on every def (async ones too) in `body`, at any nesting, until it returns true;
+// whether it did.
+bool forEachDef(const std::vector<syntax::Stmt*>& body,
+                const std::function<bool(const syntax::FunctionDefStmt&)>& visit) {
   for (const syntax::Stmt* s : body) {
     const std::vector<syntax::Stmt*>* inner[3] = {nullptr, nullptr, nullptr};
     switch (s->kind) {
       case syntax::StmtKind::FunctionDef:
       case syntax::StmtKind::AsyncFunctionDef: {
         const auto& def = syntax::as<syntax::FunctionDefStmt>(*s);
-        bool lineMatches = def.loc.line == line || (!def.decoratorList.empty() && def.decoratorList.front()->loc.line == line);
-        if (def.name == name && lineMatches && s->kind == syntax::StmtKind::FunctionDef) return &def;
+        if (visit(def)) return true;
         inner[0] = &def.body;
         break;
       }
@@ -108,9 +108,8 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
         inner[0] = &t.body;
         inner[1] = &t.orelse;
         inner[2] = &t.finalbody;
-        for (const syntax::ExceptHandler* handler : t.handlers) {
-          if (const auto* found = findDef(handler->body, name, line)) return found;
-        }
+        for (const syntax::ExceptHandler* handler : t.handlers)
+          if (forEachDef(handler->body, visit)) return true;
         break;
       }
       case syntax::StmtKind::Return:
@@ -129,12 +128,29 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
       case syntax::StmtKind::Break:
       case syntax::StmtKind::Continue: break;
     }
-    for (const auto* list : inner) {
-      if (list == nullptr) continue;
-      if (const auto* found = findDef(*list, name, line)) return found;
-    }
+    for (const auto* list : inner)
+      if (list != nullptr && forEachDef(*list, visit)) return true;
   }
-  return nullptr;
+  return false;
+}
+
+// Whether `def` is the (non-async) def of `name` whose first decorator or `def` is at `line`.
+bool definesAt(const syntax::FunctionDefStmt& def, const std::string& name, uint32_t line) {
+  return def.kind == syntax::StmtKind::FunctionDef && def.name == name &&
+         (def.loc.line == line ||
+          (!def.decoratorList.empty() && def.decoratorList.front()->loc.line == line));
+}
+
+}  // namespace
+
+const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
+                                       uint32_t line) {
+  const syntax::FunctionDefStmt* found = nullptr;
+  forEachDef(body, [&](const syntax::FunctionDefStmt& def) {
+    if (definesAt(def, name, line)) found = &def;
+    return found != nullptr;
+  });
+  return found;
 }
 
 bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
@@ -228,28 +244,43 @@ ProgramChecker::ProgramChecker(types::TypeContext& types, SourceManager& sources
 
 const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSource& source, Diagnostics& sink,
                                                               SourceLoc callLoc, uint32_t& file) {
+  // Each file is parsed once per program and its defs indexed by line, so that a file of
+  // thousands of functions costs time linear in its size (a search of the tree per function
+  // would not). Files are told apart by their text, not by the object that holds it.
   ParsedFile* parsed = nullptr;
-  auto range = files_.equal_range(source.fileName);
-  for (auto it = range.first; it != range.second; ++it) {
-    if (it->second.text == source.fileText) parsed = &it->second;
+  auto range = files_.equal_range(source.file->name());
+  for (auto it = range.first; it != range.second && parsed == nullptr; ++it) {
+    if (it->second.source == source.file || it->second.source->text() == source.file->text())
+      parsed = &it->second;
   }
   if (parsed == nullptr) {
     ParsedFile entry;
-    entry.text = source.fileText;
-    entry.file = sources.add(source.fileName, source.fileText);
+    entry.source = source.file;
+    entry.file = sources.add(source.file);
     size_t reported = diagnostics.all().size();
     entry.module = syntax::parse(entry.file, diagnostics);
     // After a syntax error the module is partial (placeholders where the error was): nothing in
     // the file is checked, so the syntax error is the only message.
     if (diagnostics.all().size() > reported) entry.module.reset();
-    parsed = &files_.emplace(source.fileName, std::move(entry))->second;
+    if (entry.module) {
+      forEachDef(entry.module->body, [&](const syntax::FunctionDefStmt& def) {
+        entry.defsByLine[def.loc.line].push_back(&def);
+        if (!def.decoratorList.empty() && def.decoratorList.front()->loc.line != def.loc.line)
+          entry.defsByLine[def.decoratorList.front()->loc.line].push_back(&def);
+        return false;
+      });
+    }
+    parsed = &files_.emplace(source.file->name(), std::move(entry))->second;
   }
   file = parsed->file;
-  const syntax::FunctionDefStmt* def = parsed->module ? findDef(parsed->module->body, source.name, source.line) : nullptr;
-  if (def == nullptr && parsed->module) {
-    sink.error(diag::FunctionNotFound, callLoc, {source.name, source.fileName, std::to_string(source.line)});
+  if (!parsed->module) return nullptr;
+  if (auto candidates = parsed->defsByLine.find(source.line); candidates != parsed->defsByLine.end()) {
+    for (const syntax::FunctionDefStmt* def : candidates->second)
+      if (definesAt(*def, source.name, source.line)) return def;
   }
-  return def;
+  sink.error(diag::FunctionNotFound, callLoc,
+             {source.name, source.file->name(), std::to_string(source.line)});
+  return nullptr;
 }
 
 void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name,
@@ -290,8 +321,8 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   if (!annotatedArguments(*source, params, described, where, sink, arguments)) return -1;
   std::vector<bool> constParams(params.size(), false);
   std::vector<const types::Type*> constTypes(params.size(), nullptr);
-  std::string key = std::to_string(source->identity) + "|" + source->fileName + ":" + std::to_string(def->loc.line) + "|" +
-                    source->name;
+  std::string key = std::to_string(source->identity) + "|" + source->file->name() + ":" +
+                    std::to_string(def->loc.line) + "|" + source->name;
   bool ok = true;
   for (size_t i = 0; i < params.size(); ++i) {
     const syntax::Arg& param = *params[i];

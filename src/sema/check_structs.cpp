@@ -144,14 +144,16 @@ const types::Type* resolveStructAt(const std::shared_ptr<StructSource>& source, 
     diagnostics.error(diag::StructRecursive, useLoc, {source->name});
     return nullptr;
   }
-  if (source->fileText.empty() && source->globals == nullptr)
+  if (source->file == nullptr && source->globals == nullptr)
     return resolveRecord(source, types, sources, diagnostics, useLoc, depth);
-  uint32_t file = sources.add(source->fileName, source->fileText);
+  WEFT_CHECK(source->file != nullptr, "a struct class without its file: " + source->name);
+  uint32_t file = sources.add(source->file);
   Diagnostics parseDiagnostics(sources);
   std::unique_ptr<syntax::Module> module = syntax::parse(file, parseDiagnostics);
   const syntax::ClassDefStmt* cls = module ? findClass(module->body, source->name, source->line) : nullptr;
   if (cls == nullptr) {
-    diagnostics.error(diag::StructNotFound, useLoc, {source->name, source->fileName, std::to_string(source->line)});
+    diagnostics.error(diag::StructNotFound, useLoc,
+                      {source->name, source->file->name(), std::to_string(source->line)});
     return nullptr;
   }
   types::Type type;
@@ -269,8 +271,7 @@ const types::Type* resolveStruct(const std::shared_ptr<StructSource>& source, ty
 std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, const StructDefinition::Method& method) {
   const StructSource& owner = *definitionOf(structType).source;
   auto source = std::make_shared<FunctionSource>();
-  source->fileName = owner.fileName;
-  source->fileText = owner.fileText;
+  source->file = owner.file;
   source->line = method.line;
   source->name = method.name;
   source->identity = std::hash<std::string>{}(std::to_string(owner.identity) + "." + method.name);
@@ -281,8 +282,9 @@ std::shared_ptr<FunctionSource> methodSource(const types::Type* structType, cons
 
 const types::Type* FunctionChecker::structTypeOf(const Value& structClass, SourceLoc loc) {
   const StructSource& source = *structClass.structSource;
-  std::string key = std::to_string(source.identity) + "|" + std::to_string(source.align) + "|" + source.fileName + ":" +
-                    std::to_string(source.line) + "|" + source.name;
+  std::string key = std::to_string(source.identity) + "|" + std::to_string(source.align) + "|" +
+                    (source.file ? source.file->name() : std::string()) + ":" + std::to_string(source.line) +
+                    "|" + source.name;
   auto found = program.structTypes.find(key);
   if (found != program.structTypes.end()) return found->second;
   const types::Type* type = resolveStruct(structClass.structSource, types, program.sources, sink, loc);

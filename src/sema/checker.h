@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sema/sema.h"
@@ -264,9 +265,11 @@ class ProgramChecker {
   void checkSpecialization(int index);
   TypedProgram program_;
   struct ParsedFile {
-    std::string text;
+    std::shared_ptr<const SourceFile> source;
     uint32_t file = 0;
     std::unique_ptr<syntax::Module> module;  // nullptr after a syntax error
+    // The module's (non-async) defs by the line of their `def` and of their first decorator.
+    std::unordered_map<uint32_t, std::vector<const syntax::FunctionDefStmt*>> defsByLine;
   };
   std::multimap<std::string, ParsedFile> files_;
   std::deque<Specialization> specs_;

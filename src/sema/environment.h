@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/source.h"
+
 namespace weft::sema {
 
 // A compile-time constant value (a global constant, a ConstExpr argument, a literal).
@@ -37,8 +39,9 @@ class Environment;
 // A Python function that device code can call (or the kernel itself).
 struct FunctionSource {
   enum class Decorator : uint8_t { None, Func, Kernel };
-  std::string fileName;  // for diagnostics and #line
-  std::string fileText;  // the whole file; the function is found by name and line
+  // The whole file (its name for diagnostics and #line), shared by every function and class of
+  // it; the function is found by name and line.
+  std::shared_ptr<const SourceFile> file;
   uint32_t line = 0;     // 1-based line of the function's first decorator or `def`
   std::string name;      // the function's __name__
   uint64_t identity = 0; // distinguishes functions (e.g. id() of the Python function)
@@ -64,13 +67,12 @@ struct StructSource {
   std::string name;      // the class's __name__ (a record: "record")
   uint64_t identity = 0; // distinguishes classes (e.g. id() of the Python class)
   int align = 0;         // @struct(align=N) or device.align(cls, N); 0: natural alignment
-  // A class: its file (found by name and line, as functions are) and module globals, which
-  // resolve the field annotations and the methods.
-  std::string fileName;
-  std::string fileText;
+  // A class: its file (found by name and line, as functions are; shared as FunctionSource::file)
+  // and module globals, which resolve the field annotations and the methods.
+  std::shared_ptr<const SourceFile> file;
   uint32_t line = 0;     // 1-based line of the class's first decorator or `class`
   std::shared_ptr<Environment> globals;
-  // A record (no source): its fields in order and its size (NumPy's itemsize).
+  // A record (no file, no globals): its fields in order and its size (NumPy's itemsize).
   std::vector<RecordField> fields;
   uint64_t itemSize = 0;
 };

@@ -54,13 +54,13 @@ std::optional<std::vector<ParameterDescription>> describeParameters(const Functi
                                                                     types::TypeContext& types,
                                                                     SourceManager& sources,
                                                                     Diagnostics& diagnostics) {
-  uint32_t file = sources.add(source.fileName, source.fileText);
+  uint32_t file = sources.add(source.file);
   std::unique_ptr<syntax::Module> module = syntax::parse(file, diagnostics);
   if (module == nullptr || diagnostics.hasErrors()) return std::nullopt;
   const syntax::FunctionDefStmt* def = findDef(module->body, source.name, source.line);
   if (def == nullptr) {
     diagnostics.error(diag::FunctionNotFound, SourceLoc{},
-                      {source.name, source.fileName, std::to_string(source.line)});
+                      {source.name, source.file->name(), std::to_string(source.line)});
     return std::nullopt;
   }
   std::vector<ParameterDescription> described;

@@ -36,7 +36,9 @@ FunctionSource::Decorator decoratorOf(const syntax::FunctionDefStmt& def, bool& 
 
 class StaticEnvironment : public Environment, public std::enable_shared_from_this<StaticEnvironment> {
  public:
-  StaticEnvironment(const syntax::Module& module, const SourceFile& file) : fileName_(file.name()), fileText_(file.text()) {
+  // The functions and classes it hands out share one copy of the file.
+  StaticEnvironment(const syntax::Module& module, const SourceFile& file)
+      : file_(std::make_shared<const SourceFile>(file.name(), file.text())) {
     for (const syntax::Stmt* s : module.body) bind(*s);
   }
 
@@ -66,11 +68,11 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
   // made per lookup, as functions are, so that the environment holds no cycle.
   std::shared_ptr<StructSource> makeStruct(const syntax::ClassDefStmt& cls) {
     auto source = std::make_shared<StructSource>();
-    source->fileName = fileName_;
-    source->fileText = fileText_;
+    source->file = file_;
     source->line = cls.decoratorList.empty() ? cls.loc.line : cls.decoratorList.front()->loc.line;
     source->name = cls.name;
-    source->identity = std::hash<std::string>{}(fileName_ + ":" + std::to_string(cls.loc.line) + ":" + cls.name);
+    source->identity =
+        std::hash<std::string>{}(file_->name() + ":" + std::to_string(cls.loc.line) + ":" + cls.name);
     source->align = structAlign(cls).value_or(0);
     source->globals = shared_from_this();
     return source;
@@ -99,11 +101,11 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
 
   std::shared_ptr<FunctionSource> makeFunction(const syntax::FunctionDefStmt& def) {
     auto source = std::make_shared<FunctionSource>();
-    source->fileName = fileName_;
-    source->fileText = fileText_;
+    source->file = file_;
     source->line = def.decoratorList.empty() ? def.loc.line : def.decoratorList.front()->loc.line;
     source->name = def.name;
-    source->identity = std::hash<std::string>{}(fileName_ + ":" + std::to_string(def.loc.line) + ":" + def.name);
+    source->identity =
+        std::hash<std::string>{}(file_->name() + ":" + std::to_string(def.loc.line) + ":" + def.name);
     source->decorator = decoratorOf(def, source->interop);
     source->globals = shared_from_this();
     return source;
@@ -302,8 +304,7 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
     }
   }
 
-  std::string fileName_;
-  std::string fileText_;
+  std::shared_ptr<const SourceFile> file_;
   std::map<std::string, Binding> values_;
 };
 

@@ -20,7 +20,14 @@ std::string_view SourceFile::line(uint32_t line) const {
 }
 
 uint32_t SourceManager::add(std::string name, std::string text) {
-  files_.push_back(std::make_unique<SourceFile>(std::move(name), std::move(text)));
+  return add(std::make_shared<const SourceFile>(std::move(name), std::move(text)));
+}
+
+uint32_t SourceManager::add(std::shared_ptr<const SourceFile> file) {
+  // A compilation holds a few files: the search costs less than an index would.
+  for (uint32_t id = 0; id < files_.size(); ++id)
+    if (files_[id] == file) return id;
+  files_.push_back(std::move(file));
   return static_cast<uint32_t>(files_.size() - 1);
 }
 

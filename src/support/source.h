@@ -38,18 +38,22 @@ class SourceFile {
   std::vector<size_t> lineStarts_;
 };
 
-// Owns the source files of one compilation; a SourceLoc's file id indexes it.
+// The source files of one compilation; a SourceLoc's file id indexes it. A file is immutable and
+// may be shared with other compilations and with the functions and classes defined in it, so
+// that a file of thousands of functions is held once, not once per function.
 class SourceManager {
  public:
   // Adds a file and returns its id.
   uint32_t add(std::string name, std::string text);
+  // Adds a shared file (not copied) and returns its id; the id it already has when added before.
+  uint32_t add(std::shared_ptr<const SourceFile> file);
   // The file with id `id`.
   const SourceFile& file(uint32_t id) const { return *files_.at(id); }
   // Number of files.
   uint32_t size() const { return static_cast<uint32_t>(files_.size()); }
 
  private:
-  std::vector<std::unique_ptr<SourceFile>> files_;
+  std::vector<std::shared_ptr<const SourceFile>> files_;
 };
 
 }  // namespace weft

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cfenv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -243,6 +244,35 @@ extern "C" int weft_test_answer(int x) { return x * 6 + static_cast<int>(sizeof(
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(directory.path())) files += entry.is_regular_file();
   EXPECT_EQ(files, 1u);
+}
+
+// Whether float arithmetic in the calling thread keeps a subnormal product (no flush to zero).
+bool keepsSubnormals() {
+  volatile float tiny = 1e-40f, one = 1.0f;
+  return tiny * one != 0.0f;
+}
+
+TEST(HostCompiler, FastMathCodeLoadsWithoutChangingTheFloatingPointEnvironment) {
+  TemporaryDirectory directory;
+  std::string output = directory.path() + "/fast.so";
+  CompileOptions options;
+  options.fastMath = true;
+  Artifact artifact = compileForHost(
+      localToolchain(), R"(extern "C" float weft_test_half(float x) { return x * 0.5f; })", output, options);
+  ASSERT_TRUE(artifact.ok) << artifact.log;
+  ASSERT_TRUE(keepsSubnormals());
+  std::fenv_t before;
+  std::fegetenv(&before);
+  // A plain dlopen: nothing restores the environment if a constructor (crtfastmath.o) changes it.
+  void* library = ::dlopen(output.c_str(), RTLD_NOW | RTLD_LOCAL);
+  bool kept = keepsSubnormals();
+  std::fesetenv(&before);  // the rest of the tests run with the environment they started with
+  ASSERT_NE(library, nullptr) << ::dlerror();
+  EXPECT_TRUE(kept) << "loading the fastmath shared object made this thread flush subnormals";
+  auto half = reinterpret_cast<float (*)(float)>(::dlsym(library, "weft_test_half"));
+  ASSERT_NE(half, nullptr);
+  EXPECT_EQ(half(3.0f), 1.5f);
+  ::dlclose(library);
 }
 
 TEST(HostCompiler, ErrorsComeBackInTheLogAndLeaveNoFiles) {

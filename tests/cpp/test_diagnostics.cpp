@@ -11,6 +11,20 @@ namespace {
 
 constexpr DiagnosticKind kTestKind{"TestKind", "'{0}' went wrong"};
 
+TEST(SourceManager, SharesAFileWithoutCopyingItAndGivesItOneId) {
+  auto shared = std::make_shared<const SourceFile>("shared.py", "a = 1\nb = 2\n");
+  SourceManager sources;
+  uint32_t own = sources.add("own.py", "c = 3\n");
+  uint32_t first = sources.add(shared);
+  EXPECT_NE(first, own);
+  EXPECT_EQ(sources.add(shared), first);
+  EXPECT_EQ(&sources.file(first), shared.get());
+  EXPECT_EQ(sources.file(first).line(2), "b = 2");
+  EXPECT_EQ(sources.size(), 2u);
+  // A file added by name and text is a new one, even with the same name and text.
+  EXPECT_NE(sources.add("shared.py", "a = 1\nb = 2\n"), first);
+}
+
 TEST(Diagnostics, DetachedReportOutlivesItsSources) {
   std::optional<DiagnosticReport> report;
   std::string rendered;

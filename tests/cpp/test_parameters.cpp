@@ -26,8 +26,7 @@ std::unique_ptr<Described> describe(const std::string& text, const std::string& 
   std::shared_ptr<FunctionSource> source = staticFunction(*environment, name);
   if (source == nullptr) {
     source = std::make_shared<FunctionSource>();
-    source->fileName = "params.py";
-    source->fileText = text;
+    source->file = std::make_shared<SourceFile>("params.py", text);
     source->line = 1;
     source->name = name;
     source->globals = environment;

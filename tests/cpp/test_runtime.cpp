@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cfenv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -363,6 +364,13 @@ extern "C" void weft_early_exit(weft::host::ThreadContext* ctx, void** args) {
 }
 
 // y[z][y][x] = a * x[z][y][x] + y[z][y][x] on a 3-D grid of 3-D blocks, no barriers.
+// Counts its launches in the library: kernels that share one loaded library share the count.
+static int32_t launches = 0;
+extern "C" void weft_count_launches(weft::host::ThreadContext* ctx, void** args) {
+  auto& out = *static_cast<Array<int32_t, 1>*>(args[0]);
+  if (ctx->threadIdx.x == 0 && ctx->blockIdx.x == 0) out.data[0] = ++launches;
+}
+
 extern "C" void weft_saxpy3d(weft::host::ThreadContext* ctx, void** args) {
   float a = *static_cast<float*>(args[0]);
   auto& x = *static_cast<Array<double, 3>*>(args[1]);
@@ -406,8 +414,6 @@ TEST_F(CpuRunnerFixture, BlockReductionWithBarriersAndSharedMemory) {
   FrontEndResult frontEnd = hostUnit("weft_block_sum", {floats, floats}, 256 * sizeof(float));
   std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, CompilerOptions{});
   EXPECT_EQ(kernel->target(), Target::Cpu);
-  // The same unit again comes from the memory cache.
-  EXPECT_EQ(compiler.load(frontEnd, Target::Cpu, CompilerOptions{}), kernel);
 
   const uint32_t blocks = 37, threads = 256;
   const size_t n = blocks * threads - 100;  // the last block is partial
@@ -427,6 +433,31 @@ TEST_F(CpuRunnerFixture, BlockReductionWithBarriersAndSharedMemory) {
     // 8 rounds of barriers, counted in zero-initialized dynamic shared memory.
     EXPECT_NEAR(output[b], expected + 8000.0, 1e-3) << "block " << b;
   }
+}
+
+TEST_F(CpuRunnerFixture, SpecializationsOfOneUnitShareItsCodeButNotTheirParameters) {
+  Compiler compiler(includeDir());
+  types::TypeContext& types = compiler.types();
+  FrontEndResult first = hostUnit("weft_count_launches", {types.array(ScalarKind::Int32, 1)}, 0);
+  // Another specialization that generated the same unit (another module's copy of the kernel):
+  // its parameter has another name.
+  FrontEndResult second = first;
+  second.parameterNames = {"count"};
+  std::shared_ptr<LoadedKernel> a = compiler.load(first, Target::Cpu, CompilerOptions{});
+  std::shared_ptr<LoadedKernel> b = compiler.load(second, Target::Cpu, CompilerOptions{});
+  std::vector<int32_t> count(1, -1);
+  std::vector<ArgumentValue> arguments = {arrayArgument(count.data(), ScalarKind::Int32, {1}, {1})};
+  LaunchConfig config;
+  config.grid = {3, 1, 1};
+  config.block = {32, 1, 1};
+  a->launch(config, arguments);
+  EXPECT_EQ(count[0], 1);
+  b->launch(config, arguments);  // the library a loaded counts it: it was not loaded again
+  EXPECT_EQ(count[0], 2);
+  std::vector<float> floats(1);
+  arguments = {arrayArgument(floats.data(), ScalarKind::Float32, {1}, {1})};
+  EXPECT_LAUNCH_ERROR(a->launch(config, arguments), LaunchError::Kind::Type, "parameter 'p0': expected");
+  EXPECT_LAUNCH_ERROR(b->launch(config, arguments), LaunchError::Kind::Type, "parameter 'count': expected");
 }
 
 TEST_F(CpuRunnerFixture, FinishedThreadsCountAsArrivedAtBarriers) {
@@ -667,6 +698,76 @@ TEST(KernelChecks, FailuresReadAsPythonMessages) {
   EXPECT_EQ(checkFailure("k", sites, record).kind(), KernelCheckError::Kind::ZeroDivision);
   record.site = 2;
   EXPECT_THROW(checkFailure("k", sites, record), InternalCompilerError);
+}
+
+// A unit whose constructor sets flush-to-zero in the thread that loads it, as crtfastmath.o
+// does, and whose kernel records whether its threads keep a subnormal product.
+constexpr const char* kFlushingUnit = R"(
+#include <weft/device/host_context.h>
+#include <cstdint>
+
+__attribute__((constructor)) static void weft_test_set_flush_to_zero() {
+#if defined(__x86_64__)
+  unsigned mxcsr;
+  __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+  mxcsr |= 0x8040;
+  __asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
+#else
+  unsigned long fpcr;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+  __asm__ volatile("msr fpcr, %0" : : "r"(fpcr | (1ul << 24)));
+#endif
+}
+
+namespace {
+template <typename T, int N> struct Array { T* data; uint64_t shape[N]; uint64_t strides[N]; };
+}
+
+extern "C" void weft_subnormal_probe(weft::host::ThreadContext* ctx, void** args) {
+  auto& kept = *static_cast<Array<int32_t, 1>*>(args[0]);
+  volatile float tiny = 1e-40f, one = 1.0f;
+  volatile double tiny64 = 1e-310, one64 = 1.0;
+  uint64_t i = uint64_t{ctx->blockIdx.x} * ctx->blockDim.x + ctx->threadIdx.x;
+  kept.data[i] = (tiny * one != 0.0f) + 2 * (tiny64 * one64 != 0.0);
+}
+)";
+
+bool keepsSubnormals() {
+  volatile float tiny = 1e-40f, one = 1.0f;
+  return tiny * one != 0.0f;
+}
+
+TEST_F(CpuRunnerFixture, LoadingLeavesTheThreadsFloatControlAndKernelsRunWithTheirOwn) {
+  Compiler compiler(includeDir());
+  FrontEndResult frontEnd;
+  frontEnd.ok = true;
+  frontEnd.unit.source = kFlushingUnit;
+  frontEnd.unit.kernelSymbol = frontEnd.unit.hostEntrySymbol = "weft_subnormal_probe";
+  frontEnd.kernelName = "subnormal_probe";
+  frontEnd.parameterTypes = {compiler.types().array(ScalarKind::Int32, 1)};
+  frontEnd.parameterNames = {"kept"};
+  const uint32_t blocks = 16, threads = 64;
+  std::vector<int32_t> kept(blocks * threads);
+  LaunchConfig config;
+  config.grid = {blocks, 1, 1};
+  config.block = {threads, 1, 1};
+  std::fenv_t start;
+  std::fegetenv(&start);
+  ASSERT_TRUE(keepsSubnormals());
+  // Plain, fastmath, plain again: the last launch's blocks run where the fastmath ones ran.
+  for (bool fastMath : {false, true, false}) {
+    CompilerOptions options;
+    options.fastMath = fastMath;
+    std::shared_ptr<LoadedKernel> kernel = compiler.load(frontEnd, Target::Cpu, options);
+    bool keptAfterLoad = keepsSubnormals();
+    std::fesetenv(&start);  // the other tests run with the environment they started with
+    EXPECT_TRUE(keptAfterLoad) << "loading the library made this thread flush subnormals";
+    kept.assign(kept.size(), -1);
+    kernel->launch(config, {arrayArgument(kept.data(), ScalarKind::Int32, {blocks * threads}, {1})});
+    for (size_t i = 0; i < kept.size(); ++i)
+      ASSERT_EQ(kept[i], fastMath ? 0 : 3) << "thread " << i << (fastMath ? " (fastmath)" : "");
+    EXPECT_TRUE(keepsSubnormals());
+  }
 }
 
 TEST_F(CpuRunnerFixture, DisabledCacheLeavesNoFiles) {

@@ -807,8 +807,7 @@ TEST(SemaStatements, KernelDefinedInsideAFunctionIsFound) {
   SourceManager sources;
   Diagnostics diagnostics(sources);
   auto source = std::make_shared<FunctionSource>();
-  source->fileName = "nested.py";
-  source->fileText = "from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n";
+  source->file = std::make_shared<SourceFile>("nested.py", "from cuda import device\ndef test():\n    @device.kernel\n    def k(a):\n        a[0] = 1\n");
   source->line = 3;
   source->name = "k";
   source->decorator = FunctionSource::Decorator::Kernel;
@@ -1043,8 +1042,7 @@ TEST(SemaDiagnostics, ASyntaxErrorIsTheOnlyMessage) {
   SourceManager sources;
   Diagnostics diagnostics(sources);
   auto source = std::make_shared<FunctionSource>();
-  source->fileName = "broken.py";
-  source->fileText = "def k(a):\n    a[0] = " + std::string(1200, '-') + "a[1]\n    a[1] = 2\n";
+  source->file = std::make_shared<SourceFile>("broken.py", "def k(a):\n    a[0] = " + std::string(1200, '-') + "a[1]\n    a[1] = 2\n");
   source->line = 1;
   source->name = "k";
   source->decorator = FunctionSource::Decorator::Kernel;

@@ -78,8 +78,7 @@ std::vector<Example> examples() {
       }
     };
     auto source = std::make_shared<FunctionSource>();
-    source->fileName = "e.py";
-    source->fileText = "def k(a):\n    a[0] = launch\n";
+    source->file = std::make_shared<SourceFile>("e.py", "def k(a):\n    a[0] = launch\n");
     source->line = 1;
     source->name = "k";
     source->decorator = FunctionSource::Decorator::Kernel;
@@ -158,8 +157,7 @@ std::vector<Example> examples() {
     EXPECT_EQ(sema::resolveStruct(record, types, sources, diagnostics), nullptr);
     auto moved = std::make_shared<sema::StructSource>();
     moved->name = "Gone";
-    moved->fileName = "gone.py";
-    moved->fileText = "x = 1\n";
+    moved->file = std::make_shared<SourceFile>("gone.py", "x = 1\n");
     moved->line = 1;
     EXPECT_EQ(sema::resolveStruct(moved, types, sources, diagnostics), nullptr);
     ASSERT_EQ(diagnostics.all().size(), 2u);
@@ -388,8 +386,7 @@ std::vector<Example> examples() {
     SourceManager sources;
     Diagnostics diagnostics(sources);
     auto source = std::make_shared<FunctionSource>();
-    source->fileName = "missing.py";
-    source->fileText = "def other(a):\n    pass\n";
+    source->file = std::make_shared<SourceFile>("missing.py", "def other(a):\n    pass\n");
     source->line = 1;
     source->name = "k";
     CheckRequest request;

@@ -241,8 +241,7 @@ TEST(StructErrors, RecordsAndMissingSources) {
 
   auto missing = std::make_shared<sema::StructSource>();
   missing->name = "Gone";
-  missing->fileName = "gone.py";
-  missing->fileText = "x = 1\n";
+  missing->file = std::make_shared<SourceFile>("gone.py", "x = 1\n");
   missing->line = 1;
   missing->globals = nullptr;
   EXPECT_EQ(sema::resolveStruct(missing, types, sources, diagnostics), nullptr);
