@@ -5,8 +5,8 @@
     python -m tests.fuzz malformed --seed 1 --mutants 150
     python -m tests.fuzz reduce REPORT.json                            # minimal reproducers
 
-Each prints its counts, writes a JSON report with --json, and exits 1 when a failure that is not
-a known bug (tests/fuzz/known_bugs.py) was found, 0 otherwise.
+Each prints its counts, writes a JSON report with --json, and exits 1 when a failure was found, 0
+otherwise.
 """
 
 import argparse
@@ -17,7 +17,7 @@ import sys
 import time
 from dataclasses import replace
 
-from . import differential, generator, known_bugs, malformed
+from . import differential, generator, malformed
 
 
 def _differential(args) -> dict:
@@ -28,9 +28,6 @@ def _differential(args) -> dict:
         config = replace(config, max_statements=7, max_helpers=3)
     if args.contraction or "gpu" in args.targets:
         config = replace(config, contraction=True)  # the GPU may fuse a product into an fma
-    bugs = known_bugs.SWITCHES if args.known_bugs else tuple(args.known_bug)
-    if bugs:
-        config = replace(config, bugs=bugs)
     targets = tuple(args.targets)
     if "gpu" in targets and not weft.gpu_available():
         print("fuzz: no usable GPU; running the CPU target only")
@@ -66,8 +63,8 @@ def _reduce(args) -> dict:
             out.append({"program": failure["program"], "reproducer": None, "note": "does not fail alone"})
             continue
         text = differential.minimize(program, found, options)
-        out.append({"program": failure["program"], "stage": found.stage, "known": found.known, "reproducer": text})
-        print(f"== {failure['program']} ({found.stage}{', known: ' + found.known if found.known else ''})\n{text}")
+        out.append({"program": failure["program"], "stage": found.stage, "reproducer": text})
+        print(f"== {failure['program']} ({found.stage})\n{text}")
     return {"reductions": out, "failures": []}
 
 
@@ -86,9 +83,6 @@ def main(argv=None) -> int:
                    help="the GPU machine's run: bigger programs, cpu and gpu targets, 64 threads, 5000 programs, "
                         "sm_90 cubins of both launches' globals, a job per CPU (at most 16)")
     d.add_argument("--contraction", action="store_true", help="treat float products as approximate (GPU fma)")
-    d.add_argument("--known-bugs", action="store_true", help="also generate the constructs of every known open bug")
-    d.add_argument("--known-bug", action="append", default=[], choices=known_bugs.SWITCHES,
-                   help="also generate the construct of this known open bug (repeatable)")
     d.add_argument("--time-limit", type=float, default=0, help="stop starting batches after this many seconds")
     d.add_argument("--jobs", type=int, default=1, help="batches checked at once, each in a worker process")
     m = sub.add_parser("malformed", help="mutated kernels must give clean diagnostics")
@@ -117,16 +111,13 @@ def main(argv=None) -> int:
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
     failures = report["failures"]
-    unknown = [f for f in failures if not f.get("known")]
     if "counts" in report:
         print(json.dumps(report["counts"], indent=1, default=str))
     for f in failures:
-        label = f"known bug {f['known']}" if f.get("known") else "NEW"
         where = f.get("program") or f"mutant {f.get('id')} ({f.get('mode')}, {', '.join(f.get('mutations', []))})"
-        print(f"--- {label}: {where}: {f.get('stage') or f.get('outcome')}\n{str(f.get('message') or f.get('detail'))[:1500]}")
-    print(f"fuzz {args.command}: {len(failures)} failures ({len(failures) - len(unknown)} known bugs, {len(unknown)} new) "
-          f"in {time.monotonic() - started:.0f} s")
-    return 1 if unknown else 0
+        print(f"--- {where}: {f.get('stage') or f.get('outcome')}\n{str(f.get('message') or f.get('detail'))[:1500]}")
+    print(f"fuzz {args.command}: {len(failures)} failures in {time.monotonic() - started:.0f} s")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

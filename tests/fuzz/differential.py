@@ -46,7 +46,6 @@ class Failure:
     message: str
     reproducer: str
     features: list = field(default_factory=list)
-    known: str = ""  # the id of the known bug it matches (tests/fuzz/known_bugs.py), if any
     seed: object = None  # the program's generator seed
 
 
@@ -303,11 +302,8 @@ class Runner:
         self.check(programs[half:], seed, sm90_only)
 
     def record(self, program: ir.Program, stage: str, message: str):
-        from . import known_bugs
-
         failure = Failure(program.name, stage, message[:4000], ir.program_module(program), sorted(program.features),
                           seed=program.seed)
-        failure.known = known_bugs.classify(failure)
         self.failures.append(failure)
 
     def run_target(self, batch: Batch, target: str):

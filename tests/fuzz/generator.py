@@ -11,9 +11,6 @@ expressions, min/max/abs, the math module, complex parts and type assertions (`f
 The generator builds expressions of a wanted type with the typing rules of tests/fuzz/interp.py,
 and the model compiles each finished program (for every launch's globals) to confirm it: a
 program the model rejects is generated again.
-
-Features that expose known open weft bugs are switched off by default (`Config`); see
-tests/fuzz/known_bugs.py.
 """
 
 import random
@@ -39,12 +36,6 @@ class Config:
     max_statements: int = 5
     max_expr_depth: int = 3
     max_block_depth: int = 2
-    # Known open bugs (ids of tests/fuzz/known_bugs.py) whose constructs are generated anyway.
-    bugs: tuple = ()
-
-    def allows(self, bug: str) -> bool:
-        """Whether the construct that exposes known bug `bug` may be generated."""
-        return bug in self.bugs
 
 
 @dataclass

@@ -1,9 +1,8 @@
 """The differential fuzzer's fixed-seed run (tests/fuzz/, `python -m tests.fuzz differential`):
 200 generated programs in batches of 50, each run on the CPU target with random inputs against
 the model of DESIGN.md section 3, with their global constants changed between launches, and
-compiled for sm_90 through weftc (NVRTC). Known open bugs are switched off in the generator
-(tests/fuzz/known_bugs.py; their reproducers are test_fuzz_known_bugs.py); any other failure
-fails this test with the failing program as a reproducer.
+compiled for sm_90 through weftc (NVRTC). A failure fails this test with the failing program as
+a reproducer; once fixed, its reproducer becomes a test of test_fuzz_regressions.py.
 
 The GPU machine runs the long mode (tools/gpu-check.sh, step `fuzz`).
 """
@@ -27,7 +26,7 @@ def test_fixed_seed_differential_run(tmp_path):
     print(proc.stdout[-3000:])
     assert report_path.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads(report_path.read_text())
-    new = [f for f in report["failures"] if not f["known"]]
+    new = report["failures"]
     assert proc.returncode == 0 and not new, "\n\n".join(
         f"{f['program']} ({f['stage']}): {f['message']}\nreproducer:\n{f['reproducer']}" for f in new[:3]) or proc.stderr[-3000:]
     counts = report["counts"]

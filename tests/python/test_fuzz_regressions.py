@@ -1,6 +1,6 @@
-"""Regression tests of the bugs the fuzzers found or met (tests/fuzz/), now fixed: each was a
-known bug (tests/fuzz/known_bugs.py) with a strict-xfail reproducer, whose generator switch is now
-on by default; its reproducer stays here as an ordinary test, with the checks its fix added.
+"""Regression tests of the bugs the fuzzers found or met (tests/fuzz/), now fixed: each
+reproducer stays here as an ordinary test, with the checks its fix added, and the generator now
+produces the construct it needed.
 Numbers are checked on seeded random data against CPython / NumPy on the CPU target;
 test_fuzz_regressions_gpu.py runs the kernels whose device code changed on the GPU.
 """
@@ -41,7 +41,7 @@ def load(path: pathlib.Path, text: str, name: str = "", register: bool = True):
     return module
 
 
-# ---- fixed by the merge of issue 8's sema work (former known bugs) ----
+# ---- fixed by issue 8's sema work ----
 
 
 def test_a_variable_assigned_only_in_a_constant_false_branch(tmp_path, rng):  # dead-branch-variable
