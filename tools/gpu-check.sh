@@ -45,9 +45,23 @@ if has_step build; then
   fi
 fi
 
+# The GPU tests in GPU_SHARDS pytest processes at once (files dealt round-robin): NVRTC compiles
+# on the CPU, so the shards keep the GPU and the cores busy.
 if has_step gpu; then
-  timeout 420 "$PY" -m pytest -q -m gpu -rs tests/python 2>&1 | tee "$OUT/pytest-gpu.log"
-  record gpu-tests "rc=$? $(tail -n 1 "$OUT/pytest-gpu.log")"
+  shards=${GPU_SHARDS:-4}
+  mapfile -t files < <(grep -l gpu tests/python/test_*.py)
+  pids=()
+  for ((s = 0; s < shards; s++)); do
+    group=()
+    for ((i = s; i < ${#files[@]}; i += shards)); do group+=("${files[i]}"); done
+    timeout 420 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider "${group[@]}" >"$OUT/pytest-gpu-$s.log" 2>&1 &
+    pids+=($!)
+  done
+  rc=0
+  for pid in "${pids[@]}"; do wait "$pid" || rc=$?; done
+  cat "$OUT"/pytest-gpu-*.log >"$OUT/pytest-gpu.log"
+  grep -E '^(FAILED|ERROR)' "$OUT/pytest-gpu.log"
+  record gpu-tests "rc=$rc $(for s in $(seq 0 $((shards - 1))); do tail -n 1 "$OUT/pytest-gpu-$s.log"; done | tr '\n' ';')"
 fi
 
 # The CPU tests that use the toolkit's own tools (cuobjdump, nvcc), present on the GPU machine.
@@ -74,7 +88,8 @@ if has_step bench; then
   OUT=$OUT timeout 180 "$PY" bench/bench_simt.py 2>&1 | tee "$OUT/bench_simt.log"
   record bench-simt "rc=$? (table in bench_simt.log, data in bench_simt.json)"
   # The CPU target against numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1, in a child process).
-  OUT=$OUT timeout 900 "$PY" bench/bench_cpu.py 2>&1 | tee "$OUT/bench_cpu.log"
+  # shellcheck disable=SC2086 # BENCH_CPU_ARGS: e.g. --quick
+  OUT=$OUT timeout 420 "$PY" bench/bench_cpu.py ${BENCH_CPU_ARGS-} 2>&1 | tee "$OUT/bench_cpu.log"
   record bench-cpu "rc=$? (table in bench_cpu.log, data in bench_cpu.json)"
 fi
 
