@@ -5,10 +5,12 @@ Numbers are checked on seeded random data against CPython / NumPy on the CPU tar
 test_fuzz_regressions_gpu.py runs the kernels whose device code changed on the GPU.
 """
 
+import functools
 import importlib.util
 import linecache
 import math
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -296,6 +298,61 @@ def chains(x: device.int32[:], y: device.float32[:], h: device.float16[:], d: de
 
 def test_chains_and_predicates_compile_for_sm90(tmp_path):
     compile_for_sm90(tmp_path, "chains", SM90_SOURCE)
+
+
+# ---- found by the GPU fuzz round: ptxas fuses min/max chains and drops a negation ----
+
+
+@device.kernel
+def min_max_chains(x, y, z, out):
+    i = device.tid(1)
+    a, b, c = x[i], y[i], z[i]
+    out[0, i] = min(a, -b, c)
+    out[1, i] = max(abs(a), -b, c)
+    out[2, i] = min(abs(a), -b, c)
+    out[3, i] = max(a, -b, c)
+    out[4, i] = min(-b, a, c)
+    out[5, i] = max(min(a, -b), c)
+    out[6, i] = min(a, -b, -c)
+    out[7, i] = max(min(a, -b, c), b, -c)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_min_max_chains_with_negated_operands(target, rng, dtype):
+    # ptxas (CUDA 12.8 to 13.3) fuses two integer min/max into one VIMNMX3 and can drop a negated
+    # operand: min(x, -y, z) was min(x, y, z) on an H100. Integers wrap as weft's do.
+    n = 512
+    info = np.iinfo(dtype)
+    x, y, z = (rng.integers(max(info.min, -300), min(info.max, 300), n, endpoint=True).astype(dtype) for _ in range(3))
+    out = np.zeros((8, n), dtype)
+    run(target, min_max_chains, x, y, z, out, grid=2, block=256)
+    with np.errstate(over="ignore"):
+        neg_y, neg_z, abs_x = -y, -z, np.abs(x)  # NumPy wraps as weft does
+
+    def mn(*values):
+        return functools.reduce(np.minimum, values)
+
+    def mx(*values):
+        return functools.reduce(np.maximum, values)
+
+    want = [mn(x, neg_y, z), mx(abs_x, neg_y, z), mn(abs_x, neg_y, z), mx(x, neg_y, z), mn(neg_y, x, z),
+            mx(mn(x, neg_y), z), mn(x, neg_y, neg_z), mx(mn(x, neg_y, z), y, neg_z)]
+    for row, expected in enumerate(want):
+        np.testing.assert_array_equal(out[row], expected, err_msg=f"row {row}")
+
+
+MIN_MAX_SOURCE = HEADER + """@device.kernel
+def chains(x: device.int32[:], y: device.uint32[:], w: device.int64[:], out: device.int64[:]):
+    i = device.tid(1)
+    out[i] = min(x[i], -x[i + 1], x[i + 2]) + max(y[i], -y[i + 1], y[i + 2]) + min(w[i], -w[i + 1], w[i + 2])
+"""
+
+
+def test_min_max_chains_compile_to_selects_for_sm90(tmp_path):
+    # Selects, not PTX min/max, which ptxas would fuse into a VIMNMX3 (see above).
+    _, ptx = compile_for_sm90(tmp_path, "min_max", MIN_MAX_SOURCE)
+    assert not re.search(r"\b(min|max)\.[su](32|64)\b", ptx), "integer min/max reach ptxas as min/max instructions"
+    assert len(re.findall(r"\bselp\.b(32|64)\b", ptx)) >= 6
 
 
 # ---- struct-outside-sys-modules: a struct's source is found where @struct was applied ----

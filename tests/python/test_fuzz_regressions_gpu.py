@@ -1,7 +1,7 @@
 """GPU runs (marker `gpu`) of the regression tests in test_fuzz_regressions.py whose device code
 the fixes changed: comparison chains compare pairwise (each link converting its operands to its
-own type, the middle operand evaluated once) and the math predicates of every real type agree
-with CPython's math."""
+own type, the middle operand evaluated once), the math predicates of every real type agree
+with CPython's math, and chains of integer min and max keep their negated operands."""
 
 import pytest
 
@@ -11,6 +11,7 @@ import weft
 from test_fuzz_regressions import (  # noqa: F401
     test_comparison_chains_compare_pairwise,
     test_math_predicates_of_every_real_type_agree_with_cpython,
+    test_min_max_chains_with_negated_operands,
 )
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not weft.gpu_available(), reason="needs a usable GPU")]

@@ -435,15 +435,64 @@ WEFT_HD bool ge(A a, B b) {
   return lt(b, a) || eq(a, b);
 }
 
+namespace detail {
+
+// `less ? b : a` for integers. On the GPU the comparison and the select are PTX that ptxas
+// does not read as a min or max: ptxas (CUDA 12.8 to 13.3 at least) fuses two dependent integer
+// min/max instructions into one three-operand VIMNMX3 and can drop a negated operand on the way,
+// so that min(x, -y, z) computes min(x, y, z) on an H100. Two selects stay two instructions.
+template <class T>
+WEFT_HD T selectIfLess(T a, T b, T c, T d) {  // c < d ? b : a
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) <= 4) {
+    unsigned result;
+    if constexpr (kIsSigned<T>) {
+      asm("{ .reg .pred p; setp.lt.s32 p, %3, %4; selp.b32 %0, %2, %1, p; }"
+          : "=r"(result) : "r"(static_cast<int>(a)), "r"(static_cast<int>(b)), "r"(static_cast<int>(c)),
+            "r"(static_cast<int>(d)));
+    } else {
+      asm("{ .reg .pred p; setp.lt.u32 p, %3, %4; selp.b32 %0, %2, %1, p; }"
+          : "=r"(result) : "r"(static_cast<unsigned>(a)), "r"(static_cast<unsigned>(b)),
+            "r"(static_cast<unsigned>(c)), "r"(static_cast<unsigned>(d)));
+    }
+    return static_cast<T>(result);
+  } else {
+    unsigned long long result;
+    if constexpr (kIsSigned<T>) {
+      asm("{ .reg .pred p; setp.lt.s64 p, %3, %4; selp.b64 %0, %2, %1, p; }"
+          : "=l"(result) : "l"(static_cast<long long>(a)), "l"(static_cast<long long>(b)),
+            "l"(static_cast<long long>(c)), "l"(static_cast<long long>(d)));
+    } else {
+      asm("{ .reg .pred p; setp.lt.u64 p, %3, %4; selp.b64 %0, %2, %1, p; }"
+          : "=l"(result) : "l"(static_cast<unsigned long long>(a)), "l"(static_cast<unsigned long long>(b)),
+            "l"(static_cast<unsigned long long>(c)), "l"(static_cast<unsigned long long>(d)));
+    }
+    return static_cast<T>(result);
+  }
+#else
+  return c < d ? b : a;
+#endif
+}
+
+}  // namespace detail
+
 // Python's min(a, b) and max(a, b): the first argument unless the second is strictly
 // smaller (larger), which fixes which operand a NaN comparison returns.
 template <class T>
 WEFT_HD T min(T a, T b) {
-  return lt(b, a) ? b : a;
+  if constexpr (detail::kIsInteger<T>) {
+    return detail::selectIfLess(a, b, b, a);
+  } else {
+    return lt(b, a) ? b : a;
+  }
 }
 template <class T>
 WEFT_HD T max(T a, T b) {
-  return lt(a, b) ? b : a;
+  if constexpr (detail::kIsInteger<T>) {
+    return detail::selectIfLess(a, b, a, b);
+  } else {
+    return lt(a, b) ? b : a;
+  }
 }
 
 // Python's abs(): wrapping for integers (abs(MIN) == MIN), magnitude for complexes.
