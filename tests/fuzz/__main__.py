@@ -38,7 +38,8 @@ def _differential(args) -> dict:
     options = differential.Options(targets=targets, threads=args.threads, sm90=bool(weftc), work=args.work,
                                    config=config, weftc=weftc, sm90_output="cubin" if args.long else "ptx",
                                    sm90_all_launches=args.long)
-    return differential.run(args.seed, args.programs, args.batch, options, time_limit=args.time_limit, jobs=args.jobs)
+    return differential.run(args.seed, args.programs, args.batch, options, time_limit=args.time_limit, jobs=args.jobs,
+                            first=args.first)
 
 
 def _malformed(args) -> dict:
@@ -75,6 +76,8 @@ def main(argv=None) -> int:
     d = sub.add_parser("differential", help="generated programs against the model")
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--programs", type=int, default=200)
+    d.add_argument("--first", type=int, default=0,
+                   help="the number of the first program (a report's batch runs again with its first program's number)")
     d.add_argument("--batch", type=int, default=50, help="programs per module (one compilation per target)")
     d.add_argument("--threads", type=int, default=32, help="inputs per program (one thread each)")
     d.add_argument("--targets", type=lambda s: s.split(","), default=["cpu"], help="cpu, gpu or cpu,gpu")

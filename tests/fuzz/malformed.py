@@ -93,7 +93,8 @@ def _tokens(text: str) -> list:
                 continue
             (r0, c0), (r1, c1) = tok.start, tok.end
             result.append((starts[r0 - 1] + c0, starts[r1 - 1] + c1, tok.string, tok.type))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
+    except (tokenize.TokenError, IndentationError, SyntaxError, SystemError):
+        # CPython 3.12's tokenizer reports a null byte as a SystemError wrapping the SyntaxError.
         return []
     return result
 

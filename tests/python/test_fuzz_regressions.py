@@ -300,7 +300,7 @@ def test_chains_and_predicates_compile_for_sm90(tmp_path):
     compile_for_sm90(tmp_path, "chains", SM90_SOURCE)
 
 
-# ---- found by the GPU fuzz round: ptxas fuses min/max chains and drops a negation ----
+# ---- found by the GPU fuzz rounds: ptxas and NVRTC miscompile min/max chains ----
 
 
 @device.kernel
@@ -315,16 +315,26 @@ def min_max_chains(x, y, z, out):
     out[5, i] = max(min(a, -b), c)
     out[6, i] = min(a, -b, -c)
     out[7, i] = max(min(a, -b, c), b, -c)
+    out[8, i] = min(-b, 0)
+    out[9, i] = max(a, max(30, 0 - b), b)
+    out[10, i] = min(abs(a), b, 1)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
 def test_min_max_chains_with_negated_operands(target, rng, dtype):
     # ptxas (CUDA 12.8 to 13.3) fuses two integer min/max into one VIMNMX3 and can drop a negated
-    # operand: min(x, -y, z) was min(x, y, z) on an H100. Integers wrap as weft's do.
+    # operand: min(x, -y, z) was min(x, y, z) on an H100; and it took -(-32768) of an int16 as
+    # sign extended (min(-y, 0) was 0). Integers wrap as weft's do; half the values are extremes.
     n = 512
     info = np.iinfo(dtype)
-    x, y, z = (rng.integers(max(info.min, -300), min(info.max, 300), n, endpoint=True).astype(dtype) for _ in range(3))
-    out = np.zeros((8, n), dtype)
+    extremes = np.array([info.min, info.min + 1, info.max, 0, 1, 30], dtype)
+
+    def values():
+        v = rng.integers(max(info.min, -300), min(info.max, 300), n, endpoint=True).astype(dtype)
+        return np.where(rng.random(n) < 0.5, rng.choice(extremes, n), v)
+
+    x, y, z = values(), values(), values()
+    out = np.zeros((11, n), dtype)
     run(target, min_max_chains, x, y, z, out, grid=2, block=256)
     with np.errstate(over="ignore"):
         neg_y, neg_z, abs_x = -y, -z, np.abs(x)  # NumPy wraps as weft does
@@ -335,24 +345,59 @@ def test_min_max_chains_with_negated_operands(target, rng, dtype):
     def mx(*values):
         return functools.reduce(np.maximum, values)
 
+    thirty, one, zero = dtype_scalar(dtype, 30), dtype_scalar(dtype, 1), dtype_scalar(dtype, 0)
     want = [mn(x, neg_y, z), mx(abs_x, neg_y, z), mn(abs_x, neg_y, z), mx(x, neg_y, z), mn(neg_y, x, z),
-            mx(mn(x, neg_y), z), mn(x, neg_y, neg_z), mx(mn(x, neg_y, z), y, neg_z)]
+            mx(mn(x, neg_y), z), mn(x, neg_y, neg_z), mx(mn(x, neg_y, z), y, neg_z), mn(neg_y, zero),
+            mx(x, mx(thirty, neg_y), y), mn(abs_x, y, one)]
     for row, expected in enumerate(want):
         np.testing.assert_array_equal(out[row], expected, err_msg=f"row {row}")
 
 
+def dtype_scalar(dtype, value):
+    return np.dtype(dtype).type(value)
+
+
+@device.kernel
+def signed_zero_min_max(x, u, y, out):
+    i = device.tid(1)
+    out[0, i] = max((-device.complex128(x[i])).imag, 0, device.float64(u[i]))
+    out[1, i] = min(-0.0, y[i])
+    out[2, i] = max(-0.0, y[i], -y[i])
+    out[3, i] = min(device.float32(-0.0), device.float32(y[i]))
+
+
+def test_min_max_of_signed_zeros_keep_pythons_first_argument(target, rng):
+    # NVRTC made max(-0.0, 0.0) of a constant -0.0 a PTX max, which gives +0.0 (found on the GPU).
+    n = 64
+    x = rng.standard_normal(n).astype(np.float32)
+    u = rng.integers(0, 3, n).astype(np.uint8)
+    y = rng.choice(np.array([0.0, -0.0, 1.5, -2.0]), n)
+    out = np.zeros((4, n), np.float64)
+    run(target, signed_zero_min_max, x, u, y, out, grid=1, block=n)
+    for i in range(n):
+        want = [max(-0.0, 0, float(u[i])), min(-0.0, float(y[i])), max(-0.0, float(y[i]), -float(y[i])),
+                min(-0.0, float(np.float32(y[i])))]
+        for row, w in enumerate(want):
+            got = out[row, i]
+            assert got == w and math.copysign(1, got) == math.copysign(1, w), f"row {row}, y={y[i]!r}: {got!r}, not {w!r}"
+
+
 MIN_MAX_SOURCE = HEADER + """@device.kernel
-def chains(x: device.int32[:], y: device.uint32[:], w: device.int64[:], out: device.int64[:]):
+def chains(x: device.int32[:], y: device.uint32[:], w: device.int64[:], h: device.int16[:], f: device.float32[:],
+           d: device.float64[:], out: device.float64[:]):
     i = device.tid(1)
     out[i] = min(x[i], -x[i + 1], x[i + 2]) + max(y[i], -y[i + 1], y[i + 2]) + min(w[i], -w[i + 1], w[i + 2])
+    out[i] += min(-h[i], 0) + max(f[i], -0.0, f[i + 1]) + min(-0.0, d[i], d[i + 1])
 """
 
 
 def test_min_max_chains_compile_to_selects_for_sm90(tmp_path):
     # Selects, not PTX min/max, which ptxas would fuse into a VIMNMX3 (see above).
     _, ptx = compile_for_sm90(tmp_path, "min_max", MIN_MAX_SOURCE)
-    assert not re.search(r"\b(min|max)\.[su](32|64)\b", ptx), "integer min/max reach ptxas as min/max instructions"
-    assert len(re.findall(r"\bselp\.b(32|64)\b", ptx)) >= 6
+    assert not re.search(r"\b(min|max)\.([su](16|32|64)|f32|f64)\b", ptx), "min/max reach ptxas as min/max instructions"
+    assert len(re.findall(r"\bselp\.[bf](32|64)\b", ptx)) >= 11
+    # A 16-bit negation is a 32-bit one, truncated.
+    assert not re.search(r"\bneg\.s16\b", ptx) and "cvt.u16.u32" in ptx
 
 
 # ---- struct-outside-sys-modules: a struct's source is found where @struct was applied ----

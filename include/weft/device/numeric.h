@@ -232,12 +232,32 @@ WEFT_HD bool truth(T x) {
   }
 }
 
+namespace detail {
+
+// An integer result computed in W, wrapped to T. On the GPU a 16-bit T is cut from a 32-bit
+// register by an explicit truncation: ptxas (CUDA 13.0) keeps 16-bit values in 32-bit registers
+// and takes the result of a 16-bit negation (neg.s16, also what 0 - x becomes) as already sign
+// extended, so -(-32768) compared as 32768 and min(-x, 0) of x = -32768 gave 0 on an H100.
+template <class T, class W>
+WEFT_HD T wrap(W wide) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 2) {
+    unsigned short bits;
+    asm("cvt.u16.u32 %0, %1;" : "=h"(bits) : "r"(static_cast<unsigned>(wide)));
+    return static_cast<T>(bits);
+  }
+#endif
+  return static_cast<T>(wide);
+}
+
+}  // namespace detail
+
 // Wrapping a + b, a - b, a * b, -a (plain IEEE arithmetic for floats and complexes).
 template <class T>
 WEFT_HD T add(T a, T b) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
-    return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+    return detail::wrap<T>(static_cast<W>(a) + static_cast<W>(b));
   } else if constexpr (detail::kIsNarrow<T>) {
     return detail::Traits<T>::add(a, b);
   } else {
@@ -248,7 +268,7 @@ template <class T>
 WEFT_HD T sub(T a, T b) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
-    return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
+    return detail::wrap<T>(static_cast<W>(a) - static_cast<W>(b));
   } else if constexpr (detail::kIsNarrow<T>) {
     return detail::Traits<T>::sub(a, b);
   } else {
@@ -259,7 +279,7 @@ template <class T>
 WEFT_HD T mul(T a, T b) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
-    return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+    return detail::wrap<T>(static_cast<W>(a) * static_cast<W>(b));
   } else if constexpr (detail::kIsNarrow<T>) {
     return detail::Traits<T>::mul(a, b);
   } else {
@@ -270,7 +290,7 @@ template <class T>
 WEFT_HD T neg(T a) {
   if constexpr (detail::kIsInteger<T>) {
     using W = typename detail::Traits<T>::W;
-    return static_cast<T>(W(0) - static_cast<W>(a));
+    return detail::wrap<T>(W(0) - static_cast<W>(a));
   } else if constexpr (detail::kIsNarrow<T>) {
     return detail::Traits<T>::neg(a);
   } else {
@@ -368,7 +388,7 @@ WEFT_HD T shl(T a, S s) {
     return T(0);
   }
   using W = typename detail::Traits<T>::W;
-  return static_cast<T>(static_cast<W>(static_cast<W>(a) << static_cast<int>(s)));
+  return detail::wrap<T>(static_cast<W>(static_cast<W>(a) << static_cast<int>(s)));
 }
 template <class T, class S>
 WEFT_HD T shr(T a, S s) {
@@ -437,14 +457,26 @@ WEFT_HD bool ge(A a, B b) {
 
 namespace detail {
 
-// `less ? b : a` for integers. On the GPU the comparison and the select are PTX that ptxas
-// does not read as a min or max: ptxas (CUDA 12.8 to 13.3 at least) fuses two dependent integer
-// min/max instructions into one three-operand VIMNMX3 and can drop a negated operand on the way,
-// so that min(x, -y, z) computes min(x, y, z) on an H100. Two selects stay two instructions.
+// `c < d ? b : a` for integers, float and double. On the GPU the comparison and the select are
+// PTX that neither NVRTC nor ptxas reads as a min or max: ptxas (CUDA 12.8 to 13.3 at least)
+// fuses two dependent integer min/max into one three-operand VIMNMX3 and can drop a negated
+// operand (min(x, -y, z) computed min(x, y, z) on an H100), and NVRTC made max(-0.0, 0.0) of a
+// constant -0.0 a max.f64, which gives +0.0 where Python keeps the first argument, -0.0.
 template <class T>
-WEFT_HD T selectIfLess(T a, T b, T c, T d) {  // c < d ? b : a
+WEFT_HD T selectIfLess(T a, T b, T c, T d) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) <= 4) {
+  static_assert(!kIsNarrow<T>, "narrow floats compare through float32");
+  if constexpr (kIsFloat<T>) {
+    T result;
+    if constexpr (sizeof(T) == 4) {
+      asm("{ .reg .pred p; setp.lt.f32 p, %3, %4; selp.f32 %0, %2, %1, p; }"
+          : "=f"(result) : "f"(a), "f"(b), "f"(c), "f"(d));
+    } else {
+      asm("{ .reg .pred p; setp.lt.f64 p, %3, %4; selp.f64 %0, %2, %1, p; }"
+          : "=d"(result) : "d"(a), "d"(b), "d"(c), "d"(d));
+    }
+    return result;
+  } else if constexpr (sizeof(T) <= 4) {
     unsigned result;
     if constexpr (kIsSigned<T>) {
       asm("{ .reg .pred p; setp.lt.s32 p, %3, %4; selp.b32 %0, %2, %1, p; }"
@@ -480,7 +512,7 @@ WEFT_HD T selectIfLess(T a, T b, T c, T d) {  // c < d ? b : a
 // smaller (larger), which fixes which operand a NaN comparison returns.
 template <class T>
 WEFT_HD T min(T a, T b) {
-  if constexpr (detail::kIsInteger<T>) {
+  if constexpr (detail::kIsInteger<T> || (detail::kIsFloat<T> && !detail::kIsNarrow<T>)) {
     return detail::selectIfLess(a, b, b, a);
   } else {
     return lt(b, a) ? b : a;
@@ -488,7 +520,7 @@ WEFT_HD T min(T a, T b) {
 }
 template <class T>
 WEFT_HD T max(T a, T b) {
-  if constexpr (detail::kIsInteger<T>) {
+  if constexpr (detail::kIsInteger<T> || (detail::kIsFloat<T> && !detail::kIsNarrow<T>)) {
     return detail::selectIfLess(a, b, a, b);
   } else {
     return lt(a, b) ? b : a;
