@@ -111,8 +111,9 @@ if has_step sanitize; then
       echo "== $tool $ex"
       WEFT_TARGET=gpu timeout 60 "$sanitizer" --tool "$tool" --error-exitcode 99 "$PY" "$ex" || echo "FAILED: $ex (rc=$?)"
     done >>"$log" 2>&1
-    errors=$(grep -cE 'ERROR SUMMARY: [1-9]' "$log")
-    clean=$(grep -cE 'ERROR SUMMARY: 0 errors' "$log")
+    # memcheck ends a process with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: N hazards".
+    errors=$(grep -cE '(ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9])' "$log")
+    clean=$(grep -cE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log")
     tail -n 5 "$log"
     record "$tool" "pytest rc=$rc; $clean clean process(es), $errors with errors, $(grep -c '^FAILED:' "$log") example(s) failed"
   done
