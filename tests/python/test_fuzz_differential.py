@@ -38,3 +38,14 @@ def test_fixed_seed_differential_run(tmp_path):
     for feature in ("helpers", "helper_specializations", "constant_branch", "globals", "while", "break", "continue",
                     "tuples", "math", "casts", "comparison_chain", "and_or_values", "shift", "pow", "floor_division"):
         assert counts["features"].get(feature, 0) > 5, feature
+
+
+def test_first_reruns_a_batch_of_a_report(tmp_path):
+    # --first N numbers the programs from N: the batch of a long run's report runs again alone.
+    report_path = tmp_path / "report.json"
+    command = [sys.executable, "-m", "tests.fuzz", "differential", "--seed", "7", "--first", "50", "--programs", "4",
+               "--batch", "2", "--no-sm90", "--json", str(report_path), "--work", str(tmp_path / "work")]
+    proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads(report_path.read_text())
+    assert report["counts"]["programs"] == 4 and report["counts"]["batches"] == 2
