@@ -72,6 +72,13 @@ class CudaEmitter {
   std::string binary(const sema::TypedExpr& expr);
   std::string compareChain(const sema::TypedExpr& expr);
   std::string andOr(const sema::TypedExpr& expr);
+  // `condition ? whenTrue : whenFalse` of `type`, self-delimiting. NVRTC and nvcc's front end
+  // (CUDA 13.0) crash with SIGSEGV on `T{c ? C{x, 1} : C{2, 3}}`: a conditional of an aggregate
+  // type initializing an aggregate's member, one operand a braced temporary with a member that is
+  // not constant. A conditional of a complex, tuple, struct or vector type is therefore returned
+  // from an immediately invoked lambda, a call that NVRTC compiles correctly there.
+  std::string select(const std::string& condition, const std::string& whenTrue, const std::string& whenFalse,
+                     const types::Type* type);
   std::string arrayElement(const sema::TypedExpr& expr);
   // A new entry of the unit's check sites for `expr` (in the function being emitted), as the
   // number the device code passes.

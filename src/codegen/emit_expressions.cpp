@@ -126,8 +126,8 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
       WEFT_CHECK(e.operands.size() == 3, "Conditional takes three operands");
       std::string condition = expr(*e.operands[0]);
       if (!isBoolType(e.operands[0]->type)) condition = "weft::truth(" + condition + ")";
-      return "(" + condition + " ? " + convert(expr(*e.operands[1]), e.operands[1]->type, e.type) + " : " +
-             convert(expr(*e.operands[2]), e.operands[2]->type, e.type) + ")";
+      return select(condition, convert(expr(*e.operands[1]), e.operands[1]->type, e.type),
+                    convert(expr(*e.operands[2]), e.operands[2]->type, e.type), e.type);
     }
     case TypedExprKind::Cast:
       WEFT_CHECK(e.operands.size() == 1, "Cast takes one operand");
@@ -337,7 +337,7 @@ std::string CudaEmitter::andOr(const TypedExpr& e) {
   std::string type = typeName(e.type);
   if (chain.size() == 2 && isSimple(*chain[0])) {
     std::string first = operand(chain[0]), second = operand(chain[1]);
-    return "(weft::truth(" + first + ") ? " + (isAnd ? second + " : " + first : first + " : " + second) + ")";
+    return select("weft::truth(" + first + ")", isAnd ? second : first, isAnd ? first : second, e.type);
   }
   std::string temp = freshTemp();
   std::string out = "[&]() -> " + type + " { " + type + " " + temp + "; ";
@@ -346,6 +346,16 @@ std::string CudaEmitter::andOr(const TypedExpr& e) {
            ")) return " + temp + "; ";
   }
   return out + "return " + operand(chain.back()) + "; }()";
+}
+
+std::string CudaEmitter::select(const std::string& condition, const std::string& whenTrue,
+                                const std::string& whenFalse, const Type* type) {
+  std::string conditional = "(" + condition + " ? " + whenTrue + " : " + whenFalse + ")";
+  bool aggregate = (type->kind == types::TypeKind::Scalar && types::isComplex(type->scalar)) ||
+                   type->kind == types::TypeKind::Tuple || type->isVector() ||
+                   (type->isStruct() && !types::holdsAtomic(type));
+  if (!aggregate) return conditional;
+  return "[&]() -> " + typeName(type) + " { return " + conditional + "; }()";
 }
 
 std::string CudaEmitter::checkSite(const TypedExpr& e) {

@@ -510,3 +510,69 @@ def test_rewritten_helpers_functions_and_structs_compile_their_new_text(tmp_path
     weft.launch(modules[0].k, x32, out, grid=1, block=16, target="cpu")
     np.testing.assert_array_equal(out, np.trunc(x32) * 2 + 1)
     assert checks == [], "a function or struct already prepared is not looked up on disk again"
+
+
+# ---- nvrtc-conditional-aggregate: the GPU fuzz round's SIGSEGV inside weft.launch ----
+# NVRTC (and nvcc's front end) of CUDA 13.0 crash with SIGSEGV on `T{c ? C{x, 1} : C{2, 3}}`: a
+# conditional of an aggregate type that initializes a member of another aggregate, one operand a
+# braced temporary with a member that is not constant. The crash took the Python process down
+# with it (the launch compiles in process), so it looked intermittent: only the programs with
+# such a conditional in a returned tuple crashed. Each value below is one way weft emitted it.
+
+AGGREGATE_CONDITIONALS = HEADER + """@device.struct
+class Point:
+    x: device.float32
+    y: device.float32
+
+
+@device.struct
+class Box:
+    corner: Point
+    tag: device.int32
+
+
+def pick(c, x):
+    z = device.complex64(x, 2.0)
+    return (device.complex64(3.0, x) if c else 0.5 - 0.25j,
+            ((x, 1.0) if c else (2.0, x)),
+            Box(Point(x, 1.0) if c else Point(2.0, x), 7),
+            (z or device.complex64(1.0, x)),
+            (device.float32x2(x, 1.0) if c else device.float32x2(2.0, x)))
+
+
+@device.kernel
+def aggregates(c: device.bool_[:], x: device.float32[:], z: device.complex64[:, :], f: device.float32[:, :]):
+    i = device.tid(1)
+    if i < x.size:
+        r = pick(c[i], x[i])
+        z[0, i] = r[0]
+        z[1, i] = r[3]
+        f[0, i] = r[1][0]
+        f[1, i] = r[1][1]
+        f[2, i] = r[2].corner.x
+        f[3, i] = r[2].corner.y
+        f[4, i] = r[2].tag
+        f[5, i] = r[4].x
+        f[6, i] = r[4].y
+"""
+
+
+def test_conditional_aggregates_inside_aggregates(target, tmp_path, rng):
+    module = load(tmp_path / "aggregate_conditionals.py", AGGREGATE_CONDITIONALS)
+    n = 64
+    c = rng.random(n) < 0.5
+    x = rng.standard_normal(n).astype(np.float32)
+    z = np.zeros((2, n), np.complex64)
+    f = np.zeros((7, n), np.float32)
+    run(target, module.aggregates, c, x, z, f, grid=2, block=32)
+    np.testing.assert_array_equal(z[0], np.where(c, 3 + 1j * x, 0.5 - 0.25j).astype(np.complex64))
+    np.testing.assert_array_equal(z[1], (x + 2j).astype(np.complex64))  # z is true: never 0
+    for row in (0, 2, 5):
+        np.testing.assert_array_equal(f[row], np.where(c, x, 2), err_msg=f"row {row}")
+    for row in (1, 3, 6):
+        np.testing.assert_array_equal(f[row], np.where(c, 1, x), err_msg=f"row {row}")
+    np.testing.assert_array_equal(f[4], 7)
+
+
+def test_conditional_aggregates_inside_aggregates_compile_for_sm90(tmp_path):
+    compile_for_sm90(tmp_path, "aggregate_conditionals", AGGREGATE_CONDITIONALS)
