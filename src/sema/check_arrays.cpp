@@ -31,8 +31,12 @@ bool FunctionChecker::nonNegativeExpr(const TypedExpr& e) const {
     size_t local = static_cast<size_t>(e.local);
     return local < assumed_.locals.size() && !locals_[local].isParam && assumed_.locals[local].nonNegative;
   }
-  if (e.kind == TypedExprKind::Cast) return nonNegativeExpr(*e.operands[0]);
+  if (e.kind == TypedExprKind::Cast)
+    return e.operands[0]->type->isScalar() && nonNegativeExpr(*e.operands[0]) &&
+           conversionKeepsNonNegative(e.operands[0]->type->scalar, e.type->scalar);
   if (e.kind == TypedExprKind::ArrayShape || e.kind == TypedExprKind::ArraySize) return true;
+  // abs() of a signed integer wraps at the type's minimum: abs(-128) is -128 as an int8.
+  if (e.kind == TypedExprKind::BuiltinCall && e.builtin == Builtin::Abs && types::isSigned(e.type->scalar)) return false;
   return e.kind == TypedExprKind::BuiltinCall && builtinInfo(e.builtin).has(builtin_property::NonNegative);
 }
 

@@ -368,7 +368,8 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       types::ScalarKind resultKind = types::realPartOf(v.type()->scalar);
       TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(resultKind), e.loc, {v.expr});
       call->builtin = Builtin::Abs;
-      return runtime(call, true);
+      // abs() of a signed integer's minimum wraps to itself (negative).
+      return runtime(call, !types::isSigned(resultKind));
     }
     case Intrinsic::Min:
     case Intrinsic::Max: {

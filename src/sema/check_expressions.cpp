@@ -7,6 +7,14 @@
 
 namespace weft::sema {
 
+bool conversionKeepsNonNegative(types::ScalarKind from, types::ScalarKind to) {
+  if (!types::isSigned(to)) return true;
+  if (types::isBool(from)) return true;
+  if (types::isSigned(from)) return types::byteSize(to) >= types::byteSize(from);
+  if (types::isUnsigned(from)) return types::byteSize(to) > types::byteSize(from);
+  return false;  // a float truncates, then wraps: a large one becomes negative
+}
+
 namespace {
 
 const char* symbol(BinaryOp op) {
@@ -347,7 +355,8 @@ Value FunctionChecker::cast(Value v, types::ScalarKind kind, SourceLoc loc) {
   // A constant converts now, by the run-time conversion's rule (convertConstant).
   if (v.constant && isNumber(*v.constant)) return typedLiteral(*v.constant, kind, loc);
   if (v.type() == types.scalar(kind)) return v;
-  return runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}), v.nonNegative);
+  return runtime(make(TypedExprKind::Cast, types.scalar(kind), loc, {v.expr}),
+                 v.nonNegative && conversionKeepsNonNegative(v.type()->scalar, kind));
 }
 
 Value FunctionChecker::convert(Value v, const types::Type* target, SourceLoc loc) {

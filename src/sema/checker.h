@@ -68,6 +68,10 @@ struct IndexPart {
   SourceLoc loc;
 };
 
+// Whether converting a non-negative value of `from` to `to` gives a non-negative value: a signed
+// integer type must hold every non-negative value of `from` (the conversion wraps otherwise).
+bool conversionKeepsNonNegative(types::ScalarKind from, types::ScalarKind to);
+
 // ---- builtins.cpp: the registry of names sema knows ----
 
 // Canonical module name ("cuda.device" and "weft" are one module); empty when unknown.

@@ -576,3 +576,33 @@ def test_conditional_aggregates_inside_aggregates(target, tmp_path, rng):
 
 def test_conditional_aggregates_inside_aggregates_compile_for_sm90(tmp_path):
     compile_for_sm90(tmp_path, "aggregate_conditionals", AGGREGATE_CONDITIONALS)
+
+
+# ---- abs-of-minimum-index: abs() of a signed minimum wraps to itself, a negative index ----
+# abs(int16(-32768)) is -32768 (weft's integers wrap), so as an index it counts from the end and
+# as a divisor it gives a remainder of its (negative) sign. Sema took abs() as never negative and
+# skipped both the index's wrap-around and the negative-divisor case of %: the GPU fuzz round
+# read out of bounds (an illegal-address fault) and computed 1 % abs(abs(INT64_MIN)) as 1. A
+# conversion that wraps a large unsigned or float value into a signed type is negative as well.
+
+ABS_OF_MINIMUM = HEADER + """@device.kernel
+def k(a: device.float32[:], small: device.int16[:], big: device.int64[:], u: device.uint32[:],
+      out: device.float32[:], rem: device.int64[:]):
+    out[0] = a[abs(small[0])]
+    out[1] = a[device.int32(u[0])]
+    rem[0] = 1 % abs(abs(big[0]))
+    rem[1] = 7 % abs(small[0])
+"""
+
+
+def test_abs_of_a_signed_minimum_is_negative(target, tmp_path, rng):
+    module = load(tmp_path / "abs_of_minimum.py", ABS_OF_MINIMUM)
+    a = rng.standard_normal(40000).astype(np.float32)
+    small = np.array([-32768], np.int16)
+    big = np.array([-(2**63)], np.int64)
+    u = np.array([2**32 - 5], np.uint32)  # int32(u) is -5
+    out = np.zeros(2, np.float32)
+    rem = np.zeros(2, np.int64)
+    run(target, module.k, a, small, big, u, out, rem)
+    assert out[0] == a[40000 - 32768] and out[1] == a[-5]
+    assert rem[0] == 1 + np.iinfo(np.int64).min and rem[1] == 7 - 32768

@@ -12,6 +12,7 @@ import weft
 # pytest collects these test functions again in this module, where `target` is "gpu".
 from test_fuzz_regressions import (  # noqa: F401
     test_comparison_chains_compare_pairwise,
+    test_abs_of_a_signed_minimum_is_negative,
     test_conditional_aggregates_inside_aggregates,
     test_math_predicates_of_every_real_type_agree_with_cpython,
     test_min_max_chains_with_negated_operands,
