@@ -72,6 +72,7 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
       if (base.type()->isVector()) return vectorAttribute(base, e.attr, e.loc);
       if (base.type()->isInlineArray()) return inlineArrayAttribute(base, e.attr, e.loc);
       if (base.type()->isScalar()) return numberAttribute(base, e.attr, e.loc);
+      if (base.type()->isTile()) return tileAttribute(base, e.attr, e.loc);
       break;
     case Value::Kind::Error:
     case Value::Kind::Constant:
@@ -434,6 +435,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     case Intrinsic::LocalArray:
       sink.error(diag::ArrayDeclaration, e.loc, {callee.name});
       return errorValue();
+    case Intrinsic::TileFunction: return tileFunctionCall(callee, e);
     case Intrinsic::Math: {
       size_t arity = static_cast<size_t>(builtinInfo(callee.math).arity);
       if (!requireArgs(what, e, arity, arity)) return errorValue();

@@ -37,6 +37,9 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::ArraySlice:
     case TypedExprKind::ArrayView:
     case TypedExprKind::ArrayReshape:
+    case TypedExprKind::TileMap:
+    case TypedExprKind::MapInput:
+    case TypedExprKind::TileCall:
     case TypedExprKind::TupleGet: return false;
   }
   for (const TypedExpr* operand : e.operands) {

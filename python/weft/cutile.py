@@ -1,0 +1,49 @@
+"""cuTile Python's face of weft's tile engine (docs/tiles.md): a program written for
+`import cuda.tile as ct` runs on weft by changing that import to::
+
+    from weft import cutile as ct
+
+Kernels, `ct.launch(stream, grid, kernel, args)` (stream may be None), `ct.Constant[int]`,
+`ct.PaddingMode` and cuTile's typing rules where they differ from the seed's; NumPy arrays work
+on the CPU target.
+"""
+
+from . import _types
+from ._intrinsics import ConstExpr
+from ._tiles import device_functions as _device_functions, function, launch, make_kernel as _make_kernel
+
+kernel = _make_kernel("cutile")
+Constant = ConstExpr
+
+_FUNCTIONS = (
+    "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "num_tiles", "exp", "exp2", "log",
+    "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
+    "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
+    "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul",
+)
+globals().update(_device_functions("cutile", _FUNCTIONS))
+globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
+
+
+class _PaddingModeMember:
+    def __init__(self, name: str):
+        self.name = name
+        self.__weft_name__ = f"weft.cutile.PaddingMode.{name}"
+
+    def __repr__(self) -> str:
+        return f"PaddingMode.{self.name}"
+
+
+class PaddingMode:
+    """What a load gives outside the array (UNDETERMINED: weft gives zero)."""
+
+    __weft_name__ = "weft.cutile.PaddingMode"
+    ZERO = _PaddingModeMember("ZERO")
+    NEG_ZERO = _PaddingModeMember("NEG_ZERO")
+    NAN = _PaddingModeMember("NAN")
+    POS_INF = _PaddingModeMember("POS_INF")
+    NEG_INF = _PaddingModeMember("NEG_INF")
+    UNDETERMINED = _PaddingModeMember("UNDETERMINED")
+
+
+__all__ = ["kernel", "function", "launch", "Constant", "ConstExpr", "PaddingMode", *_FUNCTIONS]

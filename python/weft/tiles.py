@@ -1,0 +1,37 @@
+"""Tile programming with the Tile C++ seed's names and rules (docs/tiles.md)::
+
+    from weft import tiles as ct
+
+    @ct.kernel
+    def vec_add(a, b, c, n: ct.ConstExpr):
+        i = ct.bid(0)
+        x = ct.load(a, (i,), (n,))
+        y = ct.load(b, (i,), (n,))
+        ct.store(c, (i,), x + y)
+
+    ct.launch(None, (a.size // 1024,), vec_add, (a, b, c, 1024))
+
+A tile kernel is the program of one tile block; tiles are immutable arrays with static
+power-of-2 shapes, and every tile operation is done by the whole block.
+"""
+
+from . import _types
+from ._intrinsics import ConstExpr
+from ._tiles import device_functions as _device_functions, function, launch, make_kernel as _make_kernel
+
+kernel = _make_kernel("tiles")
+
+_FUNCTIONS = (
+    "load", "store", "full", "zeros", "ones", "iota", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log",
+    "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
+    "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
+    "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul",
+)
+globals().update(_device_functions("tiles", _FUNCTIONS))
+globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
+
+# The seed's view paddings: the values a load gives outside the array.
+padding_zero, padding_neg_zero, padding_pos_inf, padding_neg_inf, padding_nan = "zero", "-0", "+inf", "-inf", "nan"
+
+__all__ = ["kernel", "function", "launch", "ConstExpr", *_FUNCTIONS, "padding_zero", "padding_neg_zero",
+           "padding_pos_inf", "padding_neg_inf", "padding_nan"]
