@@ -259,8 +259,9 @@ EmittedUnit CudaEmitter::emit() {
   if (program_.tileThreads > 0)
     unit += "#define WEFT_TILE_THREADS " + std::to_string(program_.tileThreads) + "\n";
   unit += "#include <weft/device/runtime.h>\n";
-  if (usesTiles_) unit += "#include <weft/tiles.h>\n";
   unit += typeHeaders();
+  // After the narrow floats' headers, which the tile header's element types need declared.
+  if (usesTiles_) unit += "#include <weft/tiles.h>\n#include <weft/tiles/arrays.h>\n";
   unit += builtinHeaders() + "\n";
   unit += typeDecls_;
   unit += asserts;

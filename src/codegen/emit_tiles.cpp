@@ -27,9 +27,9 @@ std::string paddingValue(sema::TilePadding padding, const std::string& element) 
   switch (padding) {
     case sema::TilePadding::Zero: return element + "(0)";
     case sema::TilePadding::NegZero: return "weft::cast<" + element + ">(-0.0)";
-    case sema::TilePadding::PosInf: return "weft::cast<" + element + ">(__builtin_huge_val())";
-    case sema::TilePadding::NegInf: return "weft::cast<" + element + ">(-__builtin_huge_val())";
-    case sema::TilePadding::NaN: return "weft::cast<" + element + ">(__builtin_nan(\"\"))";
+    case sema::TilePadding::PosInf: return "weft::cast<" + element + ">(weft::inf<float>())";
+    case sema::TilePadding::NegInf: return "weft::cast<" + element + ">(-weft::inf<float>())";
+    case sema::TilePadding::NaN: return "weft::cast<" + element + ">(weft::nan<float>())";
   }
   WEFT_CHECK(false, "unknown padding");
   return {};

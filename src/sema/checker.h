@@ -345,8 +345,10 @@ void checkLocalMemory(TypedProgram& program, types::TypeContext& types, Diagnost
 // The local memory of one GPU thread: 512 KiB on every architecture weft targets (the CUDA
 // programming guide's technical specifications); a launch that needs more fails.
 inline constexpr uint64_t kGpuLocalMemoryBytes = 512 * 1024;
-// The bytes of `count` elements of `element`, saturating at UINT64_MAX.
-uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element);
+// The bytes of an array of `shape` with elements of `element` (nullptr: of the number type
+// `scalar`), saturating at UINT64_MAX.
+uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element,
+                    types::ScalarKind scalar = types::ScalarKind::Bool);
 
 // One pass over one function body.
 class FunctionChecker {

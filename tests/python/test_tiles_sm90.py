@@ -1,0 +1,51 @@
+"""Tile kernels (docs/tiles.md) compiled for sm_90 by weftc through NVRTC, and their PTX accepted
+by ptxas: the tile header's GPU path in CI, where no GPU is present. test_tiles_cpu.py checks
+the same operations' results on the CPU target, test_tiles_gpu.py on the GPU."""
+
+import pytest
+
+from test_sm90_ptxas import CUDA, compile_for_sm90
+
+pytestmark = pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
+
+PRELUDE = "from weft import tiles as ct\nfrom weft import cutile as cu\n\n"
+
+SOURCES = {
+    "vec_add": """
+@ct.kernel
+def vec_add(a: ct.float32[:], b: ct.float32[:], c: ct.float32[:]):
+    i = ct.bid(0)
+    ct.store(c, (i,), ct.load(a, (i,), (1024,)) + ct.load(b, (i,), (1024,)))
+""",
+    "softmax_bf16": """
+@cu.kernel
+def softmax(x: cu.bfloat16[:, :], out: cu.bfloat16[:, :]):
+    r = cu.bid(0)
+    t = cu.load(x, (r, 0), (1, 4096), padding_mode=cu.PaddingMode.NEG_INF).astype(cu.float32)
+    e = cu.exp(t - cu.max(t, axis=1, keepdims=True))
+    cu.store(out, (r, 0), (e / cu.sum(e, axis=1, keepdims=True)).astype(cu.bfloat16))
+""",
+    "reductions_scans": """
+@ct.kernel
+def reduce(a: ct.int32[:, :], s0: ct.int32[:], m1: ct.int32[:], c1: ct.int32[:, :], i1: ct.int32[:]):
+    t = ct.load(a, (0, 0), (64, 32))
+    ct.store(s0, (0,), ct.sum(t, axis=0))
+    ct.store(m1, (0,), ct.max(t, axis=1))
+    ct.store(c1, (0, 0), ct.cumsum(t, axis=1))
+    ct.store(i1, (0,), ct.argmin(t, axis=1))
+""",
+    "shape_ops": """
+@ct.kernel
+def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
+    x = ct.load(a, (0, 0), (32, 64))
+    ct.store(t, (0, 0), ct.transpose(x))
+    ct.store(j, (0, 0), ct.cat((x, x), 0))
+    ct.store(p, (0, 0), ct.extract(x, (1, 1), (16, 32)) * 2)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_tile_kernel_compiles_for_sm90(tmp_path, name):
+    _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
+    assert ".maxntid 128" in ptx, "a tile block is a CTA of 128 threads"
