@@ -25,7 +25,7 @@ _FUNCTIONS = (
     "load", "store", "full", "zeros", "ones", "iota", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
     "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
-    "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul",
+    "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
 )
 globals().update(_device_functions("tiles", _FUNCTIONS))
 globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})

@@ -91,6 +91,11 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Store:
       return "weft::tiles::store_array(" + operand(0) + ", " + operand(e.operands.size() - 1) +
              indices(1, e.operands.size() - 1) + ")";
+    case TileOp::Gather:
+    case TileOp::Scatter:
+      return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array<" : "scatter_array<") +
+             (e.ints.at(0) ? "true" : "false") + ">(" + operand(0) + ", " + operand(1) + ", " + operand(2) +
+             indices(3, e.operands.size()) + ")";
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Permute: {

@@ -22,7 +22,7 @@ constexpr std::string_view kCommonFunctions[] = {
     "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log", "log2",
     "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum", "minimum",
     "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract", "sum",
-    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul"};
+    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter"};
 // The seed's own names.
 constexpr std::string_view kSeedFunctions[] = {"iota"};
 // cuTile Python's own names.
@@ -626,6 +626,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     operands.push_back(tile.expr);
     return runtime(tileCall(TileOp::Store, types.none(), e.loc, std::move(operands)));
   }
+  if (name == "gather" || name == "scatter") return tileGatherScatter(name == "gather", e, what);
   if (name == "full" || name == "zeros" || name == "ones") {
     bool full = name == "full";
     std::vector<std::string_view> params = full ? std::vector<std::string_view>{"shape", "fill_value", "dtype"}
@@ -1069,6 +1070,123 @@ Value FunctionChecker::tileMatmul(Value x, Value y, std::optional<const syntax::
                            {typedLiteral(intConstant(0), accKind, loc).expr}));
   }
   return runtime(tileCall(TileOp::Mma, acc.type(), loc, {x.expr, y.expr, acc.expr}));
+}
+
+Value FunctionChecker::tileGatherScatter(bool gather, const syntax::CallExpr& e, const std::string& what) {
+  std::vector<const syntax::Expr*> a;
+  std::vector<std::string_view> params = gather
+      ? std::vector<std::string_view>{"array", "indices", "mask", "padding_value", "check_bounds", "latency"}
+      : std::vector<std::string_view>{"array", "indices", "value", "mask", "check_bounds", "latency"};
+  if (!bindArguments(what, e, params, gather ? 2 : 3, a, nullptr)) return errorValue();
+  const syntax::Expr* maskArg = a[gather ? 2 : 3];
+  const syntax::Expr* checkArg = a[4];
+  Value array = value(*a[0]);
+  if (array.isError()) return array;
+  if (!array.type()->isArray() || array.type()->element != nullptr) {
+    sink.error(diag::ArgumentType, a[0]->loc, {"array", what, "an array of numbers", describe(array)});
+    return errorValue();
+  }
+  ScalarKind element = array.type()->scalar;
+  // The indices: a tuple with one integer tile or number per dimension (a 1-D array's may be alone).
+  Value indices = value(*a[1]);
+  if (indices.isError()) return indices;
+  std::vector<Value> parts;
+  if (indices.type()->kind == types::TypeKind::Tuple) {
+    if (!tupleElements(indices, what, a[1]->loc, parts)) return errorValue();
+  } else {
+    parts.push_back(indices);
+  }
+  if (static_cast<int>(parts.size()) != array.type()->ndim) {
+    sink.error(diag::TileRank, a[1]->loc, {what + "'s indices", std::to_string(parts.size()) + " components",
+                                           std::to_string(array.type()->ndim)});
+    return errorValue();
+  }
+  std::vector<int64_t> shape;
+  for (Value& part : parts) {
+    if (part.isError()) return errorValue();
+    ScalarKind kind = part.type()->scalar;
+    if ((!part.type()->isTile() && !part.type()->isScalar()) || !types::isInteger(kind)) {
+      sink.error(diag::ArgumentType, a[1]->loc, {"indices", what, "integer tiles or integers", describe(part)});
+      return errorValue();
+    }
+    if (part.type()->isTile()) {
+      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, part.type()->shape, a[1]->loc, what);
+      if (!joined) return errorValue();
+      shape = *joined;
+    }
+  }
+  Value stored;
+  if (!gather) {
+    stored = value(*a[2]);
+    if (stored.isError()) return stored;
+    if (stored.type()->isTile()) {
+      if (stored.type()->scalar != element) {
+        sink.error(diag::TileStoreType, a[2]->loc, {types::pythonName(stored.type()->scalar), types::pythonName(element)});
+        return errorValue();
+      }
+      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, stored.type()->shape, a[2]->loc, what);
+      if (!joined) return errorValue();
+      shape = *joined;
+    } else if (!stored.type()->isScalar()) {
+      sink.error(diag::ArgumentType, a[2]->loc, {"value", what, "a tile or a number", describe(stored)});
+      return errorValue();
+    }
+  }
+  ConstValue always;
+  always.kind = ConstValue::Kind::Bool;
+  always.boolValue = true;
+  Value mask = weakLiteral(always, e.loc);
+  if (maskArg != nullptr) {
+    mask = value(*maskArg);
+    if (mask.isError()) return mask;
+    if ((!mask.type()->isTile() && !mask.type()->isScalar()) || !types::isBool(mask.type()->scalar)) {
+      sink.error(diag::ArgumentType, maskArg->loc, {"mask", what, "a bool tile or a bool", describe(mask)});
+      return errorValue();
+    }
+    if (mask.type()->isTile()) {
+      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, mask.type()->shape, maskArg->loc, what);
+      if (!joined) return errorValue();
+      shape = *joined;
+    }
+  }
+  bool checkBounds = true;
+  if (checkArg != nullptr) {
+    Value c = expr(*checkArg);
+    if (c.isError()) return c;
+    if (!c.constant || c.constant->kind != ConstValue::Kind::Bool) {
+      sink.error(diag::NotConstant, checkArg->loc, {"check_bounds= of " + what + " (True or False)"});
+      return errorValue();
+    }
+    checkBounds = c.constant->boolValue;
+  }
+  if (a[5] != nullptr && !tileConstantInt(*a[5], "latency= of " + what)) return errorValue();
+  // Every operand as a tile of the common shape.
+  auto asTile = [&](Value v, ScalarKind kind) -> TypedExpr* {
+    if (v.type()->isTile()) return broadcastTile(v, shape, e.loc).expr;
+    Value converted = v.weak ? promoteTo(v, kind, e.loc) : cast(v, kind, e.loc);
+    if (converted.isError()) return nullptr;
+    return tileCall(TileOp::Full, types.tile(kind, shape), e.loc, {converted.expr});
+  };
+  std::vector<TypedExpr*> operands{array.expr};
+  if (gather) {
+    Value pad = a[3] != nullptr ? value(*a[3]) : weakLiteral(intConstant(0), e.loc);
+    if (pad.isError()) return pad;
+    if (!pad.type()->isScalar()) {
+      sink.error(diag::ArgumentType, a[3]->loc, {"padding_value", what, "a number", describe(pad)});
+      return errorValue();
+    }
+    Value converted = pad.weak ? promoteTo(pad, element, e.loc) : cast(pad, element, e.loc);
+    if (converted.isError()) return converted;
+    operands.push_back(converted.expr);
+  } else {
+    operands.push_back(asTile(stored, element));
+  }
+  operands.push_back(asTile(mask, ScalarKind::Bool));
+  for (Value& part : parts) operands.push_back(asTile(part, part.type()->scalar));
+  if (std::find(operands.begin(), operands.end(), nullptr) != operands.end()) return errorValue();
+  const types::Type* type = gather ? types.tile(element, shape) : types.none();
+  return runtime(tileCall(gather ? TileOp::Gather : TileOp::Scatter, type, e.loc, std::move(operands),
+                          {checkBounds ? 1 : 0}));
 }
 
 bool FunctionChecker::tileIndex(const syntax::Expr& arg, int rank, const std::string& what,

@@ -436,3 +436,35 @@ def test_narrowing_is_reported_at_the_users_line(target):
         weft.launch(narrowing_kernel, a, grid=1, target=target)
     assert f":{line_of(narrowing_kernel.underlying, 'x * 2.5')}:" in str(error.value)
     assert "[TileNarrowing]" in str(error.value)
+
+
+# ---- gather and scatter (the seed's pointer tiles) ----
+
+
+@cu.kernel
+def gather_scatter(a, table, out, scattered):
+    rows = cu.reshape(cu.arange(8), (8, 1))
+    cols = cu.reshape(cu.arange(4) * 3, (1, 4))
+    picked = cu.gather(a, (rows, cols), padding_value=-1.0)
+    cu.store(out, (0, 0), picked)
+    keys = cu.load(table, (0,), (16,))
+    cu.scatter(scattered, keys, cu.arange(16).astype(cu.float32), mask=keys >= 0)
+
+
+def test_gather_and_scatter_with_bounds_and_masks(target, rng):
+    a = rng.standard_normal((6, 10)).astype(np.float32)
+    table = rng.permutation(20)[:16].astype(np.int32) - 2  # some negative, some past the end
+    out = np.zeros((8, 4), np.float32)
+    scattered = np.full(12, 100.0, np.float32)
+    run_tiles(target, gather_scatter, a, table, out, scattered, grid=1)
+    want = np.full((8, 4), -1.0, np.float32)
+    for r in range(8):
+        for c in range(4):
+            if r < 6 and 3 * c < 10:
+                want[r, c] = a[r, 3 * c]
+    np.testing.assert_array_equal(out, want)
+    expected = np.full(12, 100.0, np.float32)
+    for i, key in enumerate(table):
+        if 0 <= key < 12:
+            expected[key] = i
+    np.testing.assert_array_equal(scattered, expected)

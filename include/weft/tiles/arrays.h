@@ -53,4 +53,51 @@ WEFT_TILE_FN void store_array(const ::weft::Array<T, N>& array, const tile<T, S,
   store(partition_view<decltype(span), S>(span), value, index...);
 }
 
+namespace detail {
+
+// The pointers to array[i0, i1, ...] for the index tiles `index` (one per dimension, one shape).
+template <class T, int N, class... X>
+WEFT_TILE_FN auto array_pointers(const ::weft::Array<T, N>& array, const X&... index) {
+  return map(
+      [&](auto... i) {
+        const int64_t at[] = {static_cast<int64_t>(i)...};
+        int64_t offset = 0;
+        for (int d = 0; d < N; ++d) offset += at[d] * static_cast<int64_t>(array.strides[d]);
+        return array.data + offset;
+      },
+      index...);
+}
+
+// Where `mask` holds and, when Checked, every index lies inside the array.
+template <bool Checked, class T, int N, class M, class... X>
+WEFT_TILE_FN auto array_access_mask(const ::weft::Array<T, N>& array, const M& mask, const X&... index) {
+  return map(
+      [&](bool m, auto... i) {
+        if constexpr (Checked) {
+          const int64_t at[] = {static_cast<int64_t>(i)...};
+          for (int d = 0; d < N; ++d) m = m && at[d] >= 0 && static_cast<uint64_t>(at[d]) < array.shape[d];
+        }
+        return m;
+      },
+      mask, index...);
+}
+
+}  // namespace detail
+
+// array[i0, i1, ...] element-wise for the integer tiles `index` (one per dimension, all of the
+// mask's shape); `pad` where the mask is false or (Checked) an index lies outside the array.
+template <bool Checked, class T, int N, class M, class... X>
+WEFT_TILE_FN auto gather_array(const ::weft::Array<T, N>& array, T pad, const M& mask, const X&... index) {
+  static_assert(sizeof...(X) == static_cast<size_t>(N), "gather_array takes one index tile per dimension");
+  return load(detail::array_pointers(array, index...), detail::array_access_mask<Checked>(array, mask, index...), pad);
+}
+
+// Stores `values` at array[i0, i1, ...] element-wise where the mask holds and (Checked) the
+// indices lie inside the array.
+template <bool Checked, class T, int N, class V, class M, class... X>
+WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& values, const M& mask, const X&... index) {
+  static_assert(sizeof...(X) == static_cast<size_t>(N), "scatter_array takes one index tile per dimension");
+  store(detail::array_pointers(array, index...), values, detail::array_access_mask<Checked>(array, mask, index...));
+}
+
 }  // namespace weft::tiles
