@@ -26,12 +26,24 @@ _FUNCTIONS = (
     "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
     "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
     "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
+    "add", "sub", "mul", "div", "fma",
 )
 globals().update(_device_functions("tiles", _FUNCTIONS))
 globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
 
+# The seed's numeric modifiers (tags passed after the operands of add, sub, mul, div, fma, sqrt,
+# maximum, minimum).
+round_ties_to_even, round_toward_zero = "round_ties_to_even", "round_toward_zero"
+round_toward_negative, round_toward_positive = "round_toward_negative", "round_toward_positive"
+round_approximate, round_full = "round_approximate", "round_full"
+round_subnormals_to_zero, preserve_subnormals = "round_subnormals_to_zero", "preserve_subnormals"
+propagate_nan, suppress_nan = "propagate_nan", "suppress_nan"
+_MODIFIERS = ("round_ties_to_even", "round_toward_zero", "round_toward_negative", "round_toward_positive",
+              "round_approximate", "round_full", "round_subnormals_to_zero", "preserve_subnormals",
+              "propagate_nan", "suppress_nan")
+
 # The seed's view paddings: the values a load gives outside the array.
 padding_zero, padding_neg_zero, padding_pos_inf, padding_neg_inf, padding_nan = "zero", "-0", "+inf", "-inf", "nan"
 
-__all__ = ["kernel", "function", "launch", "ConstExpr", *_FUNCTIONS, "padding_zero", "padding_neg_zero",
+__all__ = ["kernel", "function", "launch", "ConstExpr", *_FUNCTIONS, *_MODIFIERS, "padding_zero", "padding_neg_zero",
            "padding_pos_inf", "padding_neg_inf", "padding_nan"]

@@ -96,6 +96,23 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array<" : "scatter_array<") +
              (e.ints.at(0) ? "true" : "false") + ">(" + operand(0) + ", " + operand(1) + ", " + operand(2) +
              indices(3, e.operands.size()) + ")";
+    case TileOp::Arith: {
+      static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "fma", "sqrt", "max", "min"};
+      static constexpr const char* kRounding[] = {"round_ties_to_even_t", "round_toward_zero_t",
+                                                  "round_toward_negative_t", "round_toward_positive_t",
+                                                  "round_approximate_t", "round_full_t"};
+      std::string out = std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(";
+      for (size_t i = 0; i < e.operands.size(); ++i) out += (i ? ", " : "") + operand(i);
+      auto op = static_cast<sema::TileArith>(e.ints.at(0));
+      if (op == sema::TileArith::Max || op == sema::TileArith::Min)
+        return out + (e.ints.at(3) ? ", weft::tiles::propagate_nan_t{})" : ")");
+      if (e.ints.at(1) >= 0 || e.ints.at(2)) {
+        // A subnormal mode follows a rounding mode: the default rounding is spelled out then.
+        out += std::string(", weft::tiles::") + kRounding[e.ints.at(1) >= 0 ? e.ints.at(1) : 0] + "{}";
+        if (e.ints.at(2)) out += ", weft::tiles::round_subnormals_to_zero_t{}";
+      }
+      return out + ")";
+    }
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Permute: {

@@ -24,9 +24,27 @@ constexpr std::string_view kCommonFunctions[] = {
     "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract", "sum",
     "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter"};
 // The seed's own names.
-constexpr std::string_view kSeedFunctions[] = {"iota"};
+constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma"};
 // cuTile Python's own names.
-constexpr std::string_view kCuTileFunctions[] = {"num_tiles"};
+constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add", "sub", "mul", "truediv", "fma"};
+
+// The seed's modifier tags and padding constants (python/weft/tiles.py holds the same strings).
+constexpr std::string_view kSeedTags[] = {"round_ties_to_even", "round_toward_zero", "round_toward_negative",
+                                          "round_toward_positive", "round_approximate", "round_full",
+                                          "round_subnormals_to_zero", "preserve_subnormals", "propagate_nan",
+                                          "suppress_nan"};
+constexpr std::pair<std::string_view, std::string_view> kSeedPaddings[] = {
+    {"padding_zero", "zero"}, {"padding_neg_zero", "-0"}, {"padding_pos_inf", "+inf"}, {"padding_neg_inf", "-inf"},
+    {"padding_nan", "nan"}};
+
+// The seed's numeric modifier tags (weft.tiles' constants) and cuTile's RoundingMode members,
+// as rounding codes (TileOp::Arith).
+constexpr std::pair<std::string_view, int> kRoundingTags[] = {
+    {"round_ties_to_even", 0}, {"round_toward_zero", 1}, {"round_toward_negative", 2},
+    {"round_toward_positive", 3}, {"round_approximate", 4}, {"round_full", 5}};
+constexpr std::pair<std::string_view, std::string_view> kRoundingModes[] = {
+    {"RN", "round_ties_to_even"}, {"RZ", "round_toward_zero"}, {"RM", "round_toward_negative"},
+    {"RP", "round_toward_positive"}, {"APPROX", "round_approximate"}, {"FULL", "round_full"}};
 
 // cuTile's PaddingMode members and the seed's padding names, as TilePadding.
 struct PaddingName {
@@ -106,7 +124,8 @@ bool seedNarrowing(ScalarKind from, ScalarKind to) {
 }  // namespace
 
 bool isTileModule(std::string_view module) {
-  return module == "weft.tiles" || module == "weft.cutile" || module == "weft.cutile.PaddingMode";
+  return module == "weft.tiles" || module == "weft.cutile" || module == "weft.cutile.PaddingMode" ||
+         module == "weft.cutile.RoundingMode";
 }
 
 Value resolveTileEntity(std::string_view module, std::string_view member) {
@@ -115,13 +134,25 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
       if (member == name) return strConstant(padding);
     return {};
   }
-  if (module == "weft.cutile" && member == "PaddingMode") {
+  if (module == "weft.cutile.RoundingMode") {
+    for (const auto& [name, tag] : kRoundingModes)
+      if (member == name) return strConstant(tag);
+    return {};
+  }
+  if (module == "weft.cutile" && (member == "PaddingMode" || member == "RoundingMode")) {
     Value v;
     v.kind = Value::Kind::Module;
-    v.name = "weft.cutile.PaddingMode";
+    v.name = "weft.cutile." + std::string(member);
     return v;
   }
   if (member == "ConstExpr" || (module == "weft.cutile" && member == "Constant")) return resolveEntity("weft.ConstExpr");
+  if (module == "weft.tiles") {
+    // The seed's tags, constants of python/weft/tiles.py spelled by their names.
+    for (std::string_view tag : kSeedTags)
+      if (member == tag) return strConstant(tag);
+    for (const auto& [name, padding] : kSeedPaddings)
+      if (member == name) return strConstant(padding);
+  }
   Face face = faceOf(module);
   auto function = [&]() {
     Value v;
@@ -627,6 +658,10 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Store, types.none(), e.loc, std::move(operands)));
   }
   if (name == "gather" || name == "scatter") return tileGatherScatter(name == "gather", e, what);
+  if (name == "add" || name == "sub" || name == "mul" || name == "div" || name == "truediv" || name == "fma" ||
+      (name == "sqrt" && (e.args.size() > 1 || !e.keywords.empty())) ||
+      ((name == "maximum" || name == "minimum") && (e.args.size() > 2 || !e.keywords.empty())))
+    return tileArith(name, e, what, face);
   if (name == "full" || name == "zeros" || name == "ones") {
     bool full = name == "full";
     std::vector<std::string_view> params = full ? std::vector<std::string_view>{"shape", "fill_value", "dtype"}
@@ -1187,6 +1222,131 @@ Value FunctionChecker::tileGatherScatter(bool gather, const syntax::CallExpr& e,
   const types::Type* type = gather ? types.tile(element, shape) : types.none();
   return runtime(tileCall(gather ? TileOp::Gather : TileOp::Scatter, type, e.loc, std::move(operands),
                           {checkBounds ? 1 : 0}));
+}
+
+Value FunctionChecker::tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what, Face face) {
+  TileArith op = name == "add"       ? TileArith::Add
+                 : name == "sub"     ? TileArith::Sub
+                 : name == "mul"     ? TileArith::Mul
+                 : name == "fma"     ? TileArith::Fma
+                 : name == "sqrt"    ? TileArith::Sqrt
+                 : name == "maximum" ? TileArith::Max
+                 : name == "minimum" ? TileArith::Min
+                                     : TileArith::Div;
+  size_t operands = op == TileArith::Fma ? 3 : op == TileArith::Sqrt ? 1 : 2;
+  bool minMax = op == TileArith::Max || op == TileArith::Min;
+  // The modifiers: the seed's tags after the operands; cuTile's keywords.
+  std::vector<std::string_view> params = {"x", "y", "z"};
+  params.resize(operands);
+  if (face == Face::CuTile) {
+    if (minMax) params.push_back("propagate_nan");
+    else params.insert(params.end(), {"rounding_mode", "flush_to_zero"});
+  } else {
+    params.insert(params.end(), {"modifier", "modifier2"});
+  }
+  std::vector<const syntax::Expr*> a;
+  if (!bindArguments(what, e, params, operands, a, nullptr)) return errorValue();
+  int rounding = -1, flush = 0, propagate = 0;
+  auto constantOf = [&](const syntax::Expr* arg) -> std::optional<ConstValue> {
+    Value v = expr(*arg);
+    if (v.isError()) return std::nullopt;
+    if (!v.constant) {
+      sink.error(diag::NotConstant, arg->loc, {"a numeric modifier of " + what});
+      return std::nullopt;
+    }
+    return v.constant;
+  };
+  for (size_t i = operands; i < a.size(); ++i) {
+    if (a[i] == nullptr) continue;
+    std::optional<ConstValue> c = constantOf(a[i]);
+    if (!c) return errorValue();
+    std::string_view param = params[i];
+    bool ok = false;
+    if (param == "flush_to_zero" || param == "propagate_nan") {
+      ok = c->kind == ConstValue::Kind::Bool;
+      (param == "flush_to_zero" ? flush : propagate) = c->boolValue ? 1 : 0;
+    } else if (c->kind == ConstValue::Kind::Str) {
+      for (const auto& [tag, code] : kRoundingTags)
+        if (c->strValue == tag && !minMax) ok = true, rounding = code;
+      if (face != Face::CuTile && !minMax && c->strValue == "round_subnormals_to_zero") ok = true, flush = 1;
+      if (face != Face::CuTile && !minMax && c->strValue == "preserve_subnormals") ok = true, flush = 0;
+      if (face != Face::CuTile && minMax && c->strValue == "propagate_nan") ok = true, propagate = 1;
+      if (face != Face::CuTile && minMax && c->strValue == "suppress_nan") ok = true, propagate = 0;
+    } else if (c->kind == ConstValue::Kind::None && param == "rounding_mode") {
+      ok = true;
+    }
+    if (!ok) {
+      sink.error(diag::TileModifier, a[i]->loc, {toString(*c), what});
+      return errorValue();
+    }
+  }
+  bool precise = op == TileArith::Div || op == TileArith::Sqrt;
+  if ((rounding >= 4 && !precise) || (rounding == 5 && op == TileArith::Sqrt)) {
+    sink.error(diag::TileModifier, e.loc, {std::string(kRoundingTags[rounding].first), what});
+    return errorValue();
+  }
+  // The operands: one shape and one floating type (integers take the type `/` gives them).
+  std::vector<Value> values;
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < operands; ++i) {
+    Value v = value(*a[i]);
+    if (v.isError()) return v;
+    if (!v.type()->isTile() && !v.type()->isScalar()) {
+      sink.error(diag::ArgumentType, a[i]->loc, {std::to_string(i + 1), what, "a tile or a number", describe(v)});
+      return errorValue();
+    }
+    if (v.type()->isTile()) {
+      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, v.type()->shape, a[i]->loc, what);
+      if (!joined) return errorValue();
+      shape = *joined;
+    }
+    values.push_back(v);
+  }
+  if (std::none_of(values.begin(), values.end(), [](const Value& v) { return v.type()->isTile(); })) {
+    sink.error(diag::ArgumentType, a[0]->loc, {"1", what, "a tile", describe(values[0])});
+    return errorValue();
+  }
+  std::optional<ScalarKind> common = values[0].weak && values.size() > 1 ? values[1].type()->scalar : values[0].type()->scalar;
+  for (size_t i = 1; i < values.size() && common; ++i) {
+    Value typed = values[0];
+    if (typed.weak) typed = promoteTo(typed, *common, e.loc);
+    common = tileCommonKind(i == 1 ? values[0] : typed, values[i], false, e.loc, what);
+  }
+  if (!common) return errorValue();
+  if (!types::isFloating(*common) && !minMax) {
+    if (op != TileArith::Div && rounding < 0 && !flush) {
+      // Integer add/sub/mul/fma without modifiers: the operators' wrapping arithmetic.
+    } else {
+      bool wide = std::any_of(values.begin(), values.end(),
+                              [](const Value& v) { return !v.weak && types::byteSize(v.type()->scalar) == 8; });
+      common = wide ? ScalarKind::Float64 : ScalarKind::Float32;
+    }
+  }
+  if ((rounding >= 0 || flush) && !types::isFloating(*common)) {
+    sink.error(diag::TileModifier, e.loc, {"a rounding or subnormal mode", what + " of " + types::pythonName(*common)});
+    return errorValue();
+  }
+  if (op == TileArith::Fma && !types::isFloating(*common)) {
+    sink.error(diag::TileElementType, e.loc, {types::pythonName(*common), what});
+    return errorValue();
+  }
+  std::vector<TypedExpr*> exprs;
+  for (Value& v : values) {
+    Value converted = v;
+    if (v.type()->isTile()) {
+      if (v.type()->scalar != *common)
+        converted = tileMap(cast(mapInput(0, v.type()->scalar, e.loc), *common, e.loc), {v}, v.type()->shape, e.loc);
+      converted = broadcastTile(converted, shape, e.loc);
+    } else {
+      converted = v.weak ? promoteTo(v, *common, e.loc) : cast(v, *common, e.loc);
+      if (converted.isError()) return converted;
+      converted = runtime(tileCall(TileOp::Full, types.tile(*common, shape), e.loc, {converted.expr}));
+    }
+    if (converted.isError()) return converted;
+    exprs.push_back(converted.expr);
+  }
+  return runtime(tileCall(TileOp::Arith, types.tile(*common, shape), e.loc, std::move(exprs),
+                          {static_cast<int64_t>(op), rounding, flush, propagate}));
 }
 
 bool FunctionChecker::tileIndex(const syntax::Expr& arg, int rank, const std::string& what,

@@ -591,6 +591,8 @@ class FunctionChecker {
   Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
   Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
   Value tileMatmul(Value x, Value y, std::optional<const syntax::Expr*> accArg, SourceLoc loc, const std::string& what);
+  Value tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what,
+                  FunctionSource::Face face);
   Value tileGatherScatter(bool gather, const syntax::CallExpr& e, const std::string& what);
   bool tileIndex(const syntax::Expr& arg, int rank, const std::string& what, std::vector<TypedExpr*>& operands);
   bool tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency, const syntax::Expr* allowTma, int rank,

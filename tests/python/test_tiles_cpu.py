@@ -468,3 +468,78 @@ def test_gather_and_scatter_with_bounds_and_masks(target, rng):
         if 0 <= key < 12:
             expected[key] = i
     np.testing.assert_array_equal(scattered, expected)
+
+
+# ---- numeric modifiers ----
+
+
+@ct.kernel
+def seed_rounding(a, b, out):
+    x = ct.load(a, (0,), (16,))
+    y = ct.load(b, (0,), (16,))
+    ct.store(out, (0, 0), ct.reshape(ct.add(x, y, ct.round_toward_zero), (1, 16)))
+    ct.store(out, (1, 0), ct.reshape(ct.add(x, y, ct.round_toward_negative), (1, 16)))
+    ct.store(out, (2, 0), ct.reshape(ct.mul(x, y, ct.round_toward_positive), (1, 16)))
+    ct.store(out, (3, 0), ct.reshape(ct.div(x, y, ct.round_ties_to_even), (1, 16)))
+    ct.store(out, (4, 0), ct.reshape(ct.sub(x, y), (1, 16)))
+    ct.store(out, (5, 0), ct.reshape(ct.fma(x, y, x, ct.round_toward_zero), (1, 16)))
+
+
+@cu.kernel
+def cutile_rounding(a, b, out):
+    x = cu.load(a, (0,), (16,))
+    y = cu.load(b, (0,), (16,))
+    cu.store(out, (0, 0), cu.reshape(cu.add(x, y, rounding_mode=cu.RoundingMode.RZ), (1, 16)))
+    cu.store(out, (1, 0), cu.reshape(cu.add(x, y, rounding_mode=cu.RoundingMode.RM), (1, 16)))
+    cu.store(out, (2, 0), cu.reshape(cu.mul(x, y, rounding_mode=cu.RoundingMode.RP), (1, 16)))
+    cu.store(out, (3, 0), cu.reshape(cu.truediv(x, y), (1, 16)))
+    cu.store(out, (4, 0), cu.reshape(cu.sub(x, y), (1, 16)))
+    cu.store(out, (5, 0), cu.reshape(cu.fma(x, y, x, rounding_mode=cu.RoundingMode.RZ), (1, 16)))
+
+
+def _directed(a, b, op, direction):
+    """float32 op rounded toward zero (0), negative (-1) or positive (+1), from the float64 result."""
+    exact = op(a.astype(np.float64), b.astype(np.float64))
+    nearest = exact.astype(np.float32)
+    down = np.where(nearest.astype(np.float64) > exact, np.nextafter(nearest, np.float32(-np.inf)), nearest)
+    up = np.where(nearest.astype(np.float64) < exact, np.nextafter(nearest, np.float32(np.inf)), nearest)
+    if direction == 0:
+        return np.where(exact >= 0, down, up)
+    return down if direction < 0 else up
+
+
+@pytest.mark.parametrize("kernel", [seed_rounding, cutile_rounding], ids=["seed", "cutile"])
+def test_rounding_modes_are_exact(target, rng, kernel):
+    a = (rng.standard_normal(16) * 1e3).astype(np.float32)
+    b = (rng.standard_normal(16) * 1e-3 + 1.5).astype(np.float32)
+    out = np.zeros((6, 16), np.float32)
+    run_tiles(target, kernel, a, b, out, grid=1)
+    np.testing.assert_array_equal(out[0], _directed(a, b, np.add, 0))
+    np.testing.assert_array_equal(out[1], _directed(a, b, np.add, -1))
+    np.testing.assert_array_equal(out[2], _directed(a, b, np.multiply, 1))
+    np.testing.assert_array_equal(out[3], (a.astype(np.float64) / b).astype(np.float32))
+    np.testing.assert_array_equal(out[4], a - b)
+    fused = a.astype(np.float64) * b + a  # exact in float64 for these magnitudes
+    nearest = fused.astype(np.float32)
+    toward_zero = np.where(np.abs(nearest.astype(np.float64)) > np.abs(fused),
+                           np.nextafter(nearest, np.float32(0)), nearest)
+    np.testing.assert_array_equal(out[5], toward_zero)
+
+
+@ct.kernel
+def nan_modes(a, b, out):
+    x = ct.load(a, (0,), (4,))
+    y = ct.load(b, (0,), (4,))
+    ct.store(out, (0, 0), ct.reshape(ct.maximum(x, y, ct.propagate_nan), (1, 4)))
+    ct.store(out, (1, 0), ct.reshape(ct.maximum(x, y, ct.suppress_nan), (1, 4)))
+    ct.store(out, (2, 0), ct.reshape(ct.minimum(x, y, ct.propagate_nan), (1, 4)))
+
+
+def test_nan_propagation_modes(target):
+    a = np.array([1.0, np.nan, 3.0, np.nan], np.float32)
+    b = np.array([2.0, 5.0, np.nan, np.nan], np.float32)
+    out = np.zeros((3, 4), np.float32)
+    run_tiles(target, nan_modes, a, b, out, grid=1)
+    np.testing.assert_array_equal(out[0], np.maximum(a, b))
+    np.testing.assert_array_equal(out[1], np.fmax(a, b))
+    np.testing.assert_array_equal(out[2], np.minimum(a, b))
