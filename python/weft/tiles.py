@@ -21,6 +21,32 @@ from ._tiles import device_functions as _device_functions, function, launch, mak
 
 kernel = _make_kernel("tiles")
 
+
+class _TileType:
+    """`ct.tile[dtype, shape]`: the annotation of a tile parameter or variable (a tile of
+    `dtype` elements with the static power-of-2 extents `shape`)."""
+
+    __weft_name__ = "weft.tiles.tile"
+
+    def __getitem__(self, item):
+        dtype, shape = item
+        return _TileAnnotation(dtype, shape if isinstance(shape, tuple) else (shape,))
+
+    def __repr__(self) -> str:
+        return "ct.tile"
+
+
+class _TileAnnotation:
+    def __init__(self, dtype, shape):
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self) -> str:
+        return f"ct.tile[{self.dtype!r}, {self.shape!r}]"
+
+
+tile = _TileType()
+
 _FUNCTIONS = (
     "load", "store", "full", "zeros", "ones", "iota", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
@@ -45,5 +71,5 @@ _MODIFIERS = ("round_ties_to_even", "round_toward_zero", "round_toward_negative"
 # The seed's view paddings: the values a load gives outside the array.
 padding_zero, padding_neg_zero, padding_pos_inf, padding_neg_inf, padding_nan = "zero", "-0", "+inf", "-inf", "nan"
 
-__all__ = ["kernel", "function", "launch", "ConstExpr", *_FUNCTIONS, *_MODIFIERS, "padding_zero", "padding_neg_zero",
+__all__ = ["kernel", "function", "launch", "ConstExpr", "tile", *_FUNCTIONS, *_MODIFIERS, "padding_zero", "padding_neg_zero",
            "padding_pos_inf", "padding_neg_inf", "padding_nan"]

@@ -164,6 +164,7 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
   };
   for (std::string_view name : kCommonFunctions)
     if (member == name) return function();
+  if (member == "tile") return function();  // ct.tile[dtype, shape]: an annotation only
   for (std::string_view name : face == Face::Tiles ? std::span(kSeedFunctions) : std::span(kCuTileFunctions))
     if (member == name) return function();
   // The number types: ct.float32, ct.bool_, ...

@@ -543,3 +543,24 @@ def test_nan_propagation_modes(target):
     np.testing.assert_array_equal(out[0], np.maximum(a, b))
     np.testing.assert_array_equal(out[1], np.fmax(a, b))
     np.testing.assert_array_equal(out[2], np.minimum(a, b))
+
+
+# ---- helpers taking and returning tiles ----
+
+
+def scaled_rows(t: ct.tile[ct.float32, (4, 8)], factor) -> ct.tile[ct.float32, (4, 8)]:
+    return t * factor
+
+
+@ct.kernel
+def uses_helper(a, out):
+    t = ct.load(a, (0, 0), (4, 8))
+    ct.store(out, (0, 0), scaled_rows(t, 3))
+
+
+def test_helpers_take_and_return_annotated_tiles(target, rng):
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    out = np.zeros_like(a)
+    run_tiles(target, uses_helper, a, out, grid=1)
+    np.testing.assert_allclose(out, a * 3, rtol=1e-6)
+    assert repr(ct.tile[ct.float32, (4, 8)]).endswith(", (4, 8)]")

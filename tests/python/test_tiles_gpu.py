@@ -15,6 +15,7 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_cutile_padding_mode,
     test_element_wise_operators_follow_python,
     test_gather_and_scatter_with_bounds_and_masks,
+    test_helpers_take_and_return_annotated_tiles,
     test_every_padding_mode,
     test_integer_sums_wrap_in_the_element_type,
     test_math_functions,
