@@ -53,6 +53,7 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
     case Value::Kind::Intrinsic:
       if (base.intrinsic == Intrinsic::ThreadIdx || base.intrinsic == Intrinsic::BlockIdx ||
           base.intrinsic == Intrinsic::BlockDim || base.intrinsic == Intrinsic::GridDim) {
+        if (simtInTileCode(base, e.loc)) return errorValue();
         int component = e.attr == "x" ? 0 : e.attr == "y" ? 1 : e.attr == "z" ? 2 : -1;
         if (component < 0) break;
         TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::UInt32), e.loc);
@@ -343,6 +344,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     }
     return int64Value(*v.constant).value_or(std::numeric_limits<int64_t>::max());
   };
+  if (simtInTileCode(callee, e.loc)) return errorValue();
   switch (callee.intrinsic) {
     case Intrinsic::Abs: {
       if (!requireArgs(what, e, 1, 1)) return errorValue();

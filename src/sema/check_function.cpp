@@ -789,6 +789,7 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     out.loc.file = s.file;
     out.isKernel = s.source->decorator == FunctionSource::Decorator::Kernel;
     out.isTileKernel = out.isKernel && s.source->face != FunctionSource::Face::Simt;
+    out.tileCode = tileFace() != FunctionSource::Face::Simt;
     out.interop = s.source->interop;
     out.hostCallable = s.source->interop && !out.isKernel;
     // A local without a type is assigned by no code that is compiled (its assignments are in

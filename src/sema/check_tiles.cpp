@@ -554,6 +554,77 @@ Value FunctionChecker::tileAttribute(Value tile, const std::string& attr, Source
   return errorValue();
 }
 
+bool computesTiles(const TypedExpr& e) {
+  // The block's position is no tile operation: every thread reads it alone.
+  bool position = e.kind == TypedExprKind::TileCall && (e.tileOp == TileOp::Bid || e.tileOp == TileOp::NumBlocks);
+  if (e.kind == TypedExprKind::TileMap || (e.kind == TypedExprKind::TileCall && !position)) return true;
+  return std::any_of(e.operands.begin(), e.operands.end(), [](const TypedExpr* operand) { return computesTiles(*operand); });
+}
+
+bool FunctionChecker::simtInTileCode(const Value& intrinsic, SourceLoc loc) {
+  if (tileFace() == Face::Simt) return false;
+  switch (intrinsic.intrinsic) {
+    case Intrinsic::ThreadIdx:
+    case Intrinsic::BlockIdx:
+    case Intrinsic::BlockDim:
+    case Intrinsic::GridDim:
+    case Intrinsic::Tid:
+    case Intrinsic::GridSize:
+    case Intrinsic::WarpSize:
+    case Intrinsic::LaneId:
+    case Intrinsic::Syncthreads:
+    case Intrinsic::SharedArray:
+    case Intrinsic::DynamicSharedArray:
+    case Intrinsic::SyncthreadsCount:
+    case Intrinsic::SyncthreadsAnd:
+    case Intrinsic::SyncthreadsOr:
+    case Intrinsic::ActiveMask:
+    case Intrinsic::LanemaskLt:
+    case Intrinsic::Syncwarp:
+    case Intrinsic::AllSync:
+    case Intrinsic::AnySync:
+    case Intrinsic::EqSync:
+    case Intrinsic::BallotSync:
+    case Intrinsic::ShflSync:
+    case Intrinsic::ShflUpSync:
+    case Intrinsic::ShflDownSync:
+    case Intrinsic::ShflXorSync:
+    case Intrinsic::MatchAnySync:
+    case Intrinsic::MatchAllSync:
+    case Intrinsic::Threadfence:
+    case Intrinsic::AtomicRef:
+    case Intrinsic::AtomicMethod:
+    case Intrinsic::ClassicAtomic:
+      sink.error(diag::SimtInTileKernel, loc, {intrinsic.name});
+      return true;
+    case Intrinsic::Abs:
+    case Intrinsic::Min:
+    case Intrinsic::Max:
+    case Intrinsic::Len:
+    case Intrinsic::Range:
+    case Intrinsic::Enumerate:
+    case Intrinsic::Print:
+    case Intrinsic::LocalArray:
+    case Intrinsic::Atomic:
+    case Intrinsic::Popc:
+    case Intrinsic::Brev:
+    case Intrinsic::Clz:
+    case Intrinsic::Ffs:
+    case Intrinsic::Cbrt:
+    case Intrinsic::Fma:
+    case Intrinsic::ConstExpr:
+    case Intrinsic::Target:
+    case Intrinsic::IsExactly:
+    case Intrinsic::Provides:
+    case Intrinsic::TargetDescription:
+    case Intrinsic::SMSelector:
+    case Intrinsic::ConstArrayLike:
+    case Intrinsic::Math:
+    case Intrinsic::TileFunction: return false;
+  }
+  return false;
+}
+
 Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallExpr& e) {
   std::string what = callee.name + "()";
   std::string name = callee.name.substr(callee.name.find('.') + 1);

@@ -464,6 +464,9 @@ class FunctionChecker {
   // ---- check_tiles.cpp: tile code (docs/tiles.md) ----
   // The face whose rules this function's tile code follows.
   FunctionSource::Face tileFace() const;
+  // Reports a SIMT intrinsic (thread positions, barriers, warp collectives, atomics, shared
+  // memory) used in tile code, where one logical thread runs the tile block; true then.
+  bool simtInTileCode(const Value& intrinsic, SourceLoc loc);
   // A call of a function of weft.tiles / weft.cutile, or of a tile's method.
   Value tileFunctionCall(const Value& callee, const syntax::CallExpr& e);
   // `t.dtype`, `t.shape`, `t.ndim`, `t.size` and the methods (astype, reshape, ...).
@@ -640,6 +643,8 @@ std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arg
 inline constexpr int kTileThreads = 128;
 // The largest number of elements a tile may have, and the largest extent of one dimension.
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
+// Whether the expression `e` computes a tile operation (a collective one) anywhere in it.
+bool computesTiles(const TypedExpr& e);
 // Whether `module` is a tile module ("weft.tiles", "weft.cutile" and their namespaces).
 bool isTileModule(std::string_view module);
 // Member `member` of the tile module `module`; Kind::Error if unknown.

@@ -212,6 +212,9 @@ struct TypedFunction {
   // A tile kernel (docs/tiles.md): the program of one tile block, run by TypedProgram::tileThreads
   // threads of a CTA together.
   bool isTileKernel = false;
+  // Tile code (a tile kernel or a function of a tile program): its scalar stores and print()
+  // happen once per tile block.
+  bool tileCode = false;
   // @func(interop=True) or @kernel(interop=True): emitted as extern "C" `pythonName` with
   // each parameter's machine representation (a kernel: __global__; a function: __host__
   // __device__).

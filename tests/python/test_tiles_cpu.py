@@ -564,3 +564,26 @@ def test_helpers_take_and_return_annotated_tiles(target, rng):
     run_tiles(target, uses_helper, a, out, grid=1)
     np.testing.assert_allclose(out, a * 3, rtol=1e-6)
     assert repr(ct.tile[ct.float32, (4, 8)]).endswith(", (4, 8)]")
+
+
+# ---- scalar code in tile kernels: one logical thread ----
+
+
+@ct.kernel
+def scalar_side_effects(a, counts, total):
+    t = ct.load(a, (ct.bid(0),), (32,))
+    s = ct.sum(t).item()
+    total[ct.bid(0)] = s
+    counts[ct.bid(0)] = counts[ct.bid(0)] + 1
+    print("block", ct.bid(0), "sum", s)
+
+
+def test_scalar_stores_and_print_happen_once_per_tile_block(target, rng, capfd):
+    a = rng.integers(-50, 50, 64).astype(np.int32)
+    counts = np.zeros(2, np.int32)
+    total = np.zeros(2, np.int32)
+    run_tiles(target, scalar_side_effects, a, counts, total, grid=2)
+    np.testing.assert_array_equal(counts, [1, 1])
+    np.testing.assert_array_equal(total, a.reshape(2, 32).sum(axis=1))
+    out = capfd.readouterr().out
+    assert out.count("block 0 sum") == 1 and out.count("block 1 sum") == 1, out

@@ -26,6 +26,7 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_rounding_modes_are_exact,
     test_reductions_along_every_axis,
     test_row_softmax,
+    test_scalar_stores_and_print_happen_once_per_tile_block,
     test_scans,
     test_shape_operations,
     test_tile_kernels_take_a_grid_only,
