@@ -42,6 +42,20 @@ def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.
     ct.store(j, (0, 0), ct.cat((x, x), 0))
     ct.store(p, (0, 0), ct.extract(x, (1, 1), (16, 32)) * 2)
 """,
+    "mma_bf16": """
+@cu.kernel
+def gemm(a: cu.bfloat16[:, :], b: cu.bfloat16[:, :], c: cu.float32[:, :]):
+    acc = cu.zeros((128, 128), dtype=cu.float32)
+    for k in range(cu.num_tiles(a, axis=1, shape=(128, 32))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (128, 32)), cu.load(b, (k, cu.bid(1)), (32, 128)), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+""",
+    "mma_f64_int8": """
+@ct.kernel
+def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: ct.int8[:, :], o: ct.int32[:, :]):
+    ct.store(c, (0, 0), ct.load(a, (0, 0), (32, 16)) @ ct.load(b, (0, 0), (16, 32)))
+    ct.store(o, (0, 0), ct.load(i, (0, 0), (64, 64)) @ ct.load(i, (0, 0), (64, 64)))
+""",
 }
 
 
