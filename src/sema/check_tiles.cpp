@@ -768,6 +768,15 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Iota, types.tile(dtype->scalar, *shape), e.loc));
   }
   if (name == "bid" || name == "num_blocks") {
+    TileOp op = name == "bid" ? TileOp::Bid : TileOp::NumBlocks;
+    if (face == Face::Tiles && e.args.empty() && e.keywords.empty()) {
+      // The seed's bid() and num_blocks(): all three axes, uint32 components .x .y .z.
+      std::vector<TypedExpr*> components;
+      for (int64_t axis = 0; axis < 3; ++axis)
+        components.push_back(cast(runtime(tileCall(op, types.scalar(ScalarKind::Int32), e.loc, {}, {axis}), true),
+                                  ScalarKind::UInt32, e.loc).expr);
+      return runtime(make(TypedExprKind::VectorMake, types.vector(ScalarKind::UInt32, 3), e.loc, components));
+    }
     if (!bind({"axis"}, 1)) return errorValue();
     std::optional<int64_t> axis = tileConstantInt(*a[0], "the axis of " + what);
     if (!axis) return errorValue();

@@ -587,3 +587,23 @@ def test_scalar_stores_and_print_happen_once_per_tile_block(target, rng, capfd):
     np.testing.assert_array_equal(total, a.reshape(2, 32).sum(axis=1))
     out = capfd.readouterr().out
     assert out.count("block 0 sum") == 1 and out.count("block 1 sum") == 1, out
+
+
+@ct.kernel
+def block_positions(out):
+    b = ct.bid()
+    g = ct.num_blocks()
+    out[b.y, b.x, 0] = b.x
+    out[b.y, b.x, 1] = b.y
+    out[b.y, b.x, 2] = g.x
+    out[b.y, b.x, 3] = g.y
+    out[b.y, b.x, 4] = ct.bid(0) + 10 * ct.bid(1)
+    out[b.y, b.x, 5] = ct.num_blocks(0) * ct.num_blocks(1)
+
+
+def test_block_positions_in_both_spellings(target):
+    out = np.zeros((2, 3, 6), np.int32)
+    run_tiles(target, block_positions, out, grid=(3, 2))
+    for y in range(2):
+        for x in range(3):
+            np.testing.assert_array_equal(out[y, x], [x, y, 3, 2, x + 10 * y, 6])
