@@ -164,7 +164,11 @@ void CudaEmitter::functionBody(int index) {
     if (params.count(static_cast<int>(i)) || type == nullptr) continue;
     WEFT_CHECK(!types::holdsAtomic(type),
                "a local holding atomics (sema keeps those in place): " + function.locals[i].name);
-    line(1, "[[maybe_unused]] " + typeName(type) + " " + localName(static_cast<int>(i)) + "{};");
+    const auto& [mmaA, mmaB] = function.locals[i].mmaOperands;
+    // An mma's accumulator variable: the tile type in the layout that mma returns.
+    std::string declared = mmaA != nullptr ? "weft::tiles::mma_accumulator_t<" + typeName(mmaA) + ", " + typeName(mmaB) + ">"
+                                           : typeName(type);
+    line(1, "[[maybe_unused]] " + declared + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();
   collectArrayStorage(function.body);

@@ -795,7 +795,7 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     // A local without a type is assigned by no code that is compiled (its assignments are in
     // branches a constant condition removed, and its uses were reported): it gets no storage.
     for (size_t i = 0; i < locals_.size(); ++i) {
-      out.locals.push_back(Local{locals_[i].name, localType(static_cast<int>(i)), locals_[i].loc});
+      out.locals.push_back(Local{locals_[i].name, localType(static_cast<int>(i)), locals_[i].loc, locals_[i].mmaOperands});
     }
     out.returnType = returnType;
   }

@@ -325,7 +325,24 @@ TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceL
 
 Value FunctionChecker::broadcastTile(Value v, const std::vector<int64_t>& shape, SourceLoc loc) {
   if (!v.type()->isTile() || v.type()->shape == shape) return v;
-  return runtime(tileCall(TileOp::BroadcastTo, types.tile(v.type()->scalar, shape), loc, {v.expr}));
+  const types::Type* type = types.tile(v.type()->scalar, shape);
+  // Only new leading dimensions, or ones, added: the same elements in the same order.
+  int64_t from = 1, to = 1;
+  for (int64_t n : v.type()->shape) from *= n;
+  for (int64_t n : shape) to *= n;
+  if (from == to) return runtime(tileCall(TileOp::Reshape, type, loc, {v.expr}));
+  return runtime(tileCall(TileOp::BroadcastTo, type, loc, {v.expr}));
+}
+
+Value FunctionChecker::mapOperand(Value v, const std::vector<int64_t>& shape, SourceLoc loc) {
+  if (!v.type()->isTile()) return v;
+  int64_t from = 1, to = 1;
+  for (int64_t n : v.type()->shape) from *= n;
+  for (int64_t n : shape) to *= n;
+  // One element spread over a larger tile: the element itself, which map gives every element
+  // (every thread holds it: nothing moves between threads).
+  if (from == 1 && to > 1) return runtime(tileCall(TileOp::Item, types.scalar(v.type()->scalar), loc, {v.expr}));
+  return broadcastTile(v, shape, loc);
 }
 
 std::optional<std::vector<int64_t>> FunctionChecker::broadcastShape(const std::vector<int64_t>& a,
@@ -466,7 +483,7 @@ Value FunctionChecker::tileBinary(BinaryOp op, Value left, Value right, SourceLo
   std::vector<Value> inputs;
   auto placeholder = [&](Value v) -> Value {
     if (v.weak) return v;  // a literal is folded into the body, converted there
-    if (v.type()->isTile()) v = broadcastTile(v, *shape, loc);
+    v = mapOperand(v, *shape, loc);
     int index = static_cast<int>(inputs.size());
     inputs.push_back(v);
     return mapInput(index, v.type()->scalar, loc);
@@ -493,7 +510,7 @@ Value FunctionChecker::tileCompare(CompareOp op, Value left, Value right, Source
   auto placeholder = [&](Value v) -> TypedExpr* {
     Value converted = v;
     if (!v.weak) {
-      if (v.type()->isTile()) v = broadcastTile(v, *shape, loc);
+      v = mapOperand(v, *shape, loc);
       int index = static_cast<int>(inputs.size());
       inputs.push_back(v);
       converted = mapInput(index, v.type()->scalar, loc);
@@ -873,7 +890,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     std::vector<Value> inputs;
     auto placeholder = [&](Value v) {
       if (v.weak) return promoteTo(v, *common, e.loc);
-      if (v.type()->isTile()) v = broadcastTile(v, *shape, e.loc);
+      v = mapOperand(v, *shape, e.loc);
       int index = static_cast<int>(inputs.size());
       inputs.push_back(v);
       return promoteTo(mapInput(index, v.type()->scalar, e.loc), *common, e.loc);
@@ -904,7 +921,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     std::vector<Value> inputs;
     auto placeholder = [&](Value v, ScalarKind kind) {
       if (v.weak) return promoteTo(v, kind, e.loc);
-      if (v.type()->isTile()) v = broadcastTile(v, *shape, e.loc);
+      v = mapOperand(v, *shape, e.loc);
       int index = static_cast<int>(inputs.size());
       inputs.push_back(v);
       Value element = mapInput(index, v.type()->scalar, e.loc);

@@ -540,6 +540,7 @@ class FunctionChecker {
     bool nonNegative = true;
     std::optional<ConstValue> constant;
     bool constantSeen = false;
+    std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};  // Local::mmaOperands
   };
   Specialization& spec() { return program.specialization(specIndex); }
   // The prescan: every name the body binds is a local (counting its assignment sites).
@@ -586,7 +587,10 @@ class FunctionChecker {
   Value tileValue(const syntax::Expr& arg, const std::string& what);
   TypedExpr* tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {},
                       std::vector<int64_t> ints = {});
+  // `v` (a tile or a number) as a tile of `shape` (a reshape where only ones are added).
   Value broadcastTile(Value v, const std::vector<int64_t>& shape, SourceLoc loc);
+  // `v` as an input of a TileMap of `shape`: a one-element tile as its element, else broadcastTile.
+  Value mapOperand(Value v, const std::vector<int64_t>& shape, SourceLoc loc);
   std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                                                      SourceLoc loc, const std::string& what);
   std::optional<types::ScalarKind> tileCommonKind(const Value& a, const Value& b, bool comparison, SourceLoc loc,

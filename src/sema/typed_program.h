@@ -202,6 +202,9 @@ struct Local {
   // nothing reads it; it has no storage.
   const types::Type* type = nullptr;
   SourceLoc loc;     // first assignment (or the parameter)
+  // A tile variable that receives the result of an mma of tiles of these types: it holds its
+  // value in that mma's accumulator layout (no conversion in a K loop); nullptr: the default.
+  std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
 };
 
 struct TypedFunction {

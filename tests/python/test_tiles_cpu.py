@@ -433,7 +433,7 @@ def narrowing_kernel(a):
 def test_narrowing_is_reported_at_the_users_line(target):
     a = np.zeros(16, np.int32)
     with pytest.raises(weft.CompileError) as error:
-        weft.launch(narrowing_kernel, a, grid=1, target=target)
+        weft.launch(narrowing_kernel, weft.to_device(a) if target == "gpu" else a, grid=1, target=target)
     assert f":{line_of(narrowing_kernel.underlying, 'x * 2.5')}:" in str(error.value)
     assert "[TileNarrowing]" in str(error.value)
 
