@@ -123,6 +123,21 @@ bool seedNarrowing(ScalarKind from, ScalarKind to) {
 
 }  // namespace
 
+int64_t tileSize(const types::Type* tile) {
+  int64_t size = 1;
+  for (int64_t extent : tile->shape) size *= extent;
+  return size;
+}
+
+int tileThreadsFor(int64_t largestTile, bool usesMma) {
+  // Tensor cores: eight warps tile the accumulator. Otherwise about 16 elements per thread, so
+  // that a thread's fragments stay in registers and enough loads are in flight.
+  if (usesMma) return 256;
+  int threads = 128;
+  while (threads < 512 && largestTile / threads > 16) threads *= 2;
+  return threads;
+}
+
 bool isTileModule(std::string_view module) {
   return module == "weft.tiles" || module == "weft.cutile" || module == "weft.cutile.PaddingMode" ||
          module == "weft.cutile.RoundingMode";
@@ -317,6 +332,8 @@ Value FunctionChecker::tileValue(const syntax::Expr& arg, const std::string& wha
 TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands,
                                      std::vector<int64_t> ints) {
   program.usesTiles = true;
+  program.usesMma = program.usesMma || op == TileOp::Mma;
+  if (type->isTile()) program.largestTile = std::max(program.largestTile, tileSize(type));
   TypedExpr* e = make(TypedExprKind::TileCall, type, loc, std::move(operands));
   e->tileOp = op;
   e->ints = std::move(ints);
@@ -455,6 +472,11 @@ Value FunctionChecker::tileMap(Value body, const std::vector<Value>& inputs, con
                                SourceLoc loc) {
   if (body.isError()) return errorValue();
   program.usesTiles = true;
+  program.largestTile = std::max(program.largestTile, std::max<int64_t>(1, [&] {
+                                   int64_t size = 1;
+                                   for (int64_t extent : shape) size *= extent;
+                                   return size;
+                                 }()));
   std::vector<TypedExpr*> operands{body.expr};
   for (const Value& input : inputs) operands.push_back(input.expr);
   return runtime(make(TypedExprKind::TileMap, types.tile(body.type()->scalar, shape), loc, std::move(operands)));

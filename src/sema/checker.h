@@ -268,8 +268,11 @@ class ProgramChecker {
   // The face whose rules tile code follows where its function does not say (the first entry
   // point's; check_tiles.cpp).
   FunctionSource::Face tileFace = FunctionSource::Face::Simt;
-  // Set when any function uses a tile (the unit then includes the tile header).
+  // Set when any function uses a tile (the unit then includes the tile header); what decides
+  // the tile block's threads.
   bool usesTiles = false;
+  bool usesMma = false;
+  int64_t largestTile = 1;
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -643,8 +646,11 @@ std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arg
 
 // ---- check_tiles.cpp: tile code (docs/tiles.md) ----
 
-// The threads of a tile block on the GPU (include/weft/tiles: WEFT_TILE_THREADS).
-inline constexpr int kTileThreads = 128;
+// The elements of a tile type.
+int64_t tileSize(const types::Type* tile);
+// The threads of a tile block on the GPU (include/weft/tiles: WEFT_TILE_THREADS) for a program
+// whose largest tile has `largestTile` elements: 128 to 512 by the tiles' size, 256 with mma.
+int tileThreadsFor(int64_t largestTile, bool usesMma);
 // The largest number of elements a tile may have, and the largest extent of one dimension.
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.
