@@ -47,7 +47,7 @@ std::vector<std::string> nvrtcOptions(const Toolchain& toolchain, const CompileO
   if (options.relocatable || options.output == DeviceCode::LtoIr) result.push_back("-rdc=true");
   if (options.output == DeviceCode::LtoIr) result.push_back("-dlto");
   if (options.output == DeviceCode::CheckOnly) result.push_back("-fdevice-syntax-only");
-  result.push_back("-std=c++17");
+  result.push_back("-std=c++20");
   // Functions without an execution space are device functions: weft's headers are plain C++
   // shared with the host target, so they need no __device__ annotations.
   result.push_back("-default-device");

@@ -95,6 +95,10 @@ class CudaEmitter {
   void noteScalar(types::ScalarKind kind);
   // The #defines and #includes for the narrow floats and vectors the unit used.
   std::string typeHeaders() const;
+  // emit_tiles.cpp: tiles as calls of include/weft/tiles.h.
+  std::string tileTypeName(const types::Type* type);
+  std::string tileMap(const sema::TypedExpr& expr);
+  std::string tileCall(const sema::TypedExpr& expr);
   // emit_builtins.cpp: a builtin call as its helper (builtin_kinds.def) applied to the operands.
   std::string builtinCall(const sema::TypedExpr& expr);
   // emit_simt.cpp: warp and block collectives, atomics, print, dynamic shared memory.
@@ -153,6 +157,7 @@ class CudaEmitter {
   bool usesFloat16_ = false, usesBFloat16_ = false, usesFloat8_ = false, usesVectors_ = false;
   std::set<sema::BuiltinHeader> headers_;  // the headers of the builtins the unit calls
   bool usesDynamicShared_ = false;
+  bool usesTiles_ = false;
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

@@ -119,6 +119,7 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::Tanh:
     case Builtin::Atan2:
     case Builtin::Exp:
+    case Builtin::Exp2:
     case Builtin::Expm1:
     case Builtin::Fabs:
     case Builtin::Log:

@@ -28,6 +28,7 @@ void collectInteropTypes(const Type* type, std::set<const Type*>& arrays, std::s
     case TypeKind::None:
     case TypeKind::Vector:
     case TypeKind::InlineArray:
+    case TypeKind::Tile:
     case TypeKind::WarpMask:
     case TypeKind::Atomic:
     case TypeKind::AtomicRef: break;

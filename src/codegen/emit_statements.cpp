@@ -64,15 +64,30 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
                         "; " + inlineStore(*stmt.operands[0], value) + "; }");
         return;
       }
+      if (function_->tileCode) {
+        // One store per tile block, of the value every thread computed (tile operations in it
+        // are collective).
+        std::string value = freshTemp();
+        line(depth, "{ " + typeName(stmt.operands[0]->type) + " " + value + " = " +
+                        convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) + ";");
+        line(depth + 1, "if (weft::tiles::detail::thread_rank() == 0) " + expr(*stmt.operands[0]) + " = " + value + ";");
+        line(depth, "}");
+        return;
+      }
       // C++17 evaluates the right operand of = first, as Python evaluates the value first.
       line(depth, expr(*stmt.operands[0]) + " = " +
                       convert(expr(*stmt.operands[1]), stmt.operands[1]->type, stmt.operands[0]->type) + ";");
       return;
     }
-    case TypedStmtKind::Evaluate:
+    case TypedStmtKind::Evaluate: {
       WEFT_CHECK(stmt.operands.size() == 1, "Evaluate takes one operand");
-      line(depth, "static_cast<void>(" + expr(*stmt.operands[0]) + ");");
+      const sema::TypedExpr& e = *stmt.operands[0];
+      // print() in tile code: once per tile block (sema keeps tile operations out of it).
+      bool once = function_->tileCode && e.kind == sema::TypedExprKind::BuiltinCall && e.builtin == sema::Builtin::Print;
+      line(depth, std::string(once ? "if (weft::tiles::detail::thread_rank() == 0) " : "") + "static_cast<void>(" +
+                      expr(e) + ");");
       return;
+    }
     case TypedStmtKind::If:
       if (!stmt.targetCondition.empty()) {
         targetIf(stmt, depth);

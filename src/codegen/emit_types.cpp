@@ -82,6 +82,7 @@ std::string CudaEmitter::typeName(const Type* type) {
       for (int64_t extent : type->shape) name += ", " + std::to_string(extent);
       return name + ">";
     }
+    case TypeKind::Tile: return tileTypeName(type);
   }
   WEFT_CHECK(false, "unknown type kind");
   return {};

@@ -164,12 +164,15 @@ PyType_Slot configuredKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(call
 }  // namespace
 
 Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_,
-               std::optional<bool> boundsCheck, nb::object signature)
+               std::optional<bool> boundsCheck, nb::object signature, const std::string& faceName)
     : function(std::move(function_)),
       options(runtime::kernelOptions(debug, fastMath, boundsCheck)),
       interop(interop_),
       signature_(std::move(signature)) {
   name_ = nb::cast<std::string>(function.attr("__name__"));
+  if (faceName == "tiles") face = sema::FunctionSource::Face::Tiles;
+  else if (faceName == "cutile") face = sema::FunctionSource::Face::CuTile;
+  else if (faceName != "simt") throw nb::value_error(("unknown kernel face '" + faceName + "'").c_str());
 }
 
 void Kernel::prepare() {
@@ -177,6 +180,7 @@ void Kernel::prepare() {
   nb::object runtimeObject = runtimeModule.attr("runtime")();
   std::shared_ptr<sema::FunctionSource> source =
       functionSource(function, sema::FunctionSource::Decorator::Kernel, interop);
+  if (source) source->face = face;
   if (!source)
     raiseWeftError("CompileError",
                    "cannot compile kernel '" + name_ +
@@ -332,10 +336,20 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
   return specialization;
 }
 
-void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config,
+void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& given,
                     nb::handle targetArgument) {
   if (!runtime_) prepare();
   runtime::Target target = runtime_->target(targetArgument);
+  runtime::LaunchConfig config = given;
+  bool noBlock = config.block == std::array<uint32_t, 3>{0, 0, 0};
+  bool tileKernel = face != sema::FunctionSource::Face::Simt;
+  if (tileKernel && !noBlock)
+    throw nb::type_error(("kernel '" + name_ +
+                          "' is a tile kernel: launch it with a grid only (weft runs each tile block with the "
+                          "threads it needs), e.g. ct.launch(stream, grid, " + name_ + ", args)")
+                             .c_str());
+  if (!tileKernel && noBlock)
+    throw nb::type_error(("kernel '" + name_ + "' needs block= (an int or a tuple of 1 to 3 ints)").c_str());
   // The kernel's reusable argument vector, so that a launch allocates nothing; a launch that
   // finds it taken (by a launch that called back into Python or dropped the GIL) uses its own.
   bool reuse = !argumentsInUse_;
@@ -352,6 +366,8 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
   std::shared_ptr<Specialization> specialization =
       specialize(args, count, target, config.stream, values, consumed);
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
+  // A tile block is one CTA of the kernel's threads on the GPU, one thread on the CPU target.
+  if (tileKernel) config.block = {target == runtime::Target::Gpu ? static_cast<uint32_t>(frontEnd.tileThreads) : 1u, 1, 1};
   std::shared_ptr<runtime::LoadedKernel> loaded = specialization->loaded[static_cast<int>(target)];
   if (!loaded) {
     std::shared_ptr<runtime::Compiler> compiler = runtime_->sharedCompiler();
@@ -385,6 +401,19 @@ std::string Kernel::emitCuda(PyObject* const* args, size_t count, nb::handle tar
 ConfiguredKernel configure(nb::object kernel, nb::handle index) {
   ConfiguredKernel result;
   result.kernel = std::move(kernel);
+  if (nb::inst_ptr<Kernel>(result.kernel)->face != sema::FunctionSource::Face::Simt) {
+    // A tile kernel: kernel[grid] or kernel[grid, stream].
+    nb::tuple items = PyTuple_Check(index.ptr()) ? nb::borrow<nb::tuple>(index) : nb::make_tuple(index);
+    if (PyTuple_GET_SIZE(items.ptr()) == 2 && PyTuple_Check(index.ptr()) && !PyLong_Check(items[1].ptr()) &&
+        !items[1].is_none()) {
+      result.config.grid = parseShape(items[0], "grid");
+      result.config.stream = parseStream(items[1]);
+    } else {
+      result.config.grid = parseShape(index, "grid");
+    }
+    result.config.block = {0, 0, 0};
+    return result;
+  }
   if (!PyTuple_Check(index.ptr()) || PyTuple_GET_SIZE(index.ptr()) < 2 || PyTuple_GET_SIZE(index.ptr()) > 4)
     throw nb::type_error(
         "launch a kernel with kernel[grid, block](*args) or kernel[grid, block, stream, shared](*args)");
@@ -402,9 +431,10 @@ void bindKernels(nb::module_& module) {
       module, "Kernel",
       "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)",
       nb::type_slots(kernelSlots))
-      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>, nb::object>(), nb::arg("function"),
+      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>, nb::object, const std::string&>(),
+           nb::arg("function"),
            nb::arg("debug") = false, nb::arg("fastmath") = false, nb::arg("interop") = false,
-           nb::arg("boundscheck") = nb::none(), nb::arg("signature") = nb::none())
+           nb::arg("boundscheck") = nb::none(), nb::arg("signature") = nb::none(), nb::arg("face") = "simt")
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("__wrapped__", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("debug", [](Kernel& kernel) { return kernel.options.debug; })
@@ -478,10 +508,11 @@ void bindKernels(nb::module_& module) {
           else
             throw nb::type_error(("launch() got an unexpected keyword argument '" + key + "'").c_str());
         }
-        if (!grid.is_valid() || !block.is_valid())
-          throw nb::type_error("launch() needs grid= and block= (an int or a tuple of 1 to 3 ints each)");
+        if (!grid.is_valid())
+          throw nb::type_error("launch() needs grid= (an int or a tuple of 1 to 3 ints)");
         config.grid = parseShape(grid, "grid");
-        config.block = parseShape(block, "block");
+        // No block: a tile kernel's own (a SIMT kernel reports that it needs one).
+        config.block = block.is_valid() ? parseShape(block, "block") : std::array<uint32_t, 3>{0, 0, 0};
         nb::inst_ptr<Kernel>(kernel)->launch(tupleItems(args) + 1, args.size() - 1, config, target);
       },
       "launch(kernel, *args, grid, block, stream=None, shared=0, target=None): runs `kernel` on a grid of "

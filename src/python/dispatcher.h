@@ -43,8 +43,9 @@ class Kernel {
   // The options are the decorator's; the environment may override some (runtime::kernelOptions).
   // `signature`: None, or per parameter a (dtype name, ndim) pair that declares its type as an
   // annotation would (the classic front's `cuda.jit("void(float32[:], int32)")`).
+  // `face`: "simt" for a @kernel, "tiles" or "cutile" for a tile kernel (launched with a grid only).
   Kernel(nb::object function, bool debug, bool fastMath, bool interop, std::optional<bool> boundsCheck,
-         nb::object signature);
+         nb::object signature, const std::string& face);
   // Converts `args` (one value per positional argument; the runtime skips ConstExpr ones) and
   // launches with `config` on `target` (None: the default target).
   void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);
@@ -56,6 +57,7 @@ class Kernel {
   nb::object function;
   runtime::CompilerOptions options;
   bool interop = false;
+  sema::FunctionSource::Face face = sema::FunctionSource::Face::Simt;
 
  private:
   // First use: the runtime, the kernel's own source, and its parameters as sema describes them.

@@ -29,6 +29,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     result.argumentToParam = program.argumentToParam;
     result.globals = program.globals;
     result.localArrayBytes = program.localArrayBytes;
+    result.tileThreads = program.tileThreads;
     result.ok = true;
   } catch (const InternalCompilerError& error) {
     result.ok = false;

@@ -97,6 +97,7 @@ struct ArgumentValue {
 
 struct LaunchConfig {
   std::array<uint32_t, 3> grid{1, 1, 1};
+  // A tile kernel's launch gives no block (all zero): the kernel's tile block decides it.
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t sharedBytes = 0;
   uintptr_t stream = 0;  // CUstream; 0 is the default stream
@@ -150,6 +151,7 @@ struct FrontEndResult {
   std::vector<int> argumentToParam;                // see TypedProgram::argumentToParam
   std::vector<sema::GlobalDependency> globals;
   uint64_t localArrayBytes = 0;  // see TypedProgram::localArrayBytes
+  int tileThreads = 0;           // see TypedProgram::tileThreads
 };
 
 class CompilerState;

@@ -85,6 +85,40 @@ Annotation tupleAnnotation(const syntax::Expr& slice, Environment* environment, 
   return Annotation{Annotation::Kind::Type, types.tuple(elementTypes)};
 }
 
+// An int constant: a literal or a global constant.
+std::optional<int64_t> constantInt(const syntax::Expr& e, Environment* environment) {
+  std::optional<ConstValue> value;
+  if (e.kind == syntax::ExprKind::Constant) value = fromSyntax(syntax::as<syntax::ConstantExpr>(e).value);
+  else value = resolveDotted(e, environment).constant;
+  if (!value || value->kind != ConstValue::Kind::Int) return std::nullopt;
+  return int64Value(*value);
+}
+
+// `ct.tile[dtype, (d0, d1, ...)]` (dtype a number type; the extents powers of 2): a tile type.
+Annotation tileAnnotation(const syntax::Expr& slice, Environment* environment, types::TypeContext& types) {
+  if (slice.kind != syntax::ExprKind::Tuple || syntax::as<syntax::TupleExpr>(slice).elts.size() != 2) return {};
+  const auto& parts = syntax::as<syntax::TupleExpr>(slice).elts;
+  Value dtype = resolveDotted(*parts[0], environment);
+  if (dtype.kind != Value::Kind::NumberType || dtype.vectorSize != 0 || types::isComplex(dtype.scalar)) return {};
+  std::vector<const syntax::Expr*> extents;
+  if (parts[1]->kind == syntax::ExprKind::Tuple) {
+    for (const syntax::Expr* extent : syntax::as<syntax::TupleExpr>(*parts[1]).elts) extents.push_back(extent);
+  } else {
+    extents.push_back(parts[1]);
+  }
+  std::vector<int64_t> shape;
+  int64_t size = 1;
+  for (const syntax::Expr* extent : extents) {
+    std::optional<int64_t> n = constantInt(*extent, environment);
+    if (!n || *n <= 0 || (*n & (*n - 1)) != 0 || *n > kMaxTileElements) return {};
+    size *= *n;
+    if (size > kMaxTileElements) return {};
+    shape.push_back(*n);
+  }
+  if (shape.size() > 8) return {};
+  return Annotation{Annotation::Kind::Type, types.tile(dtype.scalar, shape)};
+}
+
 }  // namespace
 
 Annotation resolveAnnotation(const syntax::Expr& annotation, Environment* environment, types::TypeContext& types) {
@@ -108,6 +142,8 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
       return result;
     }
     if (isBuiltinTuple(*subscript.value, environment)) return tupleAnnotation(*subscript.slice, environment, types, depth);
+    if (base.kind == Value::Kind::Intrinsic && base.intrinsic == Intrinsic::TileFunction && base.name == "ct.tile")
+      return tileAnnotation(*subscript.slice, environment, types);
     const types::Type* element = nullptr;
     if (base.kind == Value::Kind::StructType) {
       element = structAnnotation(base, types, depth);

@@ -62,6 +62,8 @@ Value floatConstant(double x) {
 std::string canonicalModule(std::string_view qualifiedName) {
   if (qualifiedName == "weft" || qualifiedName == "cuda.device") return "weft";
   if (qualifiedName == "math" || qualifiedName == "numpy" || qualifiedName == "cuda") return std::string(qualifiedName);
+  if (qualifiedName == "cuda.device.tiles") return "weft.tiles";
+  if (isTileModule(qualifiedName)) return std::string(qualifiedName);
   return classicModule(qualifiedName);
 }
 
@@ -71,6 +73,7 @@ Value resolveEntity(std::string_view qualifiedName) {
   std::string module = canonicalModule(qualifiedName.substr(0, dot));
   std::string member(qualifiedName.substr(dot + 1));
   if (!classicModule(module).empty()) return resolveClassicEntity(module, member);
+  if (isTileModule(module)) return resolveTileEntity(module, member);
   if (module.empty()) {
     if (qualifiedName.substr(0, dot) == "builtins") return resolvePythonBuiltin(member);
     return {};
@@ -101,6 +104,12 @@ Value resolveEntity(std::string_view qualifiedName) {
     }
     if (module == "numpy") return {};
     // WarpMask (SIMT.md: an int32 with bit access) is a uint32, bit i = lane i, with mask[i].
+    if (member == "tiles" || member == "cutile") {
+      Value v;
+      v.kind = Value::Kind::Module;
+      v.name = "weft." + member;
+      return v;
+    }
     if (member == "WarpMask") {
       Value v = numberType(types::ScalarKind::UInt32, "device.WarpMask");
       v.warpMask = true;

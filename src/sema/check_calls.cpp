@@ -53,6 +53,7 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
     case Value::Kind::Intrinsic:
       if (base.intrinsic == Intrinsic::ThreadIdx || base.intrinsic == Intrinsic::BlockIdx ||
           base.intrinsic == Intrinsic::BlockDim || base.intrinsic == Intrinsic::GridDim) {
+        if (simtInTileCode(base, e.loc)) return errorValue();
         int component = e.attr == "x" ? 0 : e.attr == "y" ? 1 : e.attr == "z" ? 2 : -1;
         if (component < 0) break;
         TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(types::ScalarKind::UInt32), e.loc);
@@ -72,6 +73,7 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
       if (base.type()->isVector()) return vectorAttribute(base, e.attr, e.loc);
       if (base.type()->isInlineArray()) return inlineArrayAttribute(base, e.attr, e.loc);
       if (base.type()->isScalar()) return numberAttribute(base, e.attr, e.loc);
+      if (base.type()->isTile()) return tileAttribute(base, e.attr, e.loc);
       break;
     case Value::Kind::Error:
     case Value::Kind::Constant:
@@ -342,6 +344,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     }
     return int64Value(*v.constant).value_or(std::numeric_limits<int64_t>::max());
   };
+  if (simtInTileCode(callee, e.loc)) return errorValue();
   switch (callee.intrinsic) {
     case Intrinsic::Abs: {
       if (!requireArgs(what, e, 1, 1)) return errorValue();
@@ -435,6 +438,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     case Intrinsic::LocalArray:
       sink.error(diag::ArrayDeclaration, e.loc, {callee.name});
       return errorValue();
+    case Intrinsic::TileFunction: return tileFunctionCall(callee, e);
     case Intrinsic::Math: {
       size_t arity = static_cast<size_t>(builtinInfo(callee.math).arity);
       if (!requireArgs(what, e, arity, arity)) return errorValue();

@@ -15,8 +15,6 @@ bool conversionKeepsNonNegative(types::ScalarKind from, types::ScalarKind to) {
   return false;  // a float truncates, then wraps: a large one becomes negative
 }
 
-namespace {
-
 const char* symbol(BinaryOp op) {
   switch (op) {
     case BinaryOp::Add: return "+";
@@ -46,6 +44,8 @@ const char* symbol(CompareOp op) {
   }
   return "?";
 }
+
+namespace {
 
 std::optional<BinaryOp> binaryOpOf(syntax::Operator op) {
   switch (op) {
@@ -233,6 +233,8 @@ Value FunctionChecker::expr(const syntax::Expr& e) {
       Value right = value(*b.right);
       auto op = binaryOpOf(b.op);
       if (!op) {
+        if (!left.isError() && !right.isError() && left.type()->isTile() && right.type()->isTile())
+          return tileMatmul(left, right, std::nullopt, e.loc, "'@'");
         if (!left.isError() && !right.isError()) sink.error(diag::InvalidOperands, e.loc, {"@", describe(left), describe(right)});
         return errorValue();
       }
@@ -399,6 +401,10 @@ Value FunctionChecker::convert(Value v, const types::Type* target, SourceLoc loc
 }
 
 Value FunctionChecker::truth(Value v, SourceLoc loc) {
+  if (!v.isError() && v.kind == Value::Kind::RunTime && v.type()->isTile()) {
+    sink.error(diag::TileTruth, loc);
+    return errorValue();
+  }
   if (v.isError()) return v;
   if (!v.type()->isScalar()) {
     sink.error(diag::ConditionType, loc, {types::toString(v.type())});
@@ -468,6 +474,7 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
   if (left.isError() || right.isError()) return errorValue();
   const types::Type* lt = left.type();
   const types::Type* rt = right.type();
+  if (lt->isTile() || rt->isTile()) return tileBinary(op, left, right, loc);
   if (!lt->isScalar() || !rt->isScalar()) {
     sink.error(diag::InvalidOperands, loc, {symbol(op), describe(left), describe(right)});
     return errorValue();
@@ -604,6 +611,7 @@ Value FunctionChecker::unary(const syntax::UnaryOpExpr& e) {
   Value operand = value(*e.operand);
   if (operand.isError()) return operand;
   const types::Type* type = operand.type();
+  if (type->isTile()) return tileUnary(op, operand, e.loc);
   if (!type->isScalar() || (op == UnaryOp::Invert && (types::isFloating(type->scalar) || types::isComplex(type->scalar)))) {
     sink.error(diag::InvalidOperand, e.loc, {name, describe(operand)});
     return errorValue();
@@ -646,6 +654,11 @@ Value FunctionChecker::compare(const syntax::CompareExpr& e) {
   }
   for (const Value& v : operands) {
     if (v.isError()) return errorValue();
+  }
+  if (std::any_of(operands.begin(), operands.end(), [](const Value& v) { return v.type()->isTile(); })) {
+    if (ops.size() == 1) return tileCompare(ops[0], operands[0], operands[1], e.loc);
+    sink.error(diag::UnsupportedExpression, e.loc, {"a comparison chain of tiles", "; compare pairwise and combine with &"});
+    return errorValue();
   }
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!operands[i].type()->isScalar() || !operands[i + 1].type()->isScalar()) {

@@ -50,6 +50,11 @@ std::string mangleType(const types::Type* type) {
     case types::TypeKind::Atomic: return "y" + std::to_string(type->align) + mangleScalar(type->scalar);
     case types::TypeKind::AtomicRef: return "q" + mangleScalar(type->scalar);
     case types::TypeKind::WarpMask: return "wm";
+    case types::TypeKind::Tile: {
+      std::string text = "l" + std::to_string(type->shape.size());
+      for (int64_t extent : type->shape) text += "_" + std::to_string(extent);
+      return text + mangleScalar(type->scalar);
+    }
     case types::TypeKind::InlineArray: {
       std::string text = "n";
       for (int64_t extent : type->shape) text += std::to_string(extent) + "_";
@@ -419,6 +424,9 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   std::vector<int> entries;
   for (const CheckEntry& entry : request.entries) {
     WEFT_CHECK(entry.function != nullptr, "an entry point without a function");
+    if (tileFace == FunctionSource::Face::Simt) tileFace = entry.function->face;
+  }
+  for (const CheckEntry& entry : request.entries) {
     entries.push_back(specialize(entry.function, entry.arguments, diagnostics, SourceLoc{}));
   }
   TypedProgram result = std::move(program_);
@@ -483,6 +491,8 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
     result.entries.push_back(position.at(entry));
     if (result.kernel < 0 && result.functions[static_cast<size_t>(result.entries.back())].isKernel) {
       result.kernel = result.entries.back();
+      if (result.functions[static_cast<size_t>(result.kernel)].isTileKernel)
+        result.tileThreads = tileThreadsFor(largestTile, usesMma);
       int param = 0;
       for (bool isConst : specialization(entry).constParams) result.argumentToParam.push_back(isConst ? -1 : param++);
     }
@@ -490,6 +500,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
   result.globals = globals_;
+  result.usesTiles = usesTiles;
   return result;
 }
 
@@ -778,12 +789,14 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     out.loc = def.loc;
     out.loc.file = s.file;
     out.isKernel = s.source->decorator == FunctionSource::Decorator::Kernel;
+    out.isTileKernel = out.isKernel && s.source->face != FunctionSource::Face::Simt;
+    out.tileCode = tileFace() != FunctionSource::Face::Simt;
     out.interop = s.source->interop;
     out.hostCallable = s.source->interop && !out.isKernel;
     // A local without a type is assigned by no code that is compiled (its assignments are in
     // branches a constant condition removed, and its uses were reported): it gets no storage.
     for (size_t i = 0; i < locals_.size(); ++i) {
-      out.locals.push_back(Local{locals_[i].name, localType(static_cast<int>(i)), locals_[i].loc});
+      out.locals.push_back(Local{locals_[i].name, localType(static_cast<int>(i)), locals_[i].loc, locals_[i].mmaOperands});
     }
     out.returnType = returnType;
   }

@@ -32,6 +32,7 @@ bool hasMachineRepresentation(const types::Type* type) {
       return true;
     case types::TypeKind::None: return true;  // void*
     case types::TypeKind::Error:
+    case types::TypeKind::Tile:
     case types::TypeKind::Atomic:
     case types::TypeKind::AtomicRef: return false;
   }

@@ -33,6 +33,11 @@ struct FunctionMemory {
   uint64_t deepest = 0;  // own plus the deepest chain of callees
   int deepestCall = -1;  // index into `calls` of that chain's first call, or -1
   uint64_t total = 0;    // own plus every call site's total
+  // The CPU target holds a tile block's tiles whole on its one thread's stack: the bytes of
+  // every tile the function's variables and expressions hold (temporaries included), and the
+  // same summed over every call site. The GPU holds them as small per-thread fragments.
+  uint64_t tiles = 0;
+  uint64_t tileTotal = 0;
 };
 
 class LocalMemoryCheck {
@@ -40,8 +45,10 @@ class LocalMemoryCheck {
   LocalMemoryCheck(const TypedProgram& program, types::TypeContext& types)
       : program_(program), types_(types) {
     functions_.resize(program.functions.size());
-    for (size_t i = 0; i < program.functions.size(); ++i)
+    for (size_t i = 0; i < program.functions.size(); ++i) {
+      collectLocals(program.functions[i], functions_[i]);
       collect(program.functions[i], functions_[i], program.functions[i].body);
+    }
   }
 
   const FunctionMemory& of(int function) {
@@ -68,9 +75,17 @@ class LocalMemoryCheck {
   }
 
  private:
+  static uint64_t tileBytes(const types::Type* tile) { return arrayBytes(tile->shape, nullptr, tile->scalar); }
+
+  void collectLocals(const TypedFunction& function, FunctionMemory& memory) {
+    for (const Local& local : function.locals)
+      if (local.type != nullptr && local.type->isTile()) memory.tiles = saturatingAdd(memory.tiles, tileBytes(local.type));
+  }
+
   void collect(const TypedFunction& function, FunctionMemory& memory, const std::vector<TypedStmt*>& body) {
     std::function<void(const TypedExpr&)> calls = [&](const TypedExpr& e) {
       if (e.kind == TypedExprKind::Call) memory.calls.emplace_back(e.callee, e.loc);
+      if (e.type != nullptr && e.type->isTile()) memory.tiles = saturatingAdd(memory.tiles, tileBytes(e.type));
       for (const TypedExpr* operand : e.operands) calls(*operand);
     };
     for (const TypedStmt* s : body) {
@@ -92,7 +107,7 @@ class LocalMemoryCheck {
     FunctionMemory& memory = functions_[static_cast<size_t>(function)];
     if (memory.state != FunctionMemory::State::Unvisited) return;
     memory.state = FunctionMemory::State::Visiting;
-    uint64_t deepest = 0, total = 0;
+    uint64_t deepest = 0, total = 0, tileTotal = 0;
     for (size_t k = 0; k < memory.calls.size(); ++k) {
       int callee = memory.calls[k].first;
       // A recursive call: its frames repeat, which no static bound covers; the guard region
@@ -105,7 +120,9 @@ class LocalMemoryCheck {
         memory.deepestCall = static_cast<int>(k);
       }
       total = saturatingAdd(total, called.total);
+      tileTotal = saturatingAdd(tileTotal, called.tileTotal);
     }
+    memory.tileTotal = saturatingAdd(memory.tiles, tileTotal);
     memory.deepest = saturatingAdd(memory.own, deepest);
     memory.total = saturatingAdd(memory.own, total);
     memory.state = FunctionMemory::State::Done;
@@ -118,8 +135,8 @@ class LocalMemoryCheck {
 
 }  // namespace
 
-uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element) {
-  uint64_t bytes = types::layoutOf(element).size;
+uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element, types::ScalarKind scalar) {
+  uint64_t bytes = element != nullptr ? types::layoutOf(element).size : static_cast<uint64_t>(types::byteSize(scalar));
   for (int64_t extent : shape) bytes = saturatingMultiply(bytes, static_cast<uint64_t>(extent));
   return bytes;
 }
@@ -137,7 +154,10 @@ void checkLocalMemory(TypedProgram& program, types::TypeContext& types, Diagnost
                         {kernel.pythonName, bytes, check.chain(entry), std::to_string(kGpuLocalMemoryBytes)});
     }
   }
-  if (program.kernel >= 0) program.localArrayBytes = check.of(program.kernel).total;
+  if (program.kernel >= 0) {
+    const FunctionMemory& kernel = check.of(program.kernel);
+    program.localArrayBytes = saturatingAdd(kernel.total, kernel.tileTotal);
+  }
 }
 
 }  // namespace weft::sema

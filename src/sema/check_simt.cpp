@@ -580,6 +580,13 @@ Value FunctionChecker::printCall(const syntax::CallExpr& e) {
       failed = true;
       continue;
     }
+    // Tile code prints from one thread: a value a tile operation computes would make that
+    // operation run on one thread only.
+    if (tileFace() != FunctionSource::Face::Simt && computesTiles(*v.expr)) {
+      sink.error(diag::TilePrint, arg->loc);
+      failed = true;
+      continue;
+    }
     pieces.push_back({{}, v.expr});
   }
   if (failed) return errorValue();

@@ -37,6 +37,9 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::ArraySlice:
     case TypedExprKind::ArrayView:
     case TypedExprKind::ArrayReshape:
+    case TypedExprKind::TileMap:
+    case TypedExprKind::MapInput:
+    case TypedExprKind::TileCall:
     case TypedExprKind::TupleGet: return false;
   }
   for (const TypedExpr* operand : e.operands) {
@@ -434,6 +437,10 @@ void FunctionChecker::assignLocal(int local, Value v, SourceLoc loc) {
     return;
   }
   state.nonNegative = state.nonNegative && (v.nonNegative || nonNegativeExpr(*v.expr));
+  // A variable that receives an mma result holds it in the accumulator's layout (the layout
+  // pass of DESIGN.md section 9, as far as the mma.sync path needs one).
+  if (v.expr->kind == TypedExprKind::TileCall && v.expr->tileOp == TileOp::Mma && state.mmaOperands.first == nullptr)
+    state.mmaOperands = {v.expr->operands[0]->type, v.expr->operands[1]->type};
   state.constantSeen = state.constantSeen || v.constant.has_value();
   state.constant = v.constant;
   if (v.type()->kind == types::TypeKind::None && v.expr->kind == TypedExprKind::Call) {

@@ -54,6 +54,9 @@ struct Value {
   int vectorSize = 0;  // NumberType: a vector type of this many `scalar`s (float32x4); 0: a number
   bool warpMask = false;  // NumberType: device.WarpMask (types::TypeKind::WarpMask, a uint32)
   std::shared_ptr<StructSource> structSource;
+  // Intrinsic TileFunction: the face of the module it came from (a bound tile method: Simt,
+  // the function's own face decides; its tile is `expr`).
+  FunctionSource::Face face = FunctionSource::Face::Simt;
 
   bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
   const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
@@ -71,6 +74,9 @@ struct IndexPart {
 // Whether converting a non-negative value of `from` to `to` gives a non-negative value: a signed
 // integer type must hold every non-negative value of `from` (the conversion wraps otherwise).
 bool conversionKeepsNonNegative(types::ScalarKind from, types::ScalarKind to);
+// The operators as Python spells them, for messages.
+const char* symbol(BinaryOp op);
+const char* symbol(CompareOp op);
 
 // ---- builtins.cpp: the registry of names sema knows ----
 
@@ -262,6 +268,14 @@ class ProgramChecker {
   std::map<std::string, const types::Type*> structTypes;
   // How deep the checking nests now: expressions, statements and calls (NestingLevel).
   int nesting = 0;
+  // The face whose rules tile code follows where its function does not say (the first entry
+  // point's; check_tiles.cpp).
+  FunctionSource::Face tileFace = FunctionSource::Face::Simt;
+  // Set when any function uses a tile (the unit then includes the tile header); what decides
+  // the tile block's threads.
+  bool usesTiles = false;
+  bool usesMma = false;
+  int64_t largestTile = 1;
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -337,8 +351,10 @@ void checkLocalMemory(TypedProgram& program, types::TypeContext& types, Diagnost
 // The local memory of one GPU thread: 512 KiB on every architecture weft targets (the CUDA
 // programming guide's technical specifications); a launch that needs more fails.
 inline constexpr uint64_t kGpuLocalMemoryBytes = 512 * 1024;
-// The bytes of `count` elements of `element`, saturating at UINT64_MAX.
-uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element);
+// The bytes of an array of `shape` with elements of `element` (nullptr: of the number type
+// `scalar`), saturating at UINT64_MAX.
+uint64_t arrayBytes(const std::vector<int64_t>& shape, const types::Type* element,
+                    types::ScalarKind scalar = types::ScalarKind::Bool);
 
 // One pass over one function body.
 class FunctionChecker {
@@ -451,6 +467,21 @@ class FunctionChecker {
   // The order=/align= keywords of shared_array/local_array; false after reporting.
   bool arrayLayoutOption(const syntax::Keyword& keyword, const std::string& what, bool& fortranOrder, int& align);
 
+  // ---- check_tiles.cpp: tile code (docs/tiles.md) ----
+  // The face whose rules this function's tile code follows.
+  FunctionSource::Face tileFace() const;
+  // Reports a SIMT intrinsic (thread positions, barriers, warp collectives, atomics, shared
+  // memory) used in tile code, where one logical thread runs the tile block; true then.
+  bool simtInTileCode(const Value& intrinsic, SourceLoc loc);
+  // A call of a function of weft.tiles / weft.cutile, or of a tile's method.
+  Value tileFunctionCall(const Value& callee, const syntax::CallExpr& e);
+  // `t.dtype`, `t.shape`, `t.ndim`, `t.size` and the methods (astype, reshape, ...).
+  Value tileAttribute(Value tile, const std::string& attr, SourceLoc loc);
+  // Operators with a tile operand (element-wise, broadcasting).
+  Value tileBinary(BinaryOp op, Value left, Value right, SourceLoc loc);
+  Value tileCompare(CompareOp op, Value left, Value right, SourceLoc loc);
+  Value tileUnary(UnaryOp op, Value operand, SourceLoc loc);
+
   // ---- check_arrays.cpp ----
   Value subscript(const syntax::SubscriptExpr& e);
   Value arrayAttribute(Value array, const std::string& attr, SourceLoc loc);
@@ -515,6 +546,7 @@ class FunctionChecker {
     bool nonNegative = true;
     std::optional<ConstValue> constant;
     bool constantSeen = false;
+    std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};  // Local::mmaOperands
   };
   Specialization& spec() { return program.specialization(specIndex); }
   // The prescan: every name the body binds is a local (counting its assignment sites).
@@ -547,6 +579,37 @@ class FunctionChecker {
   Value arrayAstype(Value array, const syntax::CallExpr& e);
   std::optional<std::vector<int64_t>> constantShape(const Value& shape);
   bool requireArgs(const std::string& what, const syntax::CallExpr& e, size_t min, size_t max);
+
+  // check_tiles.cpp helpers.
+  // Binds a call's positional and keyword arguments to `params` (Python's rules; `self`, when
+  // given, is the first); false after reporting.
+  bool bindArguments(const std::string& what, const syntax::CallExpr& e, const std::vector<std::string_view>& params,
+                     size_t required, std::vector<const syntax::Expr*>& out, const syntax::Expr* self);
+  std::optional<std::vector<int64_t>> tileShapeArgument(const syntax::Expr& arg, const std::string& what);
+  bool checkTileShape(const std::vector<int64_t>& shape, SourceLoc loc);
+  std::optional<int64_t> tileConstantInt(const syntax::Expr& arg, const std::string& role);
+  std::optional<int> tileAxis(const syntax::Expr& arg, int rank, const std::string& what);
+  const types::Type* tileDtype(const syntax::Expr& arg, const std::string& what);
+  Value tileValue(const syntax::Expr& arg, const std::string& what);
+  TypedExpr* tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {},
+                      std::vector<int64_t> ints = {});
+  // `v` (a tile or a number) as a tile of `shape` (a reshape where only ones are added).
+  Value broadcastTile(Value v, const std::vector<int64_t>& shape, SourceLoc loc);
+  // `v` as an input of a TileMap of `shape`: a one-element tile as its element, else broadcastTile.
+  Value mapOperand(Value v, const std::vector<int64_t>& shape, SourceLoc loc);
+  std::optional<std::vector<int64_t>> broadcastShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                                     SourceLoc loc, const std::string& what);
+  std::optional<types::ScalarKind> tileCommonKind(const Value& a, const Value& b, bool comparison, SourceLoc loc,
+                                                  const std::string& what);
+  Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
+  Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
+  Value tileMatmul(Value x, Value y, std::optional<const syntax::Expr*> accArg, SourceLoc loc, const std::string& what);
+  Value tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what,
+                  FunctionSource::Face face);
+  Value tileGatherScatter(bool gather, const syntax::CallExpr& e, const std::string& what);
+  bool tileIndex(const syntax::Expr& arg, int rank, const std::string& what, std::vector<TypedExpr*>& operands);
+  bool tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency, const syntax::Expr* allowTma, int rank,
+                         const std::string& what);
 
   std::vector<LocalState> locals_;
   std::map<std::string, int> localByName_;
@@ -583,6 +646,22 @@ class FunctionChecker {
 
 // The mangled C++ name of a specialization: `name__f32_a1f32`.
 std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arguments, const std::vector<bool>& constParams);
+
+// ---- check_tiles.cpp: tile code (docs/tiles.md) ----
+
+// The elements of a tile type.
+int64_t tileSize(const types::Type* tile);
+// The threads of a tile block on the GPU (include/weft/tiles: WEFT_TILE_THREADS) for a program
+// whose largest tile has `largestTile` elements: 128 to 512 by the tiles' size, 256 with mma.
+int tileThreadsFor(int64_t largestTile, bool usesMma);
+// The largest number of elements a tile may have, and the largest extent of one dimension.
+inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
+// Whether the expression `e` computes a tile operation (a collective one) anywhere in it.
+bool computesTiles(const TypedExpr& e);
+// Whether `module` is a tile module ("weft.tiles", "weft.cutile" and their namespaces).
+bool isTileModule(std::string_view module);
+// Member `member` of the tile module `module`; Kind::Error if unknown.
+Value resolveTileEntity(std::string_view module, std::string_view member);
 
 // ---- check_target.cpp: target specialization ----
 

@@ -46,6 +46,11 @@ struct FunctionSource {
   std::string name;      // the function's __name__
   uint64_t identity = 0; // distinguishes functions (e.g. id() of the Python function)
   Decorator decorator = Decorator::None;
+  // Which language a kernel is written in: the SIMT dialect, or tile code with the seed's
+  // rules (weft.tiles) or cuTile Python's (weft.cutile). A face of the program, set on its
+  // kernel (docs/tiles.md).
+  enum class Face : uint8_t { Simt, Tiles, CuTile };
+  Face face = Face::Simt;
   bool interop = false;
   std::shared_ptr<Environment> globals;  // the function's module globals
 };

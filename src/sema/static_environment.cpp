@@ -107,8 +107,26 @@ class StaticEnvironment : public Environment, public std::enable_shared_from_thi
     source->identity =
         std::hash<std::string>{}(file_->name() + ":" + std::to_string(def.loc.line) + ":" + def.name);
     source->decorator = decoratorOf(def, source->interop);
+    source->face = faceOf(def);
     source->globals = shared_from_this();
     return source;
+  }
+
+  // The face of a kernel decorated `@ct.kernel` with `ct` a tile module (weft.tiles, weft.cutile).
+  FunctionSource::Face faceOf(const syntax::FunctionDefStmt& def) {
+    for (const syntax::Expr* decorator : def.decoratorList) {
+      const syntax::Expr* target = decorator;
+      if (target->kind == syntax::ExprKind::Call) target = syntax::as<syntax::CallExpr>(*target).func;
+      if (target->kind != syntax::ExprKind::Attribute) continue;
+      const auto& attribute = syntax::as<syntax::AttributeExpr>(*target);
+      if (attribute.attr != "kernel" || attribute.value->kind != syntax::ExprKind::Name) continue;
+      auto found = values_.find(syntax::as<syntax::NameExpr>(*attribute.value).id);
+      if (found == values_.end() || found->second.value.kind != GlobalValue::Kind::Module) continue;
+      std::string module = canonicalModule(found->second.value.qualifiedName);
+      if (module == "weft.tiles") return FunctionSource::Face::Tiles;
+      if (module == "weft.cutile") return FunctionSource::Face::CuTile;
+    }
+    return FunctionSource::Face::Simt;
   }
 
   void bindModule(const std::string& name, const std::string& qualified) {

@@ -62,6 +62,11 @@ std::string literalText(const TypedExpr& e) {
   return "?";
 }
 
+constexpr std::string_view kTileOpNames[] = {
+#define WEFT_TILE_OP(Enum, name) name,
+#include "sema/tile_ops.def"
+};
+
 class Printer {
  public:
   explicit Printer(const TypedFunction& function) : function_(function) {}
@@ -121,6 +126,17 @@ class Printer {
         return text + ")";
       }
       case TypedExprKind::TupleGet: return operand(0) + "[" + std::to_string(e.index) + "]";
+      case TypedExprKind::MapInput: return "$" + std::to_string(e.index);
+      case TypedExprKind::TileMap:
+      case TypedExprKind::TileCall: {
+        std::string text = e.kind == TypedExprKind::TileMap
+                               ? "map(" + operand(0)
+                               : "ct." + std::string(kTileOpNames[static_cast<size_t>(e.tileOp)]) + "(";
+        for (size_t i = e.kind == TypedExprKind::TileMap ? 1 : 0; i < e.operands.size(); ++i)
+          text += (i ? ", " : "") + operand(i);
+        for (int64_t n : e.ints) text += ", " + std::to_string(n);
+        return text + "):" + type;
+      }
       case TypedExprKind::VectorMake: {
         std::string text = type + "(";
         for (size_t i = 0; i < e.operands.size(); ++i) text += (i ? ", " : "") + operand(i);

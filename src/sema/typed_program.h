@@ -60,6 +60,16 @@ const BuiltinInfo& builtinInfo(Builtin builtin);
 // Arithmetic: both operands already have the result type (sema inserted Casts), except
 // LShift/RShift whose right operand may be any integer type. Semantics are Python's as
 // fixed by DESIGN.md section 3 (floor division, modulo with the divisor's sign, wrapping).
+// Tile operations (tile_ops.def).
+enum class TileOp : uint8_t {
+#define WEFT_TILE_OP(Enum, name) Enum,
+#include "sema/tile_ops.def"
+};
+// The operations of TileOp::Arith.
+enum class TileArith : uint8_t { Add, Sub, Mul, Div, Fma, Sqrt, Max, Min };
+// What a tile Load gives for elements outside the array (the seed's view padding).
+enum class TilePadding : uint8_t { Zero, NegZero, PosInf, NegInf, NaN };
+
 enum class BinaryOp : uint8_t { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor };
 enum class UnaryOp : uint8_t { Neg, Pos, Invert, Not };
 enum class CompareOp : uint8_t { Eq, NotEq, Lt, LtE, Gt, GtE };
@@ -100,6 +110,13 @@ enum class TypedExprKind : uint8_t {
   // `wrapNegative[i]` as for ArrayElement); a Store's target when operands[0] is a field of an
   // array element (a record in memory).
   InlineElement,
+  // Tiles (docs/tiles.md; tile_ops.def). TileMap: the scalar expression operands[0] computed
+  // element-wise over the tiles (or scalars, used for every element) operands[1..], which all
+  // have `type`'s shape; in operands[0], MapInput `index` i stands for an element of
+  // operands[1 + i].
+  TileMap,
+  MapInput,
+  TileCall,      // tileOp(operands...) with the integer parameters `ints`
 };
 
 // How ArraySlice selects one dimension: an integer index (one operand; the dimension is
@@ -145,6 +162,8 @@ struct TypedExpr {
   // ArraySlice, ArrayView, ArrayReshape: see above. Binary FloorDiv/Mod of integers: a zero
   // divisor raises ZeroDivisionError (debug=True) instead of giving 0.
   bool checked = false;
+  TileOp tileOp = TileOp::Full;  // TileCall
+  std::vector<int64_t> ints;     // TileCall: the operation's integer parameters (tile_ops.def)
 };
 
 enum class TypedStmtKind : uint8_t {
@@ -183,6 +202,9 @@ struct Local {
   // nothing reads it; it has no storage.
   const types::Type* type = nullptr;
   SourceLoc loc;     // first assignment (or the parameter)
+  // A tile variable that receives the result of an mma of tiles of these types: it holds its
+  // value in that mma's accumulator layout (no conversion in a K loop); nullptr: the default.
+  std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
 };
 
 struct TypedFunction {
@@ -190,6 +212,12 @@ struct TypedFunction {
   std::string pythonName;  // for messages
   SourceLoc loc;           // the `def`
   bool isKernel = false;
+  // A tile kernel (docs/tiles.md): the program of one tile block, run by TypedProgram::tileThreads
+  // threads of a CTA together.
+  bool isTileKernel = false;
+  // Tile code (a tile kernel or a function of a tile program): its scalar stores and print()
+  // happen once per tile block.
+  bool tileCode = false;
   // @func(interop=True) or @kernel(interop=True): emitted as extern "C" `pythonName` with
   // each parameter's machine representation (a kernel: __global__; a function: __host__
   // __device__).
@@ -222,6 +250,10 @@ struct TypedProgram {
   // call site, the callee's (a recursive call's once). An upper bound on any of its frames and
   // on its chain of frames; the CPU target sizes each thread's stack from it.
   uint64_t localArrayBytes = 0;
+  // The threads of one tile block on the GPU when `kernel` is a tile kernel; 0 for a SIMT kernel.
+  int tileThreads = 0;
+  // Whether any function uses tiles (codegen then includes weft/tiles.h).
+  bool usesTiles = false;
   // Node storage.
   std::deque<TypedExpr> exprs;
   std::deque<TypedStmt> stmts;

@@ -66,7 +66,8 @@ Layout layoutOf(const Type* type) {
       return Layout{(bytes + align - 1) / align * align, align, {}};
     }
     case TypeKind::AtomicRef: return Layout{8, 8, {}};
-    case TypeKind::InlineArray: {
+    case TypeKind::InlineArray:
+    case TypeKind::Tile: {
       uint64_t count = 1;
       for (int64_t extent : type->shape) count *= static_cast<uint64_t>(extent);
       uint64_t element = static_cast<uint64_t>(byteSize(type->scalar));

@@ -50,6 +50,11 @@ std::string keyOf(const Type& type) {
       for (int64_t extent : type.shape) key += "/" + std::to_string(extent);
       return key;
     }
+    case TypeKind::Tile: {
+      std::string key = "L" + std::string(info(type.scalar).pythonName);
+      for (int64_t extent : type.shape) key += "/" + std::to_string(extent);
+      return key;
+    }
     case TypeKind::Struct: {
       std::string key = "R" + type.name + "#" + std::to_string(type.identity) + "@" + std::to_string(type.align) + "(";
       for (size_t i = 0; i < type.elements.size(); ++i) {
@@ -219,6 +224,17 @@ const Type* TypeContext::inlineArray(ScalarKind element, const std::vector<int64
   return intern(type);
 }
 
+const Type* TypeContext::tile(ScalarKind element, const std::vector<int64_t>& shape) {
+  WEFT_CHECK(shape.size() <= 8, "a tile has at most 8 dimensions");
+  for (int64_t extent : shape) WEFT_CHECK(extent > 0 && (extent & (extent - 1)) == 0, "a tile's extents are powers of 2");
+  Type type;
+  type.kind = TypeKind::Tile;
+  type.scalar = element;
+  type.ndim = static_cast<int>(shape.size());
+  type.shape = shape;
+  return intern(type);
+}
+
 const Type* TypeContext::atomicRef(ScalarKind element) {
   Type type;
   type.kind = TypeKind::AtomicRef;
@@ -271,6 +287,12 @@ std::string toString(const Type* type) {
       for (size_t d = 0; d < type->shape.size(); ++d)
         text += (d ? ", " : "") + std::to_string(type->shape[d]);
       return text + "]";
+    }
+    case TypeKind::Tile: {
+      std::string text = "tile(" + std::string(pythonName(type->scalar)) + ", (";
+      for (size_t d = 0; d < type->shape.size(); ++d)
+        text += (d ? ", " : "") + std::to_string(type->shape[d]);
+      return text + (type->shape.size() == 1 ? ",))" : "))");
     }
   }
   return "<unknown>";

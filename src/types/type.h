@@ -45,6 +45,10 @@ enum class TypeKind : uint8_t {
   // `shape` numbers of type `scalar` stored in place, in C order: a NumPy sub-array field
   // (('pos', numpy.float32, 3)) of a record.
   InlineArray,
+  // A tile (docs/tiles.md): an immutable array of numbers of type `scalar` with the static
+  // `shape` (0 to 8 extents, each a power of 2; rank 0 is a single element), held by the
+  // threads of a tile block together.
+  Tile,
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.
@@ -63,7 +67,7 @@ struct Type {
   int align = 0;                             // Struct: the alignment asked for (0: natural)
   std::shared_ptr<const void> origin;        // Struct: the host's definition (sema's), for methods
   int size = 0;                              // Vector: the number of elements
-  std::vector<int64_t> shape;                // InlineArray: its extents (ndim is their count)
+  std::vector<int64_t> shape;                // InlineArray, Tile: its extents (ndim is their count)
   // Struct of a NumPy record: its size (its itemsize; 0 for a @struct class, which is laid out
   // as a C struct) and each field's byte offset, as the record places them; `align` is then the
   // record's alignment (1 when packed).
@@ -77,6 +81,7 @@ struct Type {
   bool isStruct() const { return kind == TypeKind::Struct; }
   bool isVector() const { return kind == TypeKind::Vector; }
   bool isInlineArray() const { return kind == TypeKind::InlineArray; }
+  bool isTile() const { return kind == TypeKind::Tile; }
   bool isRecord() const { return kind == TypeKind::Struct && bytes != 0; }
 };
 
@@ -146,6 +151,8 @@ class TypeContext {
   const Type* atomicRef(ScalarKind element);
   // `shape` (1 to 8 positive extents) numbers of type `element` stored in place.
   const Type* inlineArray(ScalarKind element, const std::vector<int64_t>& shape);
+  // The tile of `element` numbers with the power-of-2 extents `shape` (none: rank 0).
+  const Type* tile(ScalarKind element, const std::vector<int64_t>& shape);
   // WarpMask: a uint32 whose bit i is lane i.
   const Type* warpMask() const { return warpMask_; }
 

@@ -463,6 +463,46 @@ std::vector<Example> examples() {
         "print()'s sep= must be a string constant, not 1");
   }
 
+  {
+    // Tiles (check_tiles.cpp): the seed's face (weft.tiles) and cuTile's (weft.cutile); their
+    // results are checked against NumPy in tests/python/test_tiles_cpu.py.
+    const std::string seed = "from weft import tiles as ct\n@ct.kernel\ndef k(a, b, c):\n";
+    const std::string cu = "from weft import cutile as ct\n@ct.kernel\ndef k(a, b, c):\n";
+    const std::vector<std::string> args{"float32[:]", "int32[:]", "uint32[:]"};
+    const std::string x = "    x = ct.load(a, (0,), (16,))\n";
+    const std::string i = "    i = ct.load(b, (0,), (16,))\n";
+    const std::string u = "    u = ct.load(c, (0,), (16,))\n";
+    add("Tiles", seed + "    x = ct.load(a, (0,), (12,))\n", args, "TileShape", 4, "power of 2");
+    add("Tiles", seed + "    x = ct.zeros((1024, 2048), ct.float32)\n", args, "TileShape", 4, "at most");
+    add("Tiles", seed + x + "    s = ct.sum(x, axis=1)\n", args, "TileAxis", 5, "axis 1");
+    add("Tiles", seed + i + "    y = ct.exp(i)\n", args, "TileElementType", 5, "int32");
+    add("Tiles", seed + x + "    y = ct.load(a, (0,), (8,))\n    z = x + y\n", args, "TileBroadcast", 6, "(16,)");
+    add("Tiles", seed + "    x = ct.zeros((4,), ct.float16)\n    y = ct.zeros((4,), ct.bfloat16)\n    z = x + y\n",
+        args, "TileNoCommonType", 6, "float16");
+    add("Tiles", cu + i + u + "    z = i + u\n", args, "TileSignedness", 6, "signed and unsigned");
+    add("Tiles", seed + i + "    z = 2.5 * i\n", args, "TileNarrowing", 5, "narrow");
+    add("Tiles", seed + i + u + "    z = i < u\n", args, "TileNarrowing", 6, "int32 to uint32");
+    add("Tiles", seed + i + "    m = i < 3\n    z = m + m\n", args, "TileBoolArithmetic", 6, "astype");
+    add("Tiles", seed + "    x = ct.load(a, (0, 0), (16,))\n", args, "TileRank", 4, "2 components");
+    add("Tiles", seed + i + "    j = ct.load(b, (0,), (16,), padding='+inf')\n", args, "TilePadding", 5, "integers");
+    add("Tiles", seed + "    x = ct.load(a, (0,), (16,), padding='inf')\n", args, "TilePadding", 4, "'inf'");
+    add("Tiles", seed + i + "    ct.store(a, (0,), i)\n", args, "TileStoreType", 5, "astype");
+    add("Tiles", seed + x + "    y = ct.reshape(x, (4, 8))\n", args, "TileReshape", 5, "sizes differ");
+    add("Tiles", seed + "    x = ct.zeros((4, 8), ct.float32)\n    y = ct.permute(x, (0, 0))\n", args,
+        "TilePermutation", 5, "permutation");
+    add("Tiles", seed + x + "    y = ct.cat((x, ct.zeros((8,), ct.float32)), 0)\n", args, "TileCat", 5, "axis 0");
+    add("Tiles", seed + "    x = ct.zeros((4, 8), ct.float16)\n    y = ct.mma(x, x, ct.zeros((4, 4), ct.float32))\n",
+        args, "TileMatmulShape", 5, "(4, 8)");
+    add("Tiles", seed + x + "    y = ct.load(a, (0,), (16,), shape=(8,))\n", args, "DuplicateArgument", 5,
+        "'shape'");
+    add("Tiles", seed + "    x = ct.load(a, (0,))\n", args, "MissingArgument", 4, "'shape'");
+    add("Tiles", seed + x + "    if x:\n        pass\n", args, "TileTruth", 5, "ambiguous");
+    add("Tiles", seed + "    i = device.thread_idx.x\n", args, "SimtInTileKernel", 4, "one logical thread");
+    add("Tiles", cu + "    device.syncthreads()\n", args, "SimtInTileKernel", 4, "syncthreads");
+    add("Tiles", seed + x + "    print(ct.sum(x).item())\n", args, "TilePrint", 5, "once per tile block");
+    add("Tiles", "from weft import tiles as ct\n@device.kernel\ndef k(a):\n    x = ct.load(a, (0,), (16,))\n",
+        {"float32[:]"}, "TileInSimtKernel", 4, "@ct.kernel");
+  }
   return rows;
 }
 

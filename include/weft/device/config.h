@@ -36,6 +36,8 @@ typedef unsigned long long uint64_t;
 #define WEFT_INTEROP_FN extern "C"
 // A generated kernel: an ordinary C function that the host entry calls per thread.
 #define WEFT_KERNEL extern "C"
+// A generated tile kernel: one thread runs a whole tile block on the CPU target.
+#define WEFT_TILE_KERNEL extern "C"
 #else
 #define WEFT_HD __host__ __device__ __forceinline__
 #define WEFT_DEVICE_FN static __device__ __forceinline__
@@ -44,4 +46,7 @@ typedef unsigned long long uint64_t;
 #define WEFT_HOST_DEVICE_FN_NOINLINE static __host__ __device__ __noinline__
 #define WEFT_INTEROP_FN extern "C" __host__ __device__
 #define WEFT_KERNEL extern "C" __global__
+// A generated tile kernel: its tile block is one CTA of WEFT_TILE_THREADS threads (the unit
+// defines it; include/weft/tiles.h).
+#define WEFT_TILE_KERNEL extern "C" __global__ __launch_bounds__(WEFT_TILE_THREADS)
 #endif

@@ -1,0 +1,275 @@
+"""Tile kernels (docs/tiles.md): weft against Triton, torch and cuBLAS in one run on one GPU.
+
+    python bench/bench_tiles.py [--quick]
+
+- copy bandwidth (torch's device-to-device copy of 2^28 float32) and weft's tile vec_add of 2^26
+  float32 (three arrays move), as GB/s;
+- row softmax and layernorm of an 8192 x 8192 matrix, float32 and bfloat16: weft's tile kernel
+  (examples/tile_softmax.py's form: one tile block per row) against Triton's fused kernel
+  written the same way and torch's;
+- bf16 GEMM at 4096^3 and 8192^3: weft's tile K loop of ct.mma against cuBLAS (torch.matmul)
+  and a Triton K loop of tl.dot, as TFLOP/s;
+- the first call of a tile kernel in a fresh process, with a cold and a warm disk cache.
+Ratios are weft/peer for throughput (above 1: weft is faster). With OUT set, writes
+$OUT/bench_tiles.json.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import bench  # noqa: E402
+
+QUICK = "--quick" in sys.argv
+REPS = 5 if QUICK else 20
+ROWS = COLS = 8192
+
+results = {}
+errors = {}
+checks = {}
+
+
+def record(metric, peer, fn):
+    try:
+        results.setdefault(metric, {})[peer] = fn()
+    except Exception as exc:  # noqa: BLE001 - a failing peer leaves the table intact
+        results.setdefault(metric, {})[peer] = None
+        errors[f"{metric}/{peer}"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        if os.environ.get("BENCH_TRACEBACK"):
+            traceback.print_exc()
+
+
+# ---- weft ----
+
+from weft import cutile as ct  # noqa: E402
+from weft import tiles as wt  # noqa: E402
+
+
+@wt.kernel
+def vec_add(a, b, c, tile: wt.ConstExpr):
+    i = wt.bid(0)
+    wt.store(c, (i,), wt.load(a, (i,), (tile,)) + wt.load(b, (i,), (tile,)))
+
+
+@ct.kernel
+def softmax(x, out, n: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, n), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+
+
+@ct.kernel
+def layernorm(x, w, b, y, n: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, n)).astype(ct.float32)
+    mean = ct.sum(t, axis=1, keepdims=True) / n
+    centered = t - mean
+    var = ct.sum(centered * centered, axis=1, keepdims=True) / n
+    scale = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
+    shift = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
+    ct.store(y, index=(row, 0), tile=(centered * ct.rsqrt(var + 1e-5) * scale + shift).astype(y.dtype))
+
+
+@ct.kernel
+def gemm(a, b, c, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(a, (bm, k), (tm, tk)), ct.load(b, (k, bn), (tk, tn)), acc)
+    ct.store(c, (bm, bn), acc.astype(c.dtype))
+
+
+# ---- Triton: the same kernels, one program per row / per output tile ----
+
+
+def triton_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def t_softmax(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n_cols
+        x = tl.load(x_ptr + row * stride + offs, mask=mask, other=-float("inf")).to(tl.float32)
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(y_ptr + row * stride + offs, (e / tl.sum(e, axis=0)).to(y_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def t_layernorm(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n_cols
+        x = tl.load(x_ptr + row * stride + offs, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=0) / n_cols
+        centered = tl.where(mask, x - mean, 0.0)
+        var = tl.sum(centered * centered, axis=0) / n_cols
+        w = tl.load(w_ptr + offs, mask=mask).to(tl.float32)
+        b = tl.load(b_ptr + offs, mask=mask).to(tl.float32)
+        y = centered * tl.rsqrt(var + 1e-5) * w + b
+        tl.store(y_ptr + row * stride + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def t_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            a = tl.load(a_ptr + rm[:, None] * K + (k * BK + rk)[None, :])
+            b = tl.load(b_ptr + (k * BK + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
+
+    return t_softmax, t_layernorm, t_gemm
+
+
+def main():
+    import torch
+
+    timer = bench.Timer()
+    sync = torch.cuda.synchronize
+    torch.manual_seed(0)
+    have_triton = True
+    try:
+        t_softmax, t_layernorm, t_gemm = triton_kernels()
+    except Exception as exc:  # noqa: BLE001
+        have_triton = False
+        errors["triton"] = f"{type(exc).__name__}: {exc}"[:300]
+
+    # Copy bandwidth and vec_add.
+    n = 1 << 26
+    src = torch.randn(1 << 28 >> 2, device="cuda")
+    dst = torch.empty_like(src)
+    record("copy_GBps", "torch", lambda: 2 * src.numel() * 4 / timer.kernel_ms(lambda: dst.copy_(src), sync, REPS) / 1e6)
+    a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c = torch.empty_like(a)
+
+    def weft_vec_add():
+        ms = timer.kernel_ms(lambda: wt.launch(None, (n // 4096,), vec_add, (a, b, c, 4096)), sync, REPS)
+        checks["vec_add"] = bool(torch.equal(c, a + b))
+        return 3 * n * 4 / ms / 1e6
+
+    record("vec_add_GBps", "weft", weft_vec_add)
+    record("vec_add_GBps", "torch", lambda: 3 * n * 4 / timer.kernel_ms(lambda: torch.add(a, b, out=c), sync, REPS) / 1e6)
+
+    # Softmax and layernorm, f32 and bf16.
+    for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        x = torch.randn(ROWS, COLS, device="cuda", dtype=dtype)
+        y = torch.empty_like(x)
+        w = torch.randn(COLS, device="cuda", dtype=dtype)
+        bias = torch.randn(COLS, device="cuda", dtype=dtype)
+        moved = 2 * x.numel() * x.element_size()
+        want_softmax = torch.softmax(x.float(), dim=1)
+        want_norm = torch.nn.functional.layer_norm(x.float(), (COLS,), w.float(), bias.float(), 1e-5)
+        tol = 1e-5 if dtype == torch.float32 else 2e-2
+
+        def weft_softmax():
+            ms = timer.kernel_ms(lambda: ct.launch(None, (ROWS,), softmax, (x, y, COLS)), sync, REPS)
+            checks[f"softmax_{name}"] = bool(torch.allclose(y.float(), want_softmax, rtol=tol, atol=tol * 1e-2))
+            return moved / ms / 1e6
+
+        def triton_softmax():
+            ms = timer.kernel_ms(lambda: t_softmax[(ROWS,)](x, y, COLS, COLS, BLOCK=COLS, num_warps=16), sync, REPS)
+            return moved / ms / 1e6
+
+        def weft_layernorm():
+            ms = timer.kernel_ms(lambda: ct.launch(None, (ROWS,), layernorm, (x, w, bias, y, COLS)), sync, REPS)
+            checks[f"layernorm_{name}"] = bool(torch.allclose(y.float(), want_norm, rtol=tol * 10, atol=tol * 10))
+            return moved / ms / 1e6
+
+        def triton_layernorm():
+            ms = timer.kernel_ms(lambda: t_layernorm[(ROWS,)](x, w, bias, y, COLS, COLS, BLOCK=COLS, num_warps=16),
+                                 sync, REPS)
+            return moved / ms / 1e6
+
+        record(f"softmax_{name}_GBps", "weft", weft_softmax)
+        if have_triton:
+            record(f"softmax_{name}_GBps", "triton", triton_softmax)
+        record(f"softmax_{name}_GBps", "torch",
+               lambda: moved / timer.kernel_ms(lambda: torch.softmax(x, dim=1), sync, REPS) / 1e6)
+        record(f"layernorm_{name}_GBps", "weft", weft_layernorm)
+        if have_triton:
+            record(f"layernorm_{name}_GBps", "triton", triton_layernorm)
+        record(f"layernorm_{name}_GBps", "torch",
+               lambda: moved / timer.kernel_ms(
+                   lambda: torch.nn.functional.layer_norm(x, (COLS,), w, bias, 1e-5), sync, REPS) / 1e6)
+
+    # bf16 GEMM.
+    for size in ((4096,) if QUICK else (4096, 8192)):
+        A = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+        B = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+        C = torch.empty(size, size, device="cuda", dtype=torch.bfloat16)
+        flops = 2 * size**3
+        want = A.float() @ B.float()
+
+        def weft_gemm():
+            tm, tn, tk = 128, 128, 32
+            ms = timer.kernel_ms(lambda: ct.launch(None, (size // tm, size // tn), gemm, (A, B, C, tm, tn, tk)), sync,
+                                 max(2, REPS // 4))
+            checks[f"gemm_{size}"] = bool(torch.allclose(C.float(), want, rtol=2e-2, atol=size**0.5 * 2e-2))
+            return flops / ms / 1e9
+
+        def triton_gemm():
+            ms = timer.kernel_ms(lambda: t_gemm[(size // 128, size // 128)](A, B, C, size, size, size, BM=128, BN=128,
+                                                                             BK=64, num_warps=8, num_stages=3),
+                                 sync, max(2, REPS // 4))
+            return flops / ms / 1e9
+
+        record(f"gemm_bf16_{size}_TFLOPs", "weft", weft_gemm)
+        record(f"gemm_bf16_{size}_TFLOPs", "cublas",
+               lambda: flops / timer.kernel_ms(lambda: torch.matmul(A, B, out=C), sync, max(2, REPS // 4)) / 1e9)
+        if have_triton:
+            record(f"gemm_bf16_{size}_TFLOPs", "triton", triton_gemm)
+
+    # First call of a tile kernel in a fresh process (cold and warm disk cache).
+    with tempfile.TemporaryDirectory() as cache:
+        script = (
+            "import time, torch\nfrom weft import cutile as ct\n"
+            f"import sys; sys.path.insert(0, {str(HERE)!r})\nimport bench_tiles as b\n"
+            "x = torch.randn(64, 1024, device='cuda'); y = torch.empty_like(x); torch.cuda.synchronize()\n"
+            "t = time.perf_counter(); ct.launch(None, (64,), b.softmax, (x, y, 1024)); torch.cuda.synchronize()\n"
+            "print((time.perf_counter() - t) * 1e3)\n"
+        )
+        env = dict(os.environ, WEFT_CACHE_DIR=cache)
+        for metric in ("first_call_cold_ms", "first_call_warm_ms"):
+            proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+            try:
+                results.setdefault(metric, {})["weft"] = float(proc.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                results.setdefault(metric, {})["weft"] = None
+                errors[metric] = proc.stderr[-300:]
+
+    print(f"device: {bench.device_description()}")
+    print(f"{'metric':28} " + " ".join(f"{p:>10}" for p in ("weft", "triton", "torch", "cublas")) + "   ratios weft/peer")
+    for metric, by_peer in results.items():
+        row = " ".join(f"{bench.fmt(by_peer.get(p)):>10}" for p in ("weft", "triton", "torch", "cublas"))
+        w = by_peer.get("weft")
+        ratios = ", ".join(f"{p} {w / v:.2f}" for p, v in by_peer.items() if p != "weft" and v and w)
+        print(f"{metric:28} {row}   {ratios}")
+    if "copy_GBps" in results and results.get("vec_add_GBps", {}).get("weft"):
+        print(f"vec_add / copy bandwidth: {results['vec_add_GBps']['weft'] / results['copy_GBps']['torch']:.2f}")
+    print("checks:", checks)
+    if errors:
+        print("errors:", json.dumps(errors, indent=1))
+    if os.environ.get("OUT"):
+        pathlib.Path(os.environ["OUT"], "bench_tiles.json").write_text(
+            json.dumps({"results": results, "checks": checks, "errors": errors}, indent=1))
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+// weft's arrays (include/weft/device/array.h: a pointer, extents and strides in elements) as
+// the tile library's spans: the loads and stores the code generator emits for ct.load and
+// ct.store. A load's padding is a value of the element type (the Python faces also have -0.0).
+#pragma once
+
+#include "weft/device/array.h"
+#include "weft/tiles/memory.h"
+
+namespace weft::tiles {
+namespace detail {
+
+template <class T, int N, size_t... D>
+WEFT_HD auto array_span(const ::weft::Array<T, N>& array, index_sequence<D...>) {
+  using E = extents<uint64_t, (static_cast<void>(D), dynamic_extent)...>;
+  return tensor_span<T, E>(array.data, E(array.shape[D]...), array.strides[D]...);
+}
+
+template <class T, int N>
+WEFT_HD auto array_span(const ::weft::Array<T, N>& array) {
+  return array_span(array, make_index_sequence<static_cast<size_t>(N)>{});
+}
+
+}  // namespace detail
+
+// The tile of shape S at block index (i0, i1, ...) of `array`: its elements
+// array[i_k * S_k + j_k, ...]; those outside the array are `pad`.
+template <class S, class T, int N, class... I>
+WEFT_TILE_FN tile<T, S> load_array(const ::weft::Array<T, N>& array, T pad, I... index) {
+  static_assert(sizeof...(I) == static_cast<size_t>(N), "load_array takes one block index per dimension");
+  using Tile = tile<T, S>;
+  using L = typename Tile::layout_type;
+  constexpr uint32_t kLast = static_cast<uint32_t>(S::static_extent(S::rank() - 1));
+  constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
+  const int64_t indices[] = {static_cast<int64_t>(index)...};
+  Tile out;
+  detail::visit_view_tile<Tile>(detail::array_span(array), indices,
+                                [&](uint32_t k0, const T* p, int64_t countInRow, bool rowsIn, bool vectorOk, int64_t stride) {
+                                  if (vectorOk) {
+                                    detail::load_vector<P>(p, &out.frag_[k0]);
+                                  } else {
+                                    WEFT_UNROLL
+                                    for (uint32_t v = 0; v < P; ++v)
+                                      out.frag_[k0 + v] = rowsIn && v < countInRow ? p[v * stride] : pad;
+                                  }
+                                });
+  return out;
+}
+
+// Stores the elements of `value` that lie inside `array` at block index (i0, i1, ...).
+template <class T, int N, class S, class L, class... I>
+WEFT_TILE_FN void store_array(const ::weft::Array<T, N>& array, const tile<T, S, L>& value, I... index) {
+  auto span = detail::array_span(array);
+  store(partition_view<decltype(span), S>(span), value, index...);
+}
+
+namespace detail {
+
+// The pointers to array[i0, i1, ...] for the index tiles `index` (one per dimension, one shape).
+template <class T, int N, class... X>
+WEFT_TILE_FN auto array_pointers(const ::weft::Array<T, N>& array, const X&... index) {
+  return map(
+      [&](auto... i) {
+        const int64_t at[] = {static_cast<int64_t>(i)...};
+        int64_t offset = 0;
+        for (int d = 0; d < N; ++d) offset += at[d] * static_cast<int64_t>(array.strides[d]);
+        return array.data + offset;
+      },
+      index...);
+}
+
+// Where `mask` holds and, when Checked, every index lies inside the array.
+template <bool Checked, class T, int N, class M, class... X>
+WEFT_TILE_FN auto array_access_mask(const ::weft::Array<T, N>& array, const M& mask, const X&... index) {
+  return map(
+      [&](bool m, auto... i) {
+        if constexpr (Checked) {
+          const int64_t at[] = {static_cast<int64_t>(i)...};
+          for (int d = 0; d < N; ++d) m = m && at[d] >= 0 && static_cast<uint64_t>(at[d]) < array.shape[d];
+        }
+        return m;
+      },
+      mask, index...);
+}
+
+}  // namespace detail
+
+// array[i0, i1, ...] element-wise for the integer tiles `index` (one per dimension, all of the
+// mask's shape); `pad` where the mask is false or (Checked) an index lies outside the array.
+template <bool Checked, class T, int N, class M, class... X>
+WEFT_TILE_FN auto gather_array(const ::weft::Array<T, N>& array, T pad, const M& mask, const X&... index) {
+  static_assert(sizeof...(X) == static_cast<size_t>(N), "gather_array takes one index tile per dimension");
+  return load(detail::array_pointers(array, index...), detail::array_access_mask<Checked>(array, mask, index...), pad);
+}
+
+// Stores `values` at array[i0, i1, ...] element-wise where the mask holds and (Checked) the
+// indices lie inside the array.
+template <bool Checked, class T, int N, class V, class M, class... X>
+WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& values, const M& mask, const X&... index) {
+  static_assert(sizeof...(X) == static_cast<size_t>(N), "scatter_array takes one index tile per dimension");
+  store(detail::array_pointers(array, index...), values, detail::array_access_mask<Checked>(array, mask, index...));
+}
+
+}  // namespace weft::tiles

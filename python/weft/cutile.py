@@ -1,0 +1,67 @@
+"""cuTile Python's face of weft's tile engine (docs/tiles.md): a program written for
+`import cuda.tile as ct` runs on weft by changing that import to::
+
+    from weft import cutile as ct
+
+Kernels, `ct.launch(stream, grid, kernel, args)` (stream may be None), `ct.Constant[int]`,
+`ct.PaddingMode` and cuTile's typing rules where they differ from the seed's; NumPy arrays work
+on the CPU target.
+"""
+
+from . import _types
+from ._intrinsics import ConstExpr
+from ._tiles import device_functions as _device_functions, function, launch, make_kernel as _make_kernel
+
+kernel = _make_kernel("cutile")
+Constant = ConstExpr
+
+_FUNCTIONS = (
+    "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "num_tiles", "exp", "exp2", "log",
+    "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
+    "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
+    "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
+    "add", "sub", "mul", "truediv", "fma",
+)
+globals().update(_device_functions("cutile", _FUNCTIONS))
+globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
+
+
+class _Member:
+    """A member of one of cuTile's enumerations (PaddingMode, RoundingMode), named for sema."""
+
+    def __init__(self, enum: str, name: str):
+        self.name = name
+        self._enum = enum
+        self.__weft_name__ = f"weft.cutile.{enum}.{name}"
+
+    def __repr__(self) -> str:
+        return f"{self._enum}.{self.name}"
+
+
+class PaddingMode:
+    """What a load gives outside the array (UNDETERMINED: weft gives zero)."""
+
+    __weft_name__ = "weft.cutile.PaddingMode"
+    ZERO = _Member("PaddingMode", "ZERO")
+    NEG_ZERO = _Member("PaddingMode", "NEG_ZERO")
+    NAN = _Member("PaddingMode", "NAN")
+    POS_INF = _Member("PaddingMode", "POS_INF")
+    NEG_INF = _Member("PaddingMode", "NEG_INF")
+    UNDETERMINED = _Member("PaddingMode", "UNDETERMINED")
+
+
+class RoundingMode:
+    """The rounding of add, sub, mul, truediv, fma and sqrt: to nearest even (RN), toward zero
+    (RZ), toward negative (RM), toward positive (RP); APPROX and FULL for truediv (APPROX for
+    sqrt)."""
+
+    __weft_name__ = "weft.cutile.RoundingMode"
+    RN = _Member("RoundingMode", "RN")
+    RZ = _Member("RoundingMode", "RZ")
+    RM = _Member("RoundingMode", "RM")
+    RP = _Member("RoundingMode", "RP")
+    APPROX = _Member("RoundingMode", "APPROX")
+    FULL = _Member("RoundingMode", "FULL")
+
+
+__all__ = ["kernel", "function", "launch", "Constant", "ConstExpr", "PaddingMode", "RoundingMode", *_FUNCTIONS]

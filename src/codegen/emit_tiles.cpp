@@ -1,0 +1,162 @@
+// Tile code (docs/tiles.md) as calls of the tile header (include/weft/tiles.h): element-wise
+// work is weft::tiles::map over a lambda whose body is the scalar expression (so tiles compute
+// exactly as scalars do), everything else one call per operation.
+#include <cmath>
+
+#include "codegen/cuda_emitter.h"
+#include "support/check.h"
+
+namespace weft::codegen {
+
+using sema::TileOp;
+using sema::TypedExpr;
+using sema::TypedExprKind;
+using types::ScalarKind;
+using types::Type;
+
+namespace {
+
+std::string shapeName(const std::vector<int64_t>& shape) {
+  std::string text = "weft::tiles::shape<";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]) + "u";
+  return text + ">";
+}
+
+// A load's value outside the array, of element type `element`.
+std::string paddingValue(sema::TilePadding padding, const std::string& element) {
+  switch (padding) {
+    case sema::TilePadding::Zero: return element + "(0)";
+    case sema::TilePadding::NegZero: return "weft::cast<" + element + ">(-0.0)";
+    case sema::TilePadding::PosInf: return "weft::cast<" + element + ">(weft::inf<float>())";
+    case sema::TilePadding::NegInf: return "weft::cast<" + element + ">(-weft::inf<float>())";
+    case sema::TilePadding::NaN: return "weft::cast<" + element + ">(weft::nan<float>())";
+  }
+  WEFT_CHECK(false, "unknown padding");
+  return {};
+}
+
+const char* reductionName(TileOp op) {
+  switch (op) {
+    case TileOp::Sum: return "sum";
+    case TileOp::Prod: return "prod";
+    case TileOp::Max: return "max";
+    case TileOp::Min: return "min";
+    case TileOp::Argmax: return "argmax";
+    case TileOp::Argmin: return "argmin";
+    case TileOp::Cumsum: return "cumsum";
+    case TileOp::Cumprod: return "cumprod";
+    default: break;
+  }
+  WEFT_CHECK(false, "not a reduction");
+  return nullptr;
+}
+
+}  // namespace
+
+std::string CudaEmitter::tileTypeName(const Type* type) {
+  noteScalar(type->scalar);
+  usesTiles_ = true;
+  return "weft::tiles::tile<" + std::string(types::cxxName(type->scalar)) + ", " + shapeName(type->shape) + ">";
+}
+
+std::string CudaEmitter::tileMap(const TypedExpr& e) {
+  WEFT_CHECK(e.operands.size() >= 2, "a TileMap without inputs");
+  usesTiles_ = true;
+  std::string params;
+  for (size_t i = 1; i < e.operands.size(); ++i) params += (i > 1 ? ", " : "") + std::string("auto weft_in") + std::to_string(i - 1);
+  // The body is a scalar expression of the inputs: it reads nothing else that could change.
+  std::string body = expr(*e.operands[0]);
+  std::string out = "weft::tiles::map([&](" + params + ") { return " + body + "; }";
+  for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + expr(*e.operands[i]);
+  return out + ")";
+}
+
+std::string CudaEmitter::tileCall(const TypedExpr& e) {
+  usesTiles_ = true;
+  auto operand = [&](size_t i) { return expr(*e.operands.at(i)); };
+  auto indices = [&](size_t from, size_t to) {
+    std::string text;
+    for (size_t i = from; i < to; ++i) text += ", " + operand(i);
+    return text;
+  };
+  switch (e.tileOp) {
+    case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
+    case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
+    case TileOp::Load: {
+      std::string element = types::cxxName(e.type->scalar);
+      return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + operand(0) + ", " +
+             paddingValue(static_cast<sema::TilePadding>(e.ints.at(0)), element) +
+             indices(1, e.operands.size()) + ")";
+    }
+    case TileOp::Store:
+      return "weft::tiles::store_array(" + operand(0) + ", " + operand(e.operands.size() - 1) +
+             indices(1, e.operands.size() - 1) + ")";
+    case TileOp::Gather:
+    case TileOp::Scatter:
+      return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array<" : "scatter_array<") +
+             (e.ints.at(0) ? "true" : "false") + ">(" + operand(0) + ", " + operand(1) + ", " + operand(2) +
+             indices(3, e.operands.size()) + ")";
+    case TileOp::Arith: {
+      static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "fma", "sqrt", "max", "min"};
+      static constexpr const char* kRounding[] = {"round_ties_to_even_t", "round_toward_zero_t",
+                                                  "round_toward_negative_t", "round_toward_positive_t",
+                                                  "round_approximate_t", "round_full_t"};
+      std::string out = std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(";
+      for (size_t i = 0; i < e.operands.size(); ++i) out += (i ? ", " : "") + operand(i);
+      auto op = static_cast<sema::TileArith>(e.ints.at(0));
+      if (op == sema::TileArith::Max || op == sema::TileArith::Min)
+        return out + (e.ints.at(3) ? ", weft::tiles::propagate_nan_t{})" : ")");
+      if (e.ints.at(1) >= 0 || e.ints.at(2)) {
+        // A subnormal mode follows a rounding mode: the default rounding is spelled out then.
+        out += std::string(", weft::tiles::") + kRounding[e.ints.at(1) >= 0 ? e.ints.at(1) : 0] + "{}";
+        if (e.ints.at(2)) out += ", weft::tiles::round_subnormals_to_zero_t{}";
+      }
+      return out + ")";
+    }
+    case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
+    case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
+    case TileOp::Permute: {
+      std::string dims;
+      for (size_t i = 0; i < e.ints.size(); ++i) dims += (i ? ", " : "") + std::to_string(e.ints[i]);
+      return "weft::tiles::permute<" + dims + ">(" + operand(0) + ")";
+    }
+    case TileOp::Cat:
+      return "weft::tiles::cat<" + std::to_string(e.ints.at(0)) + ">(" + operand(0) + ", " + operand(1) + ")";
+    case TileOp::Extract:
+      return "weft::tiles::extract<" + shapeName(e.type->shape) + ">(" + operand(0) + indices(1, e.operands.size()) + ")";
+    case TileOp::Sum:
+    case TileOp::Prod:
+    case TileOp::Max:
+    case TileOp::Min:
+    case TileOp::Argmax:
+    case TileOp::Argmin: {
+      int64_t axis = e.ints.at(0);
+      bool keepdims = e.ints.at(1) != 0;
+      std::string name = std::string("weft::tiles::") + reductionName(e.tileOp);
+      std::string reduced = axis < 0 ? name + "(" + operand(0) + ")"
+                                     : name + "<" + std::to_string(axis) + ", " + (keepdims ? "true" : "false") + ">(" +
+                                           operand(0) + ")";
+      // A full reduction is a rank-0 tile: keepdims gives it the operand's rank in ones.
+      if (axis < 0 && keepdims) return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + reduced + ")";
+      return reduced;
+    }
+    case TileOp::Cumsum:
+    case TileOp::Cumprod:
+      return std::string("weft::tiles::") + reductionName(e.tileOp) + "<" + std::to_string(e.ints.at(0)) + ">(" +
+             operand(0) + ")";
+    case TileOp::Mma: return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
+    case TileOp::Item:
+      return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +
+             operand(0) + "))";
+    case TileOp::Bid:
+    case TileOp::NumBlocks: {
+      const char* component = e.ints.at(0) == 0 ? "x" : e.ints.at(0) == 1 ? "y" : "z";
+      return std::string("static_cast<int32_t>(weft::tiles::") + (e.tileOp == TileOp::Bid ? "bid" : "num_blocks") +
+             "()." + component + ")";
+    }
+  }
+  WEFT_CHECK(false, "unknown tile operation");
+  return {};
+}
+
+}  // namespace weft::codegen

@@ -1,0 +1,609 @@
+"""Tile kernels (docs/tiles.md) on the CPU target, every operation against NumPy on seeded random
+data, in both faces (weft.tiles, the seed's; weft.cutile, cuTile Python's): loads and stores with
+edge tiles and every padding, creation, element-wise arithmetic and math, comparisons and where,
+shape operations, reductions and scans along every axis, mma/matmul, and the launch rules.
+
+test_tiles_gpu.py runs them again on the GPU (target "gpu")."""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import weft
+from weft import cutile as cu
+from weft import tiles as ct
+from launching import line_of
+
+
+@pytest.fixture(scope="module")
+def target():
+    return "cpu"
+
+
+def run_tiles(target, kernel, *args, grid):
+    """Launches the tile kernel on `target` with NumPy arrays (copied to the GPU and back there)."""
+    if target == "gpu":
+        dev = [weft.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        weft.launch(kernel, *dev, grid=grid, target="gpu")
+        weft.synchronize()
+        for a, d in zip(args, dev):
+            if isinstance(a, np.ndarray):
+                a[...] = d.copy_to_host()
+    else:
+        weft.launch(kernel, *args, grid=grid, target=target)
+
+
+# ---- loads, stores, element-wise arithmetic ----
+
+
+@ct.kernel
+def vec_add(a, b, c, n: ct.ConstExpr):
+    i = ct.bid(0)
+    x = ct.load(a, (i,), (n,))
+    y = ct.load(b, (i,), (n,))
+    ct.store(c, (i,), x + y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int8, np.uint16, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("size", [1, 100, 1024, 1500])
+def test_vec_add_with_edge_tiles(target, rng, dtype, size):
+    tile = 256
+    a = (rng.standard_normal(size) * 20).astype(dtype)
+    b = (rng.standard_normal(size) * 20).astype(dtype)
+    c = np.zeros(size, dtype)
+    run_tiles(target, vec_add, a, b, c, tile, grid=(size + tile - 1) // tile)
+    np.testing.assert_array_equal(c, (a + b).astype(dtype))
+
+
+@cu.kernel
+def cutile_add_scaled(a, b, c, tile: cu.Constant[int]):
+    i = cu.bid(0)
+    x = cu.load(a, index=(i,), shape=(tile,))
+    y = cu.load(b, index=(i,), shape=(tile,))
+    cu.store(c, index=(i,), tile=x * 2 + y)
+
+
+def test_cutile_face_runs_a_cutile_program(target, rng):
+    a = rng.standard_normal(1000).astype(np.float32)
+    b = rng.standard_normal(1000).astype(np.float32)
+    c = np.zeros(1000, np.float32)
+    if target == "gpu":
+        dev = [weft.to_device(x) for x in (a, b, c)]
+        cu.launch(None, (4,), cutile_add_scaled, (*dev, 256))
+        weft.synchronize()
+        c = dev[2].copy_to_host()
+    else:
+        cu.launch(None, (4,), cutile_add_scaled, (a, b, c, 256))
+    np.testing.assert_allclose(c, a * 2 + b, rtol=1e-6)
+
+
+@ct.kernel
+def binary_ops(a, b, out, n: ct.ConstExpr):
+    x = ct.load(a, (0,), (n,))
+    y = ct.load(b, (0,), (n,))
+    ct.store(out, (0, 0), ct.reshape(x + y, (1, n)))
+    ct.store(out, (1, 0), ct.reshape(x - y, (1, n)))
+    ct.store(out, (2, 0), ct.reshape(x * y, (1, n)))
+    ct.store(out, (3, 0), ct.reshape(x // y, (1, n)))
+    ct.store(out, (4, 0), ct.reshape(x % y, (1, n)))
+    ct.store(out, (5, 0), ct.reshape(-x, (1, n)))
+    ct.store(out, (6, 0), ct.reshape(ct.maximum(x, y), (1, n)))
+    ct.store(out, (7, 0), ct.reshape(ct.minimum(x, y), (1, n)))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_element_wise_operators_follow_python(target, rng, dtype):
+    n = 64
+    a = (rng.standard_normal(n) * 50).astype(dtype)
+    b = (rng.standard_normal(n) * 10).astype(dtype)
+    b[b == 0] = 3
+    out = np.zeros((8, n), dtype)
+    run_tiles(target, binary_ops, a, b, out, n, grid=1)
+    expected = [a + b, a - b, a * b, a // b, a % b, -a, np.maximum(a, b), np.minimum(a, b)]
+    for row, want in enumerate(expected):
+        np.testing.assert_allclose(out[row], want.astype(dtype), rtol=1e-6, err_msg=f"row {row}")
+
+
+@ct.kernel
+def true_divide(a, b, out, n: ct.ConstExpr):
+    x = ct.load(a, (0,), (n,))
+    y = ct.load(b, (0,), (n,))
+    ct.store(out, (0,), x / y)
+
+
+def test_true_division_of_integer_tiles_gives_floats(target, rng):
+    a = rng.integers(-100, 100, 32).astype(np.int32)
+    b = rng.integers(1, 9, 32).astype(np.int32)
+    out = np.zeros(32, np.float32)
+    run_tiles(target, true_divide, a, b, out, 32, grid=1)
+    np.testing.assert_allclose(out, (a / b).astype(np.float32), rtol=1e-6)
+
+
+@ct.kernel
+def math_functions(a, out, n: ct.ConstExpr):
+    x = ct.load(a, (0,), (n,))
+    ct.store(out, (0, 0), ct.reshape(ct.exp(x), (1, n)))
+    ct.store(out, (1, 0), ct.reshape(ct.log(ct.abs(x) + 1), (1, n)))
+    ct.store(out, (2, 0), ct.reshape(ct.sqrt(ct.abs(x)), (1, n)))
+    ct.store(out, (3, 0), ct.reshape(ct.rsqrt(ct.abs(x) + 1), (1, n)))
+    ct.store(out, (4, 0), ct.reshape(ct.sin(x), (1, n)))
+    ct.store(out, (5, 0), ct.reshape(ct.cos(x), (1, n)))
+    ct.store(out, (6, 0), ct.reshape(ct.tanh(x), (1, n)))
+    ct.store(out, (7, 0), ct.reshape(ct.exp2(x), (1, n)))
+    ct.store(out, (8, 0), ct.reshape(ct.log2(ct.abs(x) + 1), (1, n)))
+    ct.store(out, (9, 0), ct.reshape(ct.floor(x), (1, n)))
+    ct.store(out, (10, 0), ct.reshape(ct.ceil(x), (1, n)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_math_functions(target, rng, dtype):
+    n = 128
+    a = (rng.standard_normal(n) * 3).astype(dtype)
+    out = np.zeros((11, n), dtype)
+    run_tiles(target, math_functions, a, out, n, grid=1)
+    expected = [np.exp(a), np.log(np.abs(a) + 1), np.sqrt(np.abs(a)), 1 / np.sqrt(np.abs(a) + 1), np.sin(a), np.cos(a),
+                np.tanh(a), np.exp2(a), np.log2(np.abs(a) + 1), np.floor(a), np.ceil(a)]
+    for row, want in enumerate(expected):
+        np.testing.assert_allclose(out[row], want.astype(dtype), rtol=2e-6 if dtype == np.float32 else 1e-13,
+                                   atol=1e-6, err_msg=f"row {row}")
+
+
+@ct.kernel
+def compare_select(a, b, out, n: ct.ConstExpr):
+    x = ct.load(a, (0,), (n,))
+    y = ct.load(b, (0,), (n,))
+    ct.store(out, (0,), ct.where(x < y, x, y * 2))
+
+
+@ct.kernel
+def compare_with_literal(a, out, n: ct.ConstExpr):
+    x = ct.load(a, (0,), (n,))
+    ct.store(out, (0,), ct.where(2.5 == x, 1, 0))
+
+
+def test_comparisons_and_where(target, rng):
+    a = rng.standard_normal(64).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    run_tiles(target, compare_select, a, b, out, 64, grid=1)
+    np.testing.assert_array_equal(out, np.where(a < b, a, b * 2))
+    ints = rng.integers(0, 4, 64).astype(np.int32)
+    flags = np.zeros(64, np.int32)
+    run_tiles(target, compare_with_literal, ints, flags, 64, grid=1)
+    np.testing.assert_array_equal(flags, np.zeros(64, np.int32))
+
+
+@ct.kernel
+def astype_kernel(a, out, n: ct.ConstExpr):
+    x = ct.load(a, (0,), (n,))
+    ct.store(out, (0,), x.astype(ct.int32))
+
+
+def test_astype_truncates_toward_zero(target, rng):
+    a = (rng.standard_normal(64) * 100).astype(np.float32)
+    out = np.zeros(64, np.int32)
+    run_tiles(target, astype_kernel, a, out, 64, grid=1)
+    np.testing.assert_array_equal(out, np.trunc(a).astype(np.int32))
+
+
+# ---- padding ----
+
+
+# Rebound by the test: a global constant a kernel uses is re-checked at every launch.
+PADDING = ct.padding_zero
+
+
+@ct.kernel
+def padded_load(a, out):
+    x = ct.load(a, (0,), (16,), padding=PADDING)
+    ct.store(out, (0,), x)
+
+
+@pytest.mark.parametrize("padding, value", [("zero", 0.0), ("-0", -0.0), ("+inf", np.inf), ("-inf", -np.inf),
+                                            ("nan", np.nan)])
+def test_every_padding_mode(target, rng, padding, value):
+    global PADDING
+    PADDING = padding
+    a = rng.standard_normal(10).astype(np.float32)
+    out = np.zeros(16, np.float32)
+    run_tiles(target, padded_load, a, out, grid=1)
+    np.testing.assert_array_equal(out[:10], a)
+    np.testing.assert_array_equal(out[10:], np.full(6, value, np.float32))
+    if padding == "-0":
+        assert np.all(np.signbit(out[10:]))
+
+
+@cu.kernel
+def cutile_padding(a, out):
+    x = cu.load(a, (0,), (16,), padding_mode=cu.PaddingMode.NEG_INF)
+    cu.store(out, (0,), x)
+
+
+def test_cutile_padding_mode(target, rng):
+    a = rng.standard_normal(5).astype(np.float32)
+    out = np.zeros(16, np.float32)
+    run_tiles(target, cutile_padding, a, out, grid=1)
+    np.testing.assert_array_equal(out[:5], a)
+    assert np.all(out[5:] == -np.inf)
+
+
+# ---- 2-D tiles, reductions, scans ----
+
+
+@cu.kernel
+def softmax_rows(x, out, n: cu.Constant[int]):
+    r = cu.bid(0)
+    t = cu.load(x, (r, 0), (1, n), padding_mode=cu.PaddingMode.NEG_INF)
+    m = cu.max(t, axis=1, keepdims=True)
+    e = cu.exp(t - m)
+    s = cu.sum(e, axis=1, keepdims=True)
+    cu.store(out, (r, 0), e / s)
+
+
+@pytest.mark.parametrize("cols", [64, 100])
+def test_row_softmax(target, rng, cols):
+    x = rng.standard_normal((6, cols)).astype(np.float32)
+    out = np.zeros_like(x)
+    run_tiles(target, softmax_rows, x, out, 128 if cols > 64 else 64, grid=6)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+@ct.kernel
+def reductions_2d(a, sums0, sums1, maxes1, mins0, prods1, argmax1, argmin0, total):
+    t = ct.load(a, (0, 0), (8, 16))
+    ct.store(sums0, (0,), ct.sum(t, axis=0))
+    ct.store(sums1, (0,), ct.sum(t, 1))
+    ct.store(maxes1, (0,), ct.max(t, axis=-1))
+    ct.store(mins0, (0,), ct.min(t, axis=0))
+    ct.store(prods1, (0,), ct.prod(t, axis=1))
+    ct.store(argmax1, (0,), ct.argmax(t, axis=1))
+    ct.store(argmin0, (0,), ct.argmin(t, axis=0))
+    ct.store(total, (0, 0), ct.sum(t, keepdims=True))
+
+
+def test_reductions_along_every_axis(target, rng):
+    a = rng.standard_normal((8, 16)).astype(np.float32)
+    outs = [np.zeros(16, np.float32), np.zeros(8, np.float32), np.zeros(8, np.float32), np.zeros(16, np.float32),
+            np.zeros(8, np.float32), np.zeros(8, np.int32), np.zeros(16, np.int32), np.zeros((1, 1), np.float32)]
+    run_tiles(target, reductions_2d, a, *outs, grid=1)
+    np.testing.assert_allclose(outs[0], a.sum(axis=0), rtol=1e-5)
+    np.testing.assert_allclose(outs[1], a.sum(axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(outs[2], a.max(axis=1))
+    np.testing.assert_array_equal(outs[3], a.min(axis=0))
+    np.testing.assert_allclose(outs[4], a.prod(axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(outs[5], a.argmax(axis=1))
+    np.testing.assert_array_equal(outs[6], a.argmin(axis=0))
+    np.testing.assert_allclose(outs[7], [[a.sum()]], rtol=1e-5)
+
+
+@ct.kernel
+def integer_sum(a, out):
+    t = ct.load(a, (0, 0), (4, 32))
+    ct.store(out, (0,), ct.sum(t, axis=1))
+
+
+def test_integer_sums_wrap_in_the_element_type(target, rng):
+    a = rng.integers(-(2**31), 2**31 - 1, (4, 32), dtype=np.int64).astype(np.int32)
+    out = np.zeros(4, np.int32)
+    run_tiles(target, integer_sum, a, out, grid=1)
+    np.testing.assert_array_equal(out, a.sum(axis=1, dtype=np.int64).astype(np.int32))
+
+
+@ct.kernel
+def scans(a, cs0, cs1, cp1):
+    t = ct.load(a, (0, 0), (4, 8))
+    ct.store(cs0, (0, 0), ct.cumsum(t, axis=0))
+    ct.store(cs1, (0, 0), ct.cumsum(t, axis=1))
+    ct.store(cp1, (0, 0), ct.cumprod(t, axis=1))
+
+
+def test_scans(target, rng):
+    a = rng.integers(-3, 4, (4, 8)).astype(np.int32)
+    outs = [np.zeros((4, 8), np.int32) for _ in range(3)]
+    run_tiles(target, scans, a, *outs, grid=1)
+    np.testing.assert_array_equal(outs[0], np.cumsum(a, axis=0))
+    np.testing.assert_array_equal(outs[1], np.cumsum(a, axis=1))
+    np.testing.assert_array_equal(outs[2], np.cumprod(a, axis=1))
+
+
+# ---- shape operations ----
+
+
+@ct.kernel
+def shape_ops(a, transposed, permuted, reshaped, expanded, broadcast, joined, piece):
+    t = ct.load(a, (0, 0), (4, 8))
+    ct.store(transposed, (0, 0), ct.transpose(t))
+    p = ct.permute(ct.reshape(t, (2, 2, 8)), (2, 0, 1))
+    ct.store(permuted, (0, 0, 0), p)
+    ct.store(reshaped, (0, 0), ct.reshape(t, (8, 4)))
+    row = ct.load(a, (0, 0), (1, 8))
+    ct.store(expanded, (0, 0, 0), ct.expand_dims(row, 0))
+    ct.store(broadcast, (0, 0), ct.broadcast_to(row, (4, 8)) + ct.broadcast_to(ct.reshape(ct.sum(t, axis=1), (4, 1)), (4, 8)))
+    ct.store(joined, (0, 0), ct.cat((t, t * 2), 0))
+    ct.store(piece, (0, 0), ct.extract(t, (1, 1), (2, 4)))
+
+
+def test_shape_operations(target, rng):
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    outs = [np.zeros((8, 4), np.float32), np.zeros((8, 2, 2), np.float32), np.zeros((8, 4), np.float32),
+            np.zeros((1, 1, 8), np.float32), np.zeros((4, 8), np.float32), np.zeros((8, 8), np.float32),
+            np.zeros((2, 4), np.float32)]
+    run_tiles(target, shape_ops, a, *outs, grid=1)
+    np.testing.assert_array_equal(outs[0], a.T)
+    np.testing.assert_array_equal(outs[1], a.reshape(2, 2, 8).transpose(2, 0, 1))
+    np.testing.assert_array_equal(outs[2], a.reshape(8, 4))
+    np.testing.assert_array_equal(outs[3], a[None, :1, :])
+    np.testing.assert_allclose(outs[4], a[:1] + a.sum(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(outs[5], np.concatenate([a, a * 2], 0))
+    np.testing.assert_array_equal(outs[6], a[2:4, 4:8])
+
+
+@ct.kernel
+def creation(f, z, o, r, io):
+    ct.store(f, (0,), ct.full((16,), 2.5, ct.float32))
+    ct.store(z, (0, 0), ct.zeros((2, 4), ct.int32))
+    ct.store(o, (0,), ct.ones((8,), ct.float64))
+    ct.store(r, (0,), ct.arange(16, ct.int32) * 3)
+    ct.store(io, (0, 0), ct.iota((4, 4), ct.int64))
+
+
+def test_creation(target):
+    outs = [np.zeros(16, np.float32), np.full((2, 4), 7, np.int32), np.zeros(8, np.float64), np.zeros(16, np.int32),
+            np.zeros((4, 4), np.int64)]
+    run_tiles(target, creation, *outs, grid=1)
+    np.testing.assert_array_equal(outs[0], np.full(16, 2.5, np.float32))
+    np.testing.assert_array_equal(outs[1], np.zeros((2, 4), np.int32))
+    np.testing.assert_array_equal(outs[2], np.ones(8))
+    np.testing.assert_array_equal(outs[3], np.arange(16) * 3)
+    np.testing.assert_array_equal(outs[4], np.arange(16).reshape(4, 4))
+
+
+# ---- matrix multiply ----
+
+
+@cu.kernel
+def matmul_kernel(a, b, c, tm: cu.Constant[int], tn: cu.Constant[int], tk: cu.Constant[int]):
+    bm = cu.bid(0)
+    bn = cu.bid(1)
+    acc = cu.zeros((tm, tn), dtype=cu.float32)
+    for k in range(cu.num_tiles(a, axis=1, shape=(tm, tk))):
+        x = cu.load(a, (bm, k), (tm, tk), padding_mode=cu.PaddingMode.ZERO)
+        y = cu.load(b, (k, bn), (tk, tn), padding_mode=cu.PaddingMode.ZERO)
+        acc = cu.mma(x, y, acc)
+    cu.store(c, (bm, bn), acc)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32])
+@pytest.mark.parametrize("m, n, k", [(64, 64, 64), (40, 72, 50)])
+def test_mma_k_loop_against_numpy(target, rng, dtype, m, n, k):
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.zeros((m, n), np.float32)
+    tm, tn, tk = 32, 32, 16
+    run_tiles(target, matmul_kernel, a, b, c, tm, tn, tk, grid=((m + tm - 1) // tm, (n + tn - 1) // tn))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3 * math.sqrt(k))
+
+
+@ct.kernel
+def matmul_operator(a, b, c):
+    x = ct.load(a, (0, 0), (16, 32))
+    y = ct.load(b, (0, 0), (32, 8))
+    ct.store(c, (0, 0), x @ y)
+
+
+@pytest.mark.parametrize("dtype, acc", [(np.float64, np.float64), (np.int8, np.int32)])
+def test_matmul_operator(target, rng, dtype, acc):
+    a = (rng.standard_normal((16, 32)) * 10).astype(dtype)
+    b = (rng.standard_normal((32, 8)) * 10).astype(dtype)
+    c = np.zeros((16, 8), acc)
+    run_tiles(target, matmul_operator, a, b, c, grid=1)
+    np.testing.assert_allclose(c, a.astype(acc) @ b.astype(acc), rtol=1e-12)
+
+
+# ---- launch rules and errors at the user's line ----
+
+
+def test_tile_kernels_take_a_grid_only(target):
+    a = np.zeros(16, np.float32)
+    with pytest.raises(TypeError, match="tile kernel: launch it with a grid only"):
+        weft.launch(vec_add, a, a, a, 16, grid=1, block=128, target=target)
+    with pytest.raises(TypeError, match="args must be a tuple"):
+        ct.launch(None, 1, vec_add, [a, a, a, 16])
+
+
+def test_kernel_subscript_launch(target, rng):
+    if target == "gpu":
+        pytest.skip("NumPy arrays are launched on the CPU target")
+    a = rng.standard_normal(32).astype(np.float32)
+    c = np.zeros(32, np.float32)
+    vec_add[2](a, a, c, 16)
+    np.testing.assert_array_equal(c, a + a)
+
+
+@ct.kernel
+def narrowing_kernel(a):
+    x = ct.load(a, (0,), (16,))
+    ct.store(a, (0,), x * 2.5)
+
+
+def test_narrowing_is_reported_at_the_users_line(target):
+    a = np.zeros(16, np.int32)
+    with pytest.raises(weft.CompileError) as error:
+        weft.launch(narrowing_kernel, weft.to_device(a) if target == "gpu" else a, grid=1, target=target)
+    assert f":{line_of(narrowing_kernel.underlying, 'x * 2.5')}:" in str(error.value)
+    assert "[TileNarrowing]" in str(error.value)
+
+
+# ---- gather and scatter (the seed's pointer tiles) ----
+
+
+@cu.kernel
+def gather_scatter(a, table, out, scattered):
+    rows = cu.reshape(cu.arange(8), (8, 1))
+    cols = cu.reshape(cu.arange(4) * 3, (1, 4))
+    picked = cu.gather(a, (rows, cols), padding_value=-1.0)
+    cu.store(out, (0, 0), picked)
+    keys = cu.load(table, (0,), (16,))
+    cu.scatter(scattered, keys, cu.arange(16).astype(cu.float32), mask=keys >= 0)
+
+
+def test_gather_and_scatter_with_bounds_and_masks(target, rng):
+    a = rng.standard_normal((6, 10)).astype(np.float32)
+    table = rng.permutation(20)[:16].astype(np.int32) - 2  # some negative, some past the end
+    out = np.zeros((8, 4), np.float32)
+    scattered = np.full(12, 100.0, np.float32)
+    run_tiles(target, gather_scatter, a, table, out, scattered, grid=1)
+    want = np.full((8, 4), -1.0, np.float32)
+    for r in range(8):
+        for c in range(4):
+            if r < 6 and 3 * c < 10:
+                want[r, c] = a[r, 3 * c]
+    np.testing.assert_array_equal(out, want)
+    expected = np.full(12, 100.0, np.float32)
+    for i, key in enumerate(table):
+        if 0 <= key < 12:
+            expected[key] = i
+    np.testing.assert_array_equal(scattered, expected)
+
+
+# ---- numeric modifiers ----
+
+
+@ct.kernel
+def seed_rounding(a, b, out):
+    x = ct.load(a, (0,), (16,))
+    y = ct.load(b, (0,), (16,))
+    ct.store(out, (0, 0), ct.reshape(ct.add(x, y, ct.round_toward_zero), (1, 16)))
+    ct.store(out, (1, 0), ct.reshape(ct.add(x, y, ct.round_toward_negative), (1, 16)))
+    ct.store(out, (2, 0), ct.reshape(ct.mul(x, y, ct.round_toward_positive), (1, 16)))
+    ct.store(out, (3, 0), ct.reshape(ct.div(x, y, ct.round_ties_to_even), (1, 16)))
+    ct.store(out, (4, 0), ct.reshape(ct.sub(x, y), (1, 16)))
+    ct.store(out, (5, 0), ct.reshape(ct.fma(x, y, x, ct.round_toward_zero), (1, 16)))
+
+
+@cu.kernel
+def cutile_rounding(a, b, out):
+    x = cu.load(a, (0,), (16,))
+    y = cu.load(b, (0,), (16,))
+    cu.store(out, (0, 0), cu.reshape(cu.add(x, y, rounding_mode=cu.RoundingMode.RZ), (1, 16)))
+    cu.store(out, (1, 0), cu.reshape(cu.add(x, y, rounding_mode=cu.RoundingMode.RM), (1, 16)))
+    cu.store(out, (2, 0), cu.reshape(cu.mul(x, y, rounding_mode=cu.RoundingMode.RP), (1, 16)))
+    cu.store(out, (3, 0), cu.reshape(cu.truediv(x, y), (1, 16)))
+    cu.store(out, (4, 0), cu.reshape(cu.sub(x, y), (1, 16)))
+    cu.store(out, (5, 0), cu.reshape(cu.fma(x, y, x, rounding_mode=cu.RoundingMode.RZ), (1, 16)))
+
+
+def _directed(a, b, op, direction):
+    """float32 op rounded toward zero (0), negative (-1) or positive (+1), from the float64 result."""
+    exact = op(a.astype(np.float64), b.astype(np.float64))
+    nearest = exact.astype(np.float32)
+    down = np.where(nearest.astype(np.float64) > exact, np.nextafter(nearest, np.float32(-np.inf)), nearest)
+    up = np.where(nearest.astype(np.float64) < exact, np.nextafter(nearest, np.float32(np.inf)), nearest)
+    if direction == 0:
+        return np.where(exact >= 0, down, up)
+    return down if direction < 0 else up
+
+
+@pytest.mark.parametrize("kernel", [seed_rounding, cutile_rounding], ids=["seed", "cutile"])
+def test_rounding_modes_are_exact(target, rng, kernel):
+    a = (rng.standard_normal(16) * 1e3).astype(np.float32)
+    b = (rng.standard_normal(16) * 1e-3 + 1.5).astype(np.float32)
+    out = np.zeros((6, 16), np.float32)
+    run_tiles(target, kernel, a, b, out, grid=1)
+    np.testing.assert_array_equal(out[0], _directed(a, b, np.add, 0))
+    np.testing.assert_array_equal(out[1], _directed(a, b, np.add, -1))
+    np.testing.assert_array_equal(out[2], _directed(a, b, np.multiply, 1))
+    np.testing.assert_array_equal(out[3], (a.astype(np.float64) / b).astype(np.float32))
+    np.testing.assert_array_equal(out[4], a - b)
+    fused = a.astype(np.float64) * b + a  # exact in float64 for these magnitudes
+    nearest = fused.astype(np.float32)
+    toward_zero = np.where(np.abs(nearest.astype(np.float64)) > np.abs(fused),
+                           np.nextafter(nearest, np.float32(0)), nearest)
+    np.testing.assert_array_equal(out[5], toward_zero)
+
+
+@ct.kernel
+def nan_modes(a, b, out):
+    x = ct.load(a, (0,), (4,))
+    y = ct.load(b, (0,), (4,))
+    ct.store(out, (0, 0), ct.reshape(ct.maximum(x, y, ct.propagate_nan), (1, 4)))
+    ct.store(out, (1, 0), ct.reshape(ct.maximum(x, y, ct.suppress_nan), (1, 4)))
+    ct.store(out, (2, 0), ct.reshape(ct.minimum(x, y, ct.propagate_nan), (1, 4)))
+
+
+def test_nan_propagation_modes(target):
+    a = np.array([1.0, np.nan, 3.0, np.nan], np.float32)
+    b = np.array([2.0, 5.0, np.nan, np.nan], np.float32)
+    out = np.zeros((3, 4), np.float32)
+    run_tiles(target, nan_modes, a, b, out, grid=1)
+    np.testing.assert_array_equal(out[0], np.maximum(a, b))
+    np.testing.assert_array_equal(out[1], np.fmax(a, b))
+    np.testing.assert_array_equal(out[2], np.minimum(a, b))
+
+
+# ---- helpers taking and returning tiles ----
+
+
+def scaled_rows(t: ct.tile[ct.float32, (4, 8)], factor) -> ct.tile[ct.float32, (4, 8)]:
+    return t * factor
+
+
+@ct.kernel
+def uses_helper(a, out):
+    t = ct.load(a, (0, 0), (4, 8))
+    ct.store(out, (0, 0), scaled_rows(t, 3))
+
+
+def test_helpers_take_and_return_annotated_tiles(target, rng):
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    out = np.zeros_like(a)
+    run_tiles(target, uses_helper, a, out, grid=1)
+    np.testing.assert_allclose(out, a * 3, rtol=1e-6)
+    assert repr(ct.tile[ct.float32, (4, 8)]).endswith(", (4, 8)]")
+
+
+# ---- scalar code in tile kernels: one logical thread ----
+
+
+@ct.kernel
+def scalar_side_effects(a, counts, total):
+    t = ct.load(a, (ct.bid(0),), (32,))
+    s = ct.sum(t).item()
+    total[ct.bid(0)] = s
+    counts[ct.bid(0)] = counts[ct.bid(0)] + 1
+    print("block", ct.bid(0), "sum", s)
+
+
+def test_scalar_stores_and_print_happen_once_per_tile_block(target, rng, capfd):
+    a = rng.integers(-50, 50, 64).astype(np.int32)
+    counts = np.zeros(2, np.int32)
+    total = np.zeros(2, np.int32)
+    run_tiles(target, scalar_side_effects, a, counts, total, grid=2)
+    np.testing.assert_array_equal(counts, [1, 1])
+    np.testing.assert_array_equal(total, a.reshape(2, 32).sum(axis=1))
+    out = capfd.readouterr().out
+    assert out.count("block 0 sum") == 1 and out.count("block 1 sum") == 1, out
+
+
+@ct.kernel
+def block_positions(out):
+    b = ct.bid()
+    g = ct.num_blocks()
+    out[b.y, b.x, 0] = b.x
+    out[b.y, b.x, 1] = b.y
+    out[b.y, b.x, 2] = g.x
+    out[b.y, b.x, 3] = g.y
+    out[b.y, b.x, 4] = ct.bid(0) + 10 * ct.bid(1)
+    out[b.y, b.x, 5] = ct.num_blocks(0) * ct.num_blocks(1)
+
+
+def test_block_positions_in_both_spellings(target):
+    out = np.zeros((2, 3, 6), np.int32)
+    run_tiles(target, block_positions, out, grid=(3, 2))
+    for y in range(2):
+        for x in range(3):
+            np.testing.assert_array_equal(out[y, x], [x, y, 3, 2, x + 10 * y, 6])

@@ -1,0 +1,52 @@
+"""Tile kernels on the GPU: every test of test_tiles_cpu.py again with target "gpu" (marker
+`gpu`, skipped without a GPU), and the GPU's results against the CPU target's."""
+
+import numpy as np
+import pytest
+
+import weft
+from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under this module)
+    run_tiles,
+    softmax_rows,
+    test_astype_truncates_toward_zero,
+    test_block_positions_in_both_spellings,
+    test_comparisons_and_where,
+    test_creation,
+    test_cutile_face_runs_a_cutile_program,
+    test_cutile_padding_mode,
+    test_element_wise_operators_follow_python,
+    test_gather_and_scatter_with_bounds_and_masks,
+    test_helpers_take_and_return_annotated_tiles,
+    test_every_padding_mode,
+    test_integer_sums_wrap_in_the_element_type,
+    test_math_functions,
+    test_matmul_operator,
+    test_mma_k_loop_against_numpy,
+    test_nan_propagation_modes,
+    test_narrowing_is_reported_at_the_users_line,
+    test_rounding_modes_are_exact,
+    test_reductions_along_every_axis,
+    test_row_softmax,
+    test_scalar_stores_and_print_happen_once_per_tile_block,
+    test_scans,
+    test_shape_operations,
+    test_tile_kernels_take_a_grid_only,
+    test_true_division_of_integer_tiles_gives_floats,
+    test_vec_add_with_edge_tiles,
+)
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def target():
+    return "gpu"
+
+
+def test_gpu_and_cpu_targets_agree_on_a_softmax(rng):
+    x = (rng.standard_normal((64, 1000)) * 5).astype(np.float32)
+    on_gpu, on_cpu = np.zeros_like(x), np.zeros_like(x)
+    run_tiles("gpu", softmax_rows, x, on_gpu, 1024, grid=64)
+    run_tiles("cpu", softmax_rows, x, on_cpu, 1024, grid=64)
+    np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-5, atol=1e-8)
+    assert weft.gpu_available()

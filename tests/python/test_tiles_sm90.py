@@ -1,0 +1,70 @@
+"""Tile kernels (docs/tiles.md) compiled for sm_90 by weftc through NVRTC, and their PTX accepted
+by ptxas: the tile header's GPU path in CI, where no GPU is present. test_tiles_cpu.py checks
+the same operations' results on the CPU target, test_tiles_gpu.py on the GPU."""
+
+import re
+
+import pytest
+
+from test_sm90_ptxas import CUDA, compile_for_sm90
+
+pytestmark = pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
+
+PRELUDE = "from weft import tiles as ct\nfrom weft import cutile as cu\n\n"
+
+SOURCES = {
+    "vec_add": """
+@ct.kernel
+def vec_add(a: ct.float32[:], b: ct.float32[:], c: ct.float32[:]):
+    i = ct.bid(0)
+    ct.store(c, (i,), ct.load(a, (i,), (1024,)) + ct.load(b, (i,), (1024,)))
+""",
+    "softmax_bf16": """
+@cu.kernel
+def softmax(x: cu.bfloat16[:, :], out: cu.bfloat16[:, :]):
+    r = cu.bid(0)
+    t = cu.load(x, (r, 0), (1, 4096), padding_mode=cu.PaddingMode.NEG_INF).astype(cu.float32)
+    e = cu.exp(t - cu.max(t, axis=1, keepdims=True))
+    cu.store(out, (r, 0), (e / cu.sum(e, axis=1, keepdims=True)).astype(cu.bfloat16))
+""",
+    "reductions_scans": """
+@ct.kernel
+def reduce(a: ct.int32[:, :], s0: ct.int32[:], m1: ct.int32[:], c1: ct.int32[:, :], i1: ct.int32[:]):
+    t = ct.load(a, (0, 0), (64, 32))
+    ct.store(s0, (0,), ct.sum(t, axis=0))
+    ct.store(m1, (0,), ct.max(t, axis=1))
+    ct.store(c1, (0, 0), ct.cumsum(t, axis=1))
+    ct.store(i1, (0,), ct.argmin(t, axis=1))
+""",
+    "shape_ops": """
+@ct.kernel
+def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
+    x = ct.load(a, (0, 0), (32, 64))
+    ct.store(t, (0, 0), ct.transpose(x))
+    ct.store(j, (0, 0), ct.cat((x, x), 0))
+    ct.store(p, (0, 0), ct.extract(x, (1, 1), (16, 32)) * 2)
+""",
+    "mma_bf16": """
+@cu.kernel
+def gemm(a: cu.bfloat16[:, :], b: cu.bfloat16[:, :], c: cu.float32[:, :]):
+    acc = cu.zeros((128, 128), dtype=cu.float32)
+    for k in range(cu.num_tiles(a, axis=1, shape=(128, 32))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (128, 32)), cu.load(b, (k, cu.bid(1)), (32, 128)), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+""",
+    "mma_f64_int8": """
+@ct.kernel
+def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: ct.int8[:, :], o: ct.int32[:, :]):
+    ct.store(c, (0, 0), ct.load(a, (0, 0), (32, 16)) @ ct.load(b, (0, 0), (16, 32)))
+    ct.store(o, (0, 0), ct.load(i, (0, 0), (64, 64)) @ ct.load(i, (0, 0), (64, 64)))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_tile_kernel_compiles_for_sm90(tmp_path, name):
+    _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
+    # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "shape_ops": 256, "mma_bf16": 256,
+               "mma_f64_int8": 256}[name]
+    assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
