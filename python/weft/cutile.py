@@ -20,7 +20,8 @@ _FUNCTIONS = (
     "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
     "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
     "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
-    "add", "sub", "mul", "truediv", "fma",
+    "add", "sub", "mul", "truediv", "fma", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+    "atomic_xor", "atomic_xchg",
 )
 globals().update(_device_functions("cutile", _FUNCTIONS))
 globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
@@ -64,4 +65,24 @@ class RoundingMode:
     FULL = _Member("RoundingMode", "FULL")
 
 
-__all__ = ["kernel", "function", "launch", "Constant", "ConstExpr", "PaddingMode", "RoundingMode", *_FUNCTIONS]
+class MemoryOrder:
+    """The memory order of an atomic read-modify-write: RELAXED or ACQ_REL (the default)."""
+
+    __weft_name__ = "weft.cutile.MemoryOrder"
+    RELAXED = _Member("MemoryOrder", "RELAXED")
+    ACQUIRE = _Member("MemoryOrder", "ACQUIRE")
+    RELEASE = _Member("MemoryOrder", "RELEASE")
+    ACQ_REL = _Member("MemoryOrder", "ACQ_REL")
+
+
+class MemoryScope:
+    """The threads an atomic synchronizes with: BLOCK, DEVICE (cuTile's default) or SYS."""
+
+    __weft_name__ = "weft.cutile.MemoryScope"
+    BLOCK = _Member("MemoryScope", "BLOCK")
+    DEVICE = _Member("MemoryScope", "DEVICE")
+    SYS = _Member("MemoryScope", "SYS")
+
+
+__all__ = ["kernel", "function", "launch", "Constant", "ConstExpr", "PaddingMode", "RoundingMode", "MemoryOrder",
+           "MemoryScope", *_FUNCTIONS]

@@ -113,6 +113,18 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       }
       return out + ")";
     }
+    case TileOp::Atomic: {
+      static constexpr const char* kNames[] = {"atomic_add", "atomic_max", "atomic_min", "atomic_and",
+                                               "atomic_or",  "atomic_xor", "atomic_exchange"};
+      static constexpr const char* kOrders[] = {"memory_order_relaxed_t", "memory_order_acquire_t",
+                                                "memory_order_release_t", "memory_order_acq_rel_t"};
+      static constexpr const char* kScopes[] = {"thread_scope_block_t", "thread_scope_device_t", "thread_scope_system_t"};
+      std::string indexList = indices(3, e.operands.size());
+      return std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(weft::tiles::array_pointers(" + operand(0) +
+             indexList + "), " + operand(1) + ", weft::tiles::array_access_mask<" + (e.ints.at(3) ? "true" : "false") +
+             ">(" + operand(0) + ", " + operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
+             "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
+    }
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Permute: {

@@ -22,11 +22,21 @@ constexpr std::string_view kCommonFunctions[] = {
     "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log", "log2",
     "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum", "minimum",
     "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract", "sum",
-    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter"};
+    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
+    "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor"};
 // The seed's own names.
-constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma"};
+constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange"};
 // cuTile Python's own names.
-constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add", "sub", "mul", "truediv", "fma"};
+constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add", "sub", "mul", "truediv", "fma", "atomic_xchg"};
+
+// Memory orders and thread scopes of atomics: the seed's strings (as weft's AtomicRef takes
+// them) and cuTile's MemoryOrder / MemoryScope members.
+constexpr std::string_view kMemoryOrders[] = {"relaxed", "acquire", "release", "acq_rel"};
+constexpr std::string_view kThreadScopes[] = {"block", "device", "system"};
+constexpr std::pair<std::string_view, std::string_view> kCuTileOrders[] = {
+    {"RELAXED", "relaxed"}, {"ACQUIRE", "acquire"}, {"RELEASE", "release"}, {"ACQ_REL", "acq_rel"}};
+constexpr std::pair<std::string_view, std::string_view> kCuTileScopes[] = {
+    {"BLOCK", "block"}, {"DEVICE", "device"}, {"SYS", "system"}};
 
 // The seed's modifier tags and padding constants (python/weft/tiles.py holds the same strings).
 constexpr std::string_view kSeedTags[] = {"round_ties_to_even", "round_toward_zero", "round_toward_negative",
@@ -140,7 +150,8 @@ int tileThreadsFor(int64_t largestTile, bool usesMma) {
 
 bool isTileModule(std::string_view module) {
   return module == "weft.tiles" || module == "weft.cutile" || module == "weft.cutile.PaddingMode" ||
-         module == "weft.cutile.RoundingMode";
+         module == "weft.cutile.RoundingMode" || module == "weft.cutile.MemoryOrder" ||
+         module == "weft.cutile.MemoryScope";
 }
 
 Value resolveTileEntity(std::string_view module, std::string_view member) {
@@ -154,7 +165,14 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
       if (member == name) return strConstant(tag);
     return {};
   }
-  if (module == "weft.cutile" && (member == "PaddingMode" || member == "RoundingMode")) {
+  if (module == "weft.cutile.MemoryOrder" || module == "weft.cutile.MemoryScope") {
+    using Names = std::span<const std::pair<std::string_view, std::string_view>>;
+    for (const auto& [name, value] : module == "weft.cutile.MemoryOrder" ? Names(kCuTileOrders) : Names(kCuTileScopes))
+      if (member == name) return strConstant(value);
+    return {};
+  }
+  if (module == "weft.cutile" &&
+      (member == "PaddingMode" || member == "RoundingMode" || member == "MemoryOrder" || member == "MemoryScope")) {
     Value v;
     v.kind = Value::Kind::Module;
     v.name = "weft.cutile." + std::string(member);
@@ -180,7 +198,8 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
   for (std::string_view name : kCommonFunctions)
     if (member == name) return function();
   if (member == "tile") return function();  // ct.tile[dtype, shape]: an annotation only
-  for (std::string_view name : face == Face::Tiles ? std::span(kSeedFunctions) : std::span(kCuTileFunctions))
+  for (std::string_view name : face == Face::Tiles ? std::span<const std::string_view>(kSeedFunctions)
+                                                  : std::span<const std::string_view>(kCuTileFunctions))
     if (member == name) return function();
   // The number types: ct.float32, ct.bool_, ...
   Value number = resolveEntity("weft." + std::string(member));
@@ -769,6 +788,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Store, types.none(), e.loc, std::move(operands)));
   }
   if (name == "gather" || name == "scatter") return tileGatherScatter(name == "gather", e, what);
+  if (name.starts_with("atomic_")) return tileAtomic(name, e, what, face);
   if (name == "add" || name == "sub" || name == "mul" || name == "div" || name == "truediv" || name == "fma" ||
       (name == "sqrt" && (e.args.size() > 1 || !e.keywords.empty())) ||
       ((name == "maximum" || name == "minimum") && (e.args.size() > 2 || !e.keywords.empty())))
@@ -1233,8 +1253,17 @@ Value FunctionChecker::tileGatherScatter(bool gather, const syntax::CallExpr& e,
       ? std::vector<std::string_view>{"array", "indices", "mask", "padding_value", "check_bounds", "latency"}
       : std::vector<std::string_view>{"array", "indices", "value", "mask", "check_bounds", "latency"};
   if (!bindArguments(what, e, params, gather ? 2 : 3, a, nullptr)) return errorValue();
-  const syntax::Expr* maskArg = a[gather ? 2 : 3];
-  const syntax::Expr* checkArg = a[4];
+  if (a[5] != nullptr && !tileConstantInt(*a[5], "latency= of " + what)) return errorValue();
+  return gather ? tileGatherScatterOperands(true, a[0], a[1], a[3], a[2], a[4], e, what)
+                : tileGatherScatterOperands(false, a[0], a[1], a[2], a[3], a[4], e, what);
+}
+
+Value FunctionChecker::tileGatherScatterOperands(bool gather, const syntax::Expr* arrayArg, const syntax::Expr* indicesArg,
+                                                 const syntax::Expr* operandArg, const syntax::Expr* maskArg,
+                                                 const syntax::Expr* checkArg, const syntax::CallExpr& e,
+                                                 const std::string& what) {
+  // a[0] the array, a[1] the indices, a[2] the stored value (a gather's padding value, or null).
+  const syntax::Expr* a[] = {arrayArg, indicesArg, operandArg, operandArg};
   Value array = value(*a[0]);
   if (array.isError()) return array;
   if (!array.type()->isArray() || array.type()->element != nullptr) {
@@ -1314,7 +1343,6 @@ Value FunctionChecker::tileGatherScatter(bool gather, const syntax::CallExpr& e,
     }
     checkBounds = c.constant->boolValue;
   }
-  if (a[5] != nullptr && !tileConstantInt(*a[5], "latency= of " + what)) return errorValue();
   // Every operand as a tile of the common shape.
   auto asTile = [&](Value v, ScalarKind kind) -> TypedExpr* {
     if (v.type()->isTile()) return broadcastTile(v, shape, e.loc).expr;
@@ -1467,6 +1495,63 @@ Value FunctionChecker::tileArith(const std::string& name, const syntax::CallExpr
   }
   return runtime(tileCall(TileOp::Arith, types.tile(*common, shape), e.loc, std::move(exprs),
                           {static_cast<int64_t>(op), rounding, flush, propagate}));
+}
+
+Value FunctionChecker::tileAtomic(const std::string& name, const syntax::CallExpr& e, const std::string& what, Face face) {
+  static const std::pair<std::string_view, TileAtomic> kOps[] = {
+      {"atomic_add", TileAtomic::Add}, {"atomic_max", TileAtomic::Max},          {"atomic_min", TileAtomic::Min},
+      {"atomic_and", TileAtomic::And}, {"atomic_or", TileAtomic::Or},            {"atomic_xor", TileAtomic::Xor},
+      {"atomic_xchg", TileAtomic::Exchange}, {"atomic_exchange", TileAtomic::Exchange}};
+  TileAtomic op = TileAtomic::Add;
+  for (const auto& [opName, value] : kOps)
+    if (name == opName) op = value;
+  bool cutile = face == Face::CuTile;
+  std::vector<const syntax::Expr*> a;
+  std::vector<std::string_view> params = {"array", "indices", cutile ? "update" : "value", "mask", "check_bounds",
+                                          cutile ? "memory_order" : "order", cutile ? "memory_scope" : "scope"};
+  if (!bindArguments(what, e, params, 3, a, nullptr)) return errorValue();
+  // Defaults: acq_rel; the seed's system scope, cuTile's device scope.
+  int order = 3, scope = cutile ? 1 : 2;
+  for (size_t i : {size_t{5}, size_t{6}}) {
+    if (a[i] == nullptr) continue;
+    Value v = expr(*a[i]);
+    if (v.isError()) return v;
+    std::span<const std::string_view> names = i == 5 ? std::span<const std::string_view>(kMemoryOrders)
+                                                     : std::span<const std::string_view>(kThreadScopes);
+    int found = -1;
+    if (v.constant && v.constant->kind == ConstValue::Kind::Str)
+      for (size_t k = 0; k < names.size(); ++k)
+        if (v.constant->strValue == names[k]) found = static_cast<int>(k);
+    if (found < 0) {
+      sink.error(diag::TileAtomicOption, a[i]->loc, {v.constant ? toString(*v.constant) : describe(v), what});
+      return errorValue();
+    }
+    (i == 5 ? order : scope) = found;
+  }
+  // A read-modify-write reads and writes: relaxed or acq_rel are its orders (acquire and release
+  // are the seed's read and write orders).
+  if (order == 1 || order == 2) {
+    sink.error(diag::TileAtomicOption, a[5]->loc, {std::string(kMemoryOrders[order]), what + " (a read-modify-write: relaxed or acq_rel)"});
+    return errorValue();
+  }
+  // Addressing as scatter's: one index tile per dimension, the update, the mask.
+  Value addressed = tileGatherScatterOperands(false, a[0], a[1], a[2], a[3], a[4], e, what);
+  if (addressed.isError()) return addressed;
+  ScalarKind element = addressed.expr->operands[0]->type->scalar;
+  bool integer = element == ScalarKind::Int32 || element == ScalarKind::Int64 || element == ScalarKind::UInt32 ||
+                 element == ScalarKind::UInt64;
+  bool floating = element == ScalarKind::Float32 || element == ScalarKind::Float64;
+  bool bitwise = op == TileAtomic::And || op == TileAtomic::Or || op == TileAtomic::Xor;
+  if (!integer && !(floating && !bitwise)) {
+    sink.error(diag::TileElementType, e.loc, {types::pythonName(element), what + " (32- and 64-bit integers" +
+                                                                              (bitwise ? ")" : ", float32 and float64)")});
+    return errorValue();
+  }
+  TypedExpr* call = addressed.expr;
+  call->tileOp = TileOp::Atomic;
+  call->type = types.tile(element, call->operands[1]->type->shape);
+  call->ints = {static_cast<int64_t>(op), order, scope, call->ints.at(0)};
+  return runtime(call);
 }
 
 bool FunctionChecker::tileIndex(const syntax::Expr& arg, int rank, const std::string& what,

@@ -607,6 +607,13 @@ class FunctionChecker {
   Value tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what,
                   FunctionSource::Face face);
   Value tileGatherScatter(bool gather, const syntax::CallExpr& e, const std::string& what);
+  // The array, index tiles, operand (a scatter's value or a gather's padding), mask and bounds
+  // check of gather/scatter/atomics as a Gather or Scatter TileCall.
+  Value tileGatherScatterOperands(bool gather, const syntax::Expr* arrayArg, const syntax::Expr* indicesArg,
+                                  const syntax::Expr* operandArg, const syntax::Expr* maskArg,
+                                  const syntax::Expr* checkArg, const syntax::CallExpr& e, const std::string& what);
+  Value tileAtomic(const std::string& name, const syntax::CallExpr& e, const std::string& what,
+                   FunctionSource::Face face);
   bool tileIndex(const syntax::Expr& arg, int rank, const std::string& what, std::vector<TypedExpr*>& operands);
   bool tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency, const syntax::Expr* allowTma, int rank,
                          const std::string& what);

@@ -65,6 +65,8 @@ enum class TileOp : uint8_t {
 #define WEFT_TILE_OP(Enum, name) Enum,
 #include "sema/tile_ops.def"
 };
+// The operations of TileOp::Atomic.
+enum class TileAtomic : uint8_t { Add, Max, Min, And, Or, Xor, Exchange };
 // The operations of TileOp::Arith.
 enum class TileArith : uint8_t { Add, Sub, Mul, Div, Fma, Sqrt, Max, Min };
 // What a tile Load gives for elements outside the array (the seed's view padding).

@@ -607,3 +607,40 @@ def test_block_positions_in_both_spellings(target):
     for y in range(2):
         for x in range(3):
             np.testing.assert_array_equal(out[y, x], [x, y, 3, 2, x + 10 * y, 6])
+
+
+# ---- atomics ----
+
+
+@ct.kernel
+def seed_histogram(keys, hist, old_sum):
+    k = ct.load(keys, (ct.bid(0),), (64,))
+    old = ct.atomic_add(hist, k, 1, order="relaxed", scope="device")
+    ct.atomic_max(old_sum, ct.zeros((64,), ct.int32), old)
+
+
+@cu.kernel
+def cutile_atomics(values, slots, best):
+    v = cu.load(values, (cu.bid(0),), (32,))
+    idx = cu.arange(32) % 4
+    cu.atomic_add(slots, idx, v, memory_order=cu.MemoryOrder.RELAXED, memory_scope=cu.MemoryScope.DEVICE)
+    cu.atomic_max(best, idx, v)
+    cu.atomic_min(best, idx + 4, v)
+
+
+def test_atomics_in_both_faces(target, rng):
+    keys = rng.integers(-2, 20, 256).astype(np.int32)  # some keys fall outside the histogram
+    hist = np.zeros(16, np.int32)
+    old_sum = np.zeros(1, np.int32)
+    run_tiles(target, seed_histogram, keys, hist, old_sum, grid=4)
+    inside = keys[(keys >= 0) & (keys < 16)]
+    np.testing.assert_array_equal(hist, np.bincount(inside, minlength=16))
+    assert old_sum[0] == np.bincount(inside).max() - 1  # the last add at the fullest bin saw count - 1
+    values = rng.standard_normal(128).astype(np.float32)
+    slots = np.zeros(4, np.float32)
+    best = np.concatenate([np.full(4, -np.inf), np.full(4, np.inf)]).astype(np.float32)
+    run_tiles(target, cutile_atomics, values, slots, best, grid=4)
+    by_slot = values.reshape(-1, 4)
+    np.testing.assert_allclose(slots, by_slot.sum(axis=0), rtol=1e-5)
+    np.testing.assert_array_equal(best[:4], by_slot.max(axis=0))
+    np.testing.assert_array_equal(best[4:], by_slot.min(axis=0))

@@ -9,6 +9,7 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     run_tiles,
     softmax_rows,
     test_astype_truncates_toward_zero,
+    test_atomics_in_both_faces,
     test_block_positions_in_both_spellings,
     test_comparisons_and_where,
     test_creation,

@@ -1,6 +1,7 @@
 // weft's arrays (include/weft/device/array.h: a pointer, extents and strides in elements) as
 // the tile library's spans: the loads and stores the code generator emits for ct.load and
-// ct.store. A load's padding is a value of the element type (the Python faces also have -0.0).
+// ct.store, gather, scatter and the atomics. A load's padding is a value of the element type (the
+// Python faces also have -0.0).
 #pragma once
 
 #include "weft/device/array.h"
@@ -53,8 +54,6 @@ WEFT_TILE_FN void store_array(const ::weft::Array<T, N>& array, const tile<T, S,
   store(partition_view<decltype(span), S>(span), value, index...);
 }
 
-namespace detail {
-
 // The pointers to array[i0, i1, ...] for the index tiles `index` (one per dimension, one shape).
 template <class T, int N, class... X>
 WEFT_TILE_FN auto array_pointers(const ::weft::Array<T, N>& array, const X&... index) {
@@ -82,14 +81,12 @@ WEFT_TILE_FN auto array_access_mask(const ::weft::Array<T, N>& array, const M& m
       mask, index...);
 }
 
-}  // namespace detail
-
 // array[i0, i1, ...] element-wise for the integer tiles `index` (one per dimension, all of the
 // mask's shape); `pad` where the mask is false or (Checked) an index lies outside the array.
 template <bool Checked, class T, int N, class M, class... X>
 WEFT_TILE_FN auto gather_array(const ::weft::Array<T, N>& array, T pad, const M& mask, const X&... index) {
   static_assert(sizeof...(X) == static_cast<size_t>(N), "gather_array takes one index tile per dimension");
-  return load(detail::array_pointers(array, index...), detail::array_access_mask<Checked>(array, mask, index...), pad);
+  return load(array_pointers(array, index...), array_access_mask<Checked>(array, mask, index...), pad);
 }
 
 // Stores `values` at array[i0, i1, ...] element-wise where the mask holds and (Checked) the
@@ -97,7 +94,7 @@ WEFT_TILE_FN auto gather_array(const ::weft::Array<T, N>& array, T pad, const M&
 template <bool Checked, class T, int N, class V, class M, class... X>
 WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& values, const M& mask, const X&... index) {
   static_assert(sizeof...(X) == static_cast<size_t>(N), "scatter_array takes one index tile per dimension");
-  store(detail::array_pointers(array, index...), values, detail::array_access_mask<Checked>(array, mask, index...));
+  store(array_pointers(array, index...), values, array_access_mask<Checked>(array, mask, index...));
 }
 
 }  // namespace weft::tiles
