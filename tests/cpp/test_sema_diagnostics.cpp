@@ -500,6 +500,8 @@ std::vector<Example> examples() {
     add("Tiles", seed + "    i = device.thread_idx.x\n", args, "SimtInTileKernel", 4, "one logical thread");
     add("Tiles", cu + "    device.syncthreads()\n", args, "SimtInTileKernel", 4, "syncthreads");
     add("Tiles", seed + x + "    print(ct.sum(x).item())\n", args, "TilePrint", 5, "once per tile block");
+    add("Tiles", seed + x + "    y = ct.add(x, x, ct.round_approximate)\n", args, "TileModifier", 5, "round_approximate");
+    add("Tiles", cu + x + "    y = ct.mul(x, x, rounding_mode='toward_zero')\n", args, "TileModifier", 5, "'toward_zero'");
     add("Tiles", seed + i + "    ct.atomic_add(b, i, 1, scope='cluster')\n", args, "TileAtomicOption", 5, "'cluster'");
     add("Tiles", seed + i + "    ct.atomic_add(b, i, 1, order='acquire')\n", args, "TileAtomicOption", 5, "read-modify-write");
     add("Tiles", "from weft import tiles as ct\n@device.kernel\ndef k(a):\n    x = ct.load(a, (0,), (16,))\n",
