@@ -538,7 +538,9 @@ WEFT_HD auto abs(T x) {
       return ::hypot(x.re, x.im);
     }
   } else if constexpr (detail::kIsSigned<T>) {
-    return x < 0 ? neg(x) : x;
+    // A select, not `x < 0 ? -x : x`: ptxas took the abs that NVVM made of that as never
+    // negative and dropped the negative-divisor step of a later % (1 % abs(INT64_MIN) gave 1).
+    return detail::selectIfLess(x, neg(x), x, T(0));
   } else if constexpr (detail::kIsNarrow<T>) {
     return detail::Traits<T>::fromFloat(detail::fabsOf(widen(x)));
   } else if constexpr (detail::kIsFloat<T>) {
