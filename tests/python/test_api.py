@@ -209,8 +209,10 @@ def test_bad_grid_and_block(grid, block, error):
 
 def test_bad_launch_calls():
     a = np.zeros(4, np.float32)
-    with pytest.raises(TypeError, match="grid= and block="):
+    with pytest.raises(TypeError, match="needs block="):
         weft.launch(vec_add, a, a, a, grid=1)
+    with pytest.raises(TypeError, match="needs grid="):
+        weft.launch(vec_add, a, a, a, block=1)
     with pytest.raises(TypeError, match="unexpected keyword"):
         weft.launch(vec_add, a, a, a, grid=1, block=1, blocks=2)
     with pytest.raises(TypeError, match="@func"):

@@ -28,23 +28,8 @@ WEFT_HD auto array_span(const ::weft::Array<T, N>& array) {
 template <class S, class T, int N, class... I>
 WEFT_TILE_FN tile<T, S> load_array(const ::weft::Array<T, N>& array, T pad, I... index) {
   static_assert(sizeof...(I) == static_cast<size_t>(N), "load_array takes one block index per dimension");
-  using Tile = tile<T, S>;
-  using L = typename Tile::layout_type;
-  constexpr uint32_t kLast = static_cast<uint32_t>(S::static_extent(S::rank() - 1));
-  constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
   const int64_t indices[] = {static_cast<int64_t>(index)...};
-  Tile out;
-  detail::visit_view_tile<Tile>(detail::array_span(array), indices,
-                                [&](uint32_t k0, const T* p, int64_t countInRow, bool rowsIn, bool vectorOk, int64_t stride) {
-                                  if (vectorOk) {
-                                    detail::load_vector<P>(p, &out.frag_[k0]);
-                                  } else {
-                                    WEFT_UNROLL
-                                    for (uint32_t v = 0; v < P; ++v)
-                                      out.frag_[k0 + v] = rowsIn && v < countInRow ? p[v * stride] : pad;
-                                  }
-                                });
-  return out;
+  return detail::load_padded<S>(detail::array_span(array), pad, indices);
 }
 
 // Stores the elements of `value` that lie inside `array` at block index (i0, i1, ...).

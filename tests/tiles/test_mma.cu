@@ -1,0 +1,117 @@
+// Matrix multiply-accumulate against a double-precision reference on seeded random data: every
+// operand type (float16, bfloat16, tfloat32, int8, uint8, double on the tensor-core path; float,
+// and shapes the tensor cores do not take, on the generic path), accumulators that start
+// non-zero in the blocked layout, a K loop over partition views with the accumulator in
+// mma_accumulator_t, matmul, and results stored through pointer tiles (a layout conversion) and
+// through a view (the accumulator layout's own stores).
+#include "tile_test.h"
+
+namespace ct = ::cuda::tiles;
+
+// c[M x N] = acc0 + a[M x K] @ b[K x N] in one mma (Form 0), through matmul plus acc0 (Form 1),
+// or as a K loop of KT-wide steps over views of a and b (Form 2, stored through a view).
+template <class A, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, int Form>
+__tile_global__ void mma_kernel(const A* a, const A* b, const C* acc0, C* c) {
+  using IC = ct::tile<int32_t, ct::shape<M, N>>;
+  auto acc = ct::load(acc0 + ct::iota<IC>());
+  if constexpr (Form == 0) {
+    auto x = ct::load(a + ct::iota<ct::tile<int32_t, ct::shape<M, K>>>());
+    auto y = ct::load(b + ct::iota<ct::tile<int32_t, ct::shape<K, N>>>());
+    auto r = ct::mma(x, y, acc);
+    static_assert(decltype(r)::size() == M * N, "mma keeps the accumulator's shape");
+    ct::store(c + ct::iota<IC>(), r);
+  } else if constexpr (Form == 1) {
+    auto x = ct::load(a + ct::iota<ct::tile<int32_t, ct::shape<M, K>>>());
+    auto y = ct::load(b + ct::iota<ct::tile<int32_t, ct::shape<K, N>>>());
+    ct::store(c + ct::iota<IC>(), ct::add(ct::matmul(x, y), acc));
+  } else {
+    auto as = ct::tensor_span{a, ct::extents<int, M, K>{}};
+    auto bs = ct::tensor_span{b, ct::extents<int, K, N>{}};
+    auto av = ct::make_partition_view<ct::shape<M, KT>>(as);
+    auto bv = ct::make_partition_view<ct::shape<KT, N>>(bs);
+    using ATile = ct::tile<A, ct::shape<M, KT>>;
+    using BTile = ct::tile<A, ct::shape<KT, N>>;
+    ct::mma_accumulator_t<ATile, BTile> sum = acc;
+    for (uint32_t k = 0; k < K / KT; ++k) sum = ct::mma(ct::load(av, 0, k), ct::load(bv, k, 0), sum);
+    auto cs = ct::tensor_span{c, ct::extents<int, M, N>{}};
+    ct::store(ct::make_partition_view<ct::shape<M, N>>(cs), sum, 0, 0);
+  }
+}
+
+#if !defined(__CUDACC_RTC__)
+using namespace tile_test;
+
+template <class A>
+A operand_value(Random& random) {
+  if constexpr (std::is_same_v<A, signed char>) {
+    return static_cast<A>(static_cast<int>(random.next() % 255) - 127);
+  } else if constexpr (std::is_same_v<A, unsigned char>) {
+    return static_cast<A>(random.next() % 256);
+  } else {
+    return from_double<A>(random.uniform(-2.0, 2.0));
+  }
+}
+
+template <class A, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT = K, int Form = 0>
+void run_mma(Random& random) {
+  Buffer<A> a(M * K), b(K * N);
+  Buffer<C> acc(M * N), c(M * N);
+  for (uint32_t i = 0; i < M * K; ++i) a[i] = operand_value<A>(random);
+  for (uint32_t i = 0; i < K * N; ++i) b[i] = operand_value<A>(random);
+  for (uint32_t i = 0; i < M * N; ++i) acc[i] = std::is_integral_v<C> ? C(random.next() % 1000) : from_double<C>(random.uniform(-4, 4));
+  launch({1, 1, 1}, mma_kernel<A, C, M, N, K, KT, Form>, static_cast<const A*>(a.get()), static_cast<const A*>(b.get()),
+         static_cast<const C*>(acc.get()), c.get());
+  std::string what = std::string("mma ") + type_name<A>() + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                     std::to_string(K) + " form " + std::to_string(Form);
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      double sum = as_double(acc[i * N + j]), magnitude = std::fabs(sum);
+      for (uint32_t k = 0; k < K; ++k) {
+        double p = as_double(a[i * K + k]) * as_double(b[k * N + j]);
+        sum += p;
+        magnitude += std::fabs(p);
+      }
+      double got = as_double(c[i * N + j]);
+      double tolerance = std::is_integral_v<C> ? 0.0 : (std::is_same_v<C, double> ? 1e-13 : 1e-5) * magnitude;
+      check(std::fabs(got - sum) <= tolerance, what + " element (" + std::to_string(i) + ", " + std::to_string(j) +
+                                                   "): " + std::to_string(got) + ", expected " + std::to_string(sum));
+    }
+  }
+}
+
+int main() {
+  Random random(seed());
+  // Tensor-core shapes.
+  run_mma<weft::float16, float, 16, 8, 16>(random);
+  run_mma<weft::float16, float, 16, 16, 16>(random);
+  run_mma<weft::float16, float, 64, 64, 32>(random);
+  run_mma<weft::float16, float, 32, 128, 64>(random);
+  run_mma<weft::float16, float, 128, 128, 32>(random);
+  run_mma<weft::bfloat16, float, 64, 32, 64>(random);
+  run_mma<ct::tfloat32, float, 32, 32, 16>(random);
+  run_mma<ct::tfloat32, float, 16, 64, 32>(random);
+  run_mma<signed char, int, 32, 64, 64>(random);
+  run_mma<unsigned char, int, 16, 32, 32>(random);
+  run_mma<double, double, 16, 16, 8>(random);
+  run_mma<double, double, 32, 64, 16>(random);
+  run_mma<double, double, 8, 8, 4>(random);
+  // Shapes and types the tensor cores do not take.
+  run_mma<float, float, 32, 32, 32>(random);
+  run_mma<float, float, 2, 4, 8>(random);
+  run_mma<float, float, 1, 1, 1>(random);
+  run_mma<weft::float16, float, 8, 8, 16>(random);
+  run_mma<weft::float16, float, 16, 16, 8>(random);
+  run_mma<double, double, 4, 8, 2>(random);
+  run_mma<signed char, int, 16, 8, 16>(random);
+  run_mma<weft::float8e4m3, float, 16, 16, 32>(random);
+  run_mma<float, float, 64, 256, 128>(random);
+  // matmul plus the accumulator, and K loops over views.
+  run_mma<weft::float16, float, 64, 64, 64, 64, 1>(random);
+  run_mma<weft::bfloat16, float, 4, 4, 4, 4, 1>(random);
+  run_mma<weft::float16, float, 64, 64, 128, 32, 2>(random);
+  run_mma<ct::tfloat32, float, 32, 64, 64, 16, 2>(random);
+  run_mma<double, double, 16, 32, 32, 8, 2>(random);
+  run_mma<float, float, 8, 8, 16, 4, 2>(random);
+  return finish("test_mma");
+}
+#endif
