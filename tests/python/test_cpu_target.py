@@ -373,8 +373,13 @@ def test_the_first_failure_cancels_the_blocks_still_running(tmp_path):
 
 
 INTERRUPT_CHILD = """
+import signal
 import sys
 import numpy as np
+
+# Ctrl-C raises KeyboardInterrupt even where the suite runs as a background job, whose children
+# inherit SIGINT ignored (Python then leaves it ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import weft
 from cuda import device
 
