@@ -10,19 +10,14 @@ on the CPU target.
 
 from . import _types
 from ._intrinsics import ConstExpr
+from ._weft import tile_names as _tile_names
 from ._tiles import device_functions as _device_functions, function, launch, make_kernel as _make_kernel
 
 kernel = _make_kernel("cutile")
 Constant = ConstExpr
 
-_FUNCTIONS = (
-    "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "num_tiles", "exp", "exp2", "log",
-    "log2", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum",
-    "minimum", "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract",
-    "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
-    "add", "sub", "mul", "truediv", "fma", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_xchg",
-)
+# The device functions are sema's (check_tiles.cpp).
+_FUNCTIONS, _ = _tile_names("cutile")
 globals().update(_device_functions("cutile", _FUNCTIONS))
 globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
 

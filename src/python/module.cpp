@@ -3,12 +3,15 @@
 #include <Python.h>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "backend/backend.h"
 #include "python/arguments.h"
 #include "python/dispatcher.h"
 #include "python/python_runtime.h"
 #include "python/struct_layouts.h"
+#include "sema/sema.h"
 #include "sema/targets.h"
 #include "syntax/syntax.h"
 #include "types/type.h"
@@ -329,6 +332,17 @@ NB_MODULE(_weft, module) {
   bindStructLayouts(module);
   bindSourceTexts(module);
   module.def("dlpack_capsule", &dlpackCapsule, "A DLPack capsule for a weft.DeviceArray (GPU or CPU memory)");
+  module.def(
+      "tile_names",
+      [](const std::string& face) {
+        weft::sema::FunctionSource::Face which = face == "tiles"    ? weft::sema::FunctionSource::Face::Tiles
+                                           : face == "cutile" ? weft::sema::FunctionSource::Face::CuTile
+                                                              : throw nb::value_error("face must be 'tiles' or 'cutile'");
+        nb::dict constants;
+        for (const auto& [name, value] : weft::sema::tileConstants(which)) constants[name.c_str()] = value;
+        return nb::make_tuple(weft::sema::tileFunctionNames(which), constants);
+      },
+      nb::arg("face"), "The device functions of a tile face and its constants by name (sema's tables).");
   module.def("scalar_kinds", &scalarKinds,
              "weft's number types in ScalarKind order, one dict each: name, attribute, category (B S U F C), "
              "dtype_module, dtype_name, typestr ('' if none).");

@@ -38,7 +38,7 @@ constexpr std::pair<std::string_view, std::string_view> kCuTileOrders[] = {
 constexpr std::pair<std::string_view, std::string_view> kCuTileScopes[] = {
     {"BLOCK", "block"}, {"DEVICE", "device"}, {"SYS", "system"}};
 
-// The seed's modifier tags and padding constants (python/weft/tiles.py holds the same strings).
+// The seed's modifier tags and padding constants (python/weft/tiles.py takes them from here).
 constexpr std::string_view kSeedTags[] = {"round_ties_to_even", "round_toward_zero", "round_toward_negative",
                                           "round_toward_positive", "round_approximate", "round_full",
                                           "round_subnormals_to_zero", "preserve_subnormals", "propagate_nan",
@@ -146,6 +146,21 @@ int tileThreadsFor(int64_t largestTile, bool usesMma) {
   int threads = 128;
   while (threads < 512 && largestTile / threads > 16) threads *= 2;
   return threads;
+}
+
+std::vector<std::string> tileFunctionNames(Face face) {
+  std::vector<std::string> names(std::begin(kCommonFunctions), std::end(kCommonFunctions));
+  if (face == Face::Tiles) names.insert(names.end(), std::begin(kSeedFunctions), std::end(kSeedFunctions));
+  if (face == Face::CuTile) names.insert(names.end(), std::begin(kCuTileFunctions), std::end(kCuTileFunctions));
+  return names;
+}
+
+std::vector<std::pair<std::string, std::string>> tileConstants(Face face) {
+  std::vector<std::pair<std::string, std::string>> constants;
+  if (face != Face::Tiles) return constants;
+  for (std::string_view tag : kSeedTags) constants.emplace_back(tag, tag);
+  for (const auto& [name, padding] : kSeedPaddings) constants.emplace_back(name, padding);
+  return constants;
 }
 
 bool isTileModule(std::string_view module) {
@@ -336,6 +351,16 @@ const types::Type* FunctionChecker::tileDtype(const syntax::Expr& arg, const std
     return nullptr;
   }
   return types.scalar(v.scalar);
+}
+
+Value FunctionChecker::tileArrayArgument(const syntax::Expr& arg, const std::string& what) {
+  Value array = value(arg);
+  if (array.isError()) return array;
+  if (!array.type()->isArray() || array.type()->element != nullptr) {
+    sink.error(diag::ArgumentType, arg.loc, {"array", what, "an array of numbers", describe(array)});
+    return errorValue();
+  }
+  return array;
 }
 
 Value FunctionChecker::tileValue(const syntax::Expr& arg, const std::string& what) {
@@ -725,12 +750,8 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
                "allow_tma"},
               3))
       return errorValue();
-    Value array = value(*a[0]);
+    Value array = tileArrayArgument(*a[0], what);
     if (array.isError()) return array;
-    if (!array.type()->isArray() || array.type()->element != nullptr) {
-      sink.error(diag::ArgumentType, a[0]->loc, {"array", what, "an array of numbers", describe(array)});
-      return errorValue();
-    }
     std::vector<TypedExpr*> operands{array.expr};
     if (!tileIndex(*a[1], array.type()->ndim, what, operands)) return errorValue();
     std::optional<std::vector<int64_t>> shape = tileShapeArgument(*a[2], what);
@@ -764,12 +785,8 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
   }
   if (name == "store") {
     if (!bind({"array", "index", "tile", "order", "latency", "allow_tma"}, 3)) return errorValue();
-    Value array = value(*a[0]);
+    Value array = tileArrayArgument(*a[0], what);
     if (array.isError()) return array;
-    if (!array.type()->isArray() || array.type()->element != nullptr) {
-      sink.error(diag::ArgumentType, a[0]->loc, {"array", what, "an array of numbers", describe(array)});
-      return errorValue();
-    }
     std::vector<TypedExpr*> operands{array.expr};
     if (!tileIndex(*a[1], array.type()->ndim, what, operands)) return errorValue();
     Value tile = tileValue(*a[2], what);
@@ -1264,12 +1281,8 @@ Value FunctionChecker::tileGatherScatterOperands(bool gather, const syntax::Expr
                                                  const std::string& what) {
   // a[0] the array, a[1] the indices, a[2] the stored value (a gather's padding value, or null).
   const syntax::Expr* a[] = {arrayArg, indicesArg, operandArg, operandArg};
-  Value array = value(*a[0]);
+  Value array = tileArrayArgument(*a[0], what);
   if (array.isError()) return array;
-  if (!array.type()->isArray() || array.type()->element != nullptr) {
-    sink.error(diag::ArgumentType, a[0]->loc, {"array", what, "an array of numbers", describe(array)});
-    return errorValue();
-  }
   ScalarKind element = array.type()->scalar;
   // The indices: a tuple with one integer tile or number per dimension (a 1-D array's may be alone).
   Value indices = value(*a[1]);

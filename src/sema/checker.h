@@ -591,6 +591,8 @@ class FunctionChecker {
   std::optional<int> tileAxis(const syntax::Expr& arg, int rank, const std::string& what);
   const types::Type* tileDtype(const syntax::Expr& arg, const std::string& what);
   Value tileValue(const syntax::Expr& arg, const std::string& what);
+  // The array of numbers `arg` names (an ArgumentType error otherwise).
+  Value tileArrayArgument(const syntax::Expr& arg, const std::string& what);
   TypedExpr* tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {},
                       std::vector<int64_t> ints = {});
   // `v` (a tile or a number) as a tile of `shape` (a reshape where only ones are added).

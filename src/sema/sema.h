@@ -80,6 +80,12 @@ types::ScalarKind builtinKindOf(const ConstValue& value);
 // host.
 ConstValue convertConstant(const ConstValue& value, types::ScalarKind kind);
 
+// The device functions of a tile face (weft.tiles: Tiles, weft.cutile: CuTile), and its
+// constants by name (the seed's modifier tags and paddings): the Python modules take theirs
+// from here.
+std::vector<std::string> tileFunctionNames(FunctionSource::Face face);
+std::vector<std::pair<std::string, std::string>> tileConstants(FunctionSource::Face face);
+
 // Checks and types the entry points and every function they call. On error the diagnostics
 // hold the messages and the returned program must not be lowered.
 TypedProgram check(const CheckRequest& request, types::TypeContext& types, SourceManager& sources,
