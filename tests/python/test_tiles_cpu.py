@@ -644,3 +644,35 @@ def test_atomics_in_both_faces(target, rng):
     np.testing.assert_allclose(slots, by_slot.sum(axis=0), rtol=1e-5)
     np.testing.assert_array_equal(best[:4], by_slot.max(axis=0))
     np.testing.assert_array_equal(best[4:], by_slot.min(axis=0))
+
+
+# ---- decorators, options, hints ----
+
+
+@ct.function
+def doubled(t):
+    return t + t
+
+
+@ct.kernel(debug=True, fastmath=False)
+def with_options(a, out):
+    t = ct.load(a, (0,), (16,), latency=3)
+    ct.store(out, (0,), doubled(t), allow_tma=False)
+
+
+@ct.kernel
+def transposed_order(a, out):
+    ct.store(out, (0, 0), ct.load(a, (0, 0), (4, 4), order="F"))
+
+
+def test_function_decorator_options_and_hints(target, rng):
+    a = rng.standard_normal(16).astype(np.float32)
+    out = np.zeros(16, np.float32)
+    run_tiles(target, with_options, a, out, grid=1)
+    np.testing.assert_array_equal(out, a + a)
+    assert with_options.debug
+    m = np.zeros((4, 4), np.float32)
+    with pytest.raises(weft.CompileError, match="order= other than 'C'"):
+        run_tiles(target, transposed_order, m, m, grid=1)
+    with pytest.raises(TypeError, match="unknown keyword"):
+        ct.kernel(threads=64)
