@@ -15,4 +15,5 @@
 #include "weft/tiles/reduce.h"
 #include "weft/tiles/atomic.h"
 #include "weft/tiles/mma.h"
+#include "weft/tiles/mma_pipeline.h"
 #include "weft/tiles/block.h"

@@ -122,6 +122,7 @@ class CudaEmitter {
   void block(const std::vector<sema::TypedStmt*>& statements, int depth);
   void statement(const sema::TypedStmt& stmt, int depth);
   void forRange(const sema::TypedStmt& stmt, int depth);
+  void mmaPipelineLoop(const sema::TypedStmt& stmt, int depth);
   void whileLoop(const sema::TypedStmt& stmt, int depth);
   // emit_target.cpp: `if target(...)` as #if/#else/#endif, decided by each lowering.
   void targetIf(const sema::TypedStmt& stmt, int depth);

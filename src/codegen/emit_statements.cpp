@@ -103,7 +103,13 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
       line(depth, "}");
       return;
     case TypedStmtKind::While: whileLoop(stmt, depth); return;
-    case TypedStmtKind::ForRange: forRange(stmt, depth); return;
+    case TypedStmtKind::ForRange:
+      if (stmt.mmaPipeline) {
+        mmaPipelineLoop(stmt, depth);
+      } else {
+        forRange(stmt, depth);
+      }
+      return;
     case TypedStmtKind::Break:
       WEFT_CHECK(!loops_.empty(), "break outside a loop");
       if (loops_.back().brokeFlag.empty()) {

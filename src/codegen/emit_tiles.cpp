@@ -71,6 +71,33 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
   return out + ")";
 }
 
+// A pipelined K loop (sema::MmaPipeline): the bounds evaluated once, in order, as forRange does,
+// then one mma_pipeline call whose index functions give each step's block indices of a and b.
+// The loop variable, and the locals that held the loads, are never read after the loop (sema
+// checked), so they are not assigned.
+void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
+  usesTiles_ = true;
+  const sema::MmaPipeline& pipeline = *stmt.mmaPipeline;
+  const Type* type = function_->locals.at(stmt.local).type;
+  const std::string cxx = typeName(type), variable = localName(stmt.local);
+  const std::string start = freshTemp(), stop = freshTemp(), acc = localName(pipeline.accumulator);
+  auto indexFunction = [&](const TypedExpr& load) {
+    std::string text = "[&](" + cxx + " " + variable + ") { return weft::tiles::block_index<2>{{";
+    for (size_t i = 1; i < load.operands.size(); ++i) text += (i > 1 ? ", " : "") + expr(*load.operands[i]);
+    return text + "}}; }";
+  };
+  const TypedExpr& a = *pipeline.loadA;
+  const TypedExpr& b = *pipeline.loadB;
+  line(depth, "{");
+  line(depth + 1, cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
+  line(depth + 1, cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
+  line(depth + 1, acc + " = weft::tiles::mma_pipeline_arrays<" + shapeName(a.type->shape) + ", " +
+                      shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + ">(" + acc + ", " +
+                      expr(*a.operands[0]) + ", " + expr(*b.operands[0]) + ", " + start + ", " + stop + ", " +
+                      indexFunction(a) + ", " + indexFunction(b) + ");");
+  line(depth, "}");
+}
+
 std::string CudaEmitter::tileCall(const TypedExpr& e) {
   usesTiles_ = true;
   auto operand = [&](size_t i) { return expr(*e.operands.at(i)); };

@@ -367,7 +367,11 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
       specialize(args, count, target, config.stream, values, consumed);
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
   // A tile block is one CTA of the kernel's threads on the GPU, one thread on the CPU target.
-  if (tileKernel) config.block = {target == runtime::Target::Gpu ? static_cast<uint32_t>(frontEnd.tileThreads) : 1u, 1, 1};
+  if (tileKernel) {
+    const bool gpu = target == runtime::Target::Gpu;
+    config.block = {gpu ? static_cast<uint32_t>(frontEnd.tileThreads) : 1u, 1, 1};
+    config.tileSharedBytes = gpu ? frontEnd.tileSharedBytes : 0;
+  }
   std::shared_ptr<runtime::LoadedKernel> loaded = specialization->loaded[static_cast<int>(target)];
   if (!loaded) {
     std::shared_ptr<runtime::Compiler> compiler = runtime_->sharedCompiler();

@@ -30,6 +30,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     result.globals = program.globals;
     result.localArrayBytes = program.localArrayBytes;
     result.tileThreads = program.tileThreads;
+    result.tileSharedBytes = program.tileSharedBytes;
     result.ok = true;
   } catch (const InternalCompilerError& error) {
     result.ok = false;

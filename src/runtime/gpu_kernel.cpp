@@ -1,6 +1,7 @@
 // Kernels' code on the GPU: a cubin loaded as a module, launched through the driver API. Checked
 // code (runsChecks) resets its module's error record before each launch and reads it back after,
 // on the launch's stream; its launches are therefore synchronous, and one at a time.
+#include <algorithm>
 #include <mutex>
 
 #include "runtime/argument_packing.h"
@@ -65,12 +66,13 @@ class GpuCode final : public KernelCode {
     validateLaunch(name, config, driver_->limits(), maxThreads_, staticShared_);
     PackedArguments packed(layout, arguments);
     driver_->makeCurrent();
-    if (config.sharedBytes > dynamicSharedLimit_) raiseDynamicSharedLimit(config.sharedBytes);
+    const uint32_t shared = config.sharedBytes + tileSharedBytes(config);
+    if (shared > dynamicSharedLimit_) raiseDynamicSharedLimit(shared);
     auto stream = reinterpret_cast<CUstream>(config.stream);
     auto start = [&] {
       driver_->noteLaunch(&name_);
       WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1],
-                       config.grid[2], config.block[0], config.block[1], config.block[2], config.sharedBytes,
+                       config.grid[2], config.block[0], config.block[1], config.block[2], shared,
                        stream, packed.pointers(), nullptr);
     };
     ErrorRecord result{};
@@ -94,6 +96,13 @@ class GpuCode final : public KernelCode {
   bool waitsForCompletion() const override { return record_ != 0; }
 
  private:
+  // The part of config.tileSharedBytes the device has room for next to the kernel's static and
+  // the launch's dynamic shared memory.
+  uint32_t tileSharedBytes(const LaunchConfig& config) const {
+    const uint64_t used = staticShared_ + config.sharedBytes, limit = driver_->limits().maxSharedPerBlock;
+    return used >= limit ? 0u : static_cast<uint32_t>(std::min<uint64_t>(config.tileSharedBytes, limit - used));
+  }
+
   // Above 48 KiB a kernel must opt in to more dynamic shared memory; validateLaunch already
   // checked the device allows the amount. The limit only grows, so the mutex is rarely taken.
   void raiseDynamicSharedLimit(uint32_t bytes) {

@@ -100,6 +100,9 @@ struct LaunchConfig {
   // A tile kernel's launch gives no block (all zero): the kernel's tile block decides it.
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t sharedBytes = 0;
+  // A tile kernel's pipelined K loops (TypedProgram::tileSharedBytes): dynamic shared memory on
+  // top of sharedBytes, as much of it as the device has; the kernel checks what it got.
+  uint32_t tileSharedBytes = 0;
   uintptr_t stream = 0;  // CUstream; 0 is the default stream
 };
 
@@ -152,6 +155,7 @@ struct FrontEndResult {
   std::vector<sema::GlobalDependency> globals;
   uint64_t localArrayBytes = 0;  // see TypedProgram::localArrayBytes
   int tileThreads = 0;           // see TypedProgram::tileThreads
+  uint32_t tileSharedBytes = 0;  // see TypedProgram::tileSharedBytes
 };
 
 class CompilerState;

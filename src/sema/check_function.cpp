@@ -64,7 +64,8 @@ std::string mangleType(const types::Type* type) {
   return "x";
 }
 
-// Visits every expression of a statement list (for calls and barriers).
+}  // namespace
+
 void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(const TypedExpr&)>& visit) {
   std::function<void(const TypedExpr&)> walk = [&](const TypedExpr& e) {
     visit(e);
@@ -76,6 +77,8 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
     forEachExpr(s->orelse, visit);
   }
 }
+
+namespace {
 
 // Calls `visit` on every def (async ones too) in `body`, at any nesting, until it returns true;
 // whether it did.
@@ -499,6 +502,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   }
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
+  markMmaPipelines(result);
   result.globals = globals_;
   result.usesTiles = usesTiles;
   return result;

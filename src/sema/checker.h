@@ -467,7 +467,10 @@ class FunctionChecker {
   // The order=/align= keywords of shared_array/local_array; false after reporting.
   bool arrayLayoutOption(const syntax::Keyword& keyword, const std::string& what, bool& fortranOrder, int& align);
 
-  // ---- check_tiles.cpp: tile code (docs/tiles.md) ----
+  // Visits every expression of a statement list, at any nesting (check_function.cpp).
+void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(const TypedExpr&)>& visit);
+
+// ---- check_tiles.cpp: tile code (docs/tiles.md) ----
   // The face whose rules this function's tile code follows.
   FunctionSource::Face tileFace() const;
   // Reports a SIMT intrinsic (thread positions, barriers, warp collectives, atomics, shared
@@ -656,6 +659,9 @@ class FunctionChecker {
 // The mangled C++ name of a specialization: `name__f32_a1f32`.
 std::string mangle(const std::string& name, const std::vector<ArgumentInfo>& arguments, const std::vector<bool>& constParams);
 
+// Visits every expression of a statement list, at any nesting (check_function.cpp).
+void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(const TypedExpr&)>& visit);
+
 // ---- check_tiles.cpp: tile code (docs/tiles.md) ----
 
 // The elements of a tile type.
@@ -671,6 +677,12 @@ bool computesTiles(const TypedExpr& e);
 bool isTileModule(std::string_view module);
 // Member `member` of the tile module `module`; Kind::Error if unknown.
 Value resolveTileEntity(std::string_view module, std::string_view member);
+
+// ---- tile_pipeline.cpp ----
+
+// Marks the range loops of the program's tile code that are K loops of matrix products
+// (MmaPipeline) and sets program.tileSharedBytes to the stages they need.
+void markMmaPipelines(TypedProgram& program);
 
 // ---- check_target.cpp: target specialization ----
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -183,6 +184,17 @@ enum class TypedStmtKind : uint8_t {
   DeclareArray,  // locals[local] = a new array of `shape` in the local's memory space (Shared/Local)
 };
 
+// A range loop of tile code that is the K loop of a matrix product, lowered as one pipelined
+// operation (include/weft/tiles/mma_pipeline.h): its body is `acc = mma(a, b, acc)` with a and b
+// zero-padded loads of 2-D arrays at indices computed from the loop variable and loop-invariant
+// values, and nothing else (src/sema/tile_pipeline.cpp decides).
+struct MmaPipeline {
+  const TypedExpr* loadA = nullptr;  // the TileCall Load of a (M x K tiles)
+  const TypedExpr* loadB = nullptr;  // the TileCall Load of b (K x N tiles)
+  int accumulator = -1;              // the local acc
+  int stages = 0;                    // operand stages in flight (TypedProgram::tileSharedBytes holds them)
+};
+
 struct TypedStmt {
   TypedStmtKind kind = TypedStmtKind::Evaluate;
   SourceLoc loc;
@@ -196,6 +208,7 @@ struct TypedStmt {
   // If: a preprocessor condition on __CUDA_ARCH__ (`if target(...)`); empty for ordinary ifs.
   std::string targetCondition;
   bool targetIncludesHost = false;  // the condition holds on the host: the host runs `body`
+  std::optional<MmaPipeline> mmaPipeline;  // ForRange: lowered as a pipelined K loop
 };
 
 struct Local {
@@ -254,6 +267,8 @@ struct TypedProgram {
   uint64_t localArrayBytes = 0;
   // The threads of one tile block on the GPU when `kernel` is a tile kernel; 0 for a SIMT kernel.
   int tileThreads = 0;
+  // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops.
+  uint32_t tileSharedBytes = 0;
   // Whether any function uses tiles (codegen then includes weft/tiles.h).
   bool usesTiles = false;
   // Node storage.

@@ -388,6 +388,52 @@ def test_mma_k_loop_against_numpy(target, rng, dtype, m, n, k):
     np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3 * math.sqrt(k))
 
 
+# A K loop that sema lowers as one pipelined operation (include/weft/tiles/mma_pipeline.h), with
+# the loads inside the mma and a first step other than 0; and the same loop where reading the
+# loop variable afterwards keeps it an ordinary loop of ct.mma.
+@cu.kernel
+def matmul_pipelined(a, b, c, tm: cu.Constant[int], tn: cu.Constant[int], tk: cu.Constant[int], first: cu.Constant[int]):
+    acc = cu.zeros((tm, tn), dtype=cu.float32)
+    for k in range(first, cu.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (tm, tk)), cu.load(b, (k, cu.bid(1)), (tk, tn)), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+
+
+@cu.kernel
+def matmul_unpipelined(a, b, c, last, tm: cu.Constant[int], tn: cu.Constant[int], tk: cu.Constant[int],
+                       first: cu.Constant[int]):
+    acc = cu.zeros((tm, tn), dtype=cu.float32)
+    k = -1
+    for k in range(first, cu.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (tm, tk)), cu.load(b, (k, cu.bid(1)), (tk, tn)), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+    last[cu.bid(0), cu.bid(1)] = k
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("m, n, k, tiles, first", [
+    (200, 136, 72, (64, 64, 32), 0),
+    (128, 256, 256, (128, 128, 32), 1),
+    (300, 200, 250, (128, 256, 64), 0),
+    (64, 64, 16, (64, 64, 32), 0),
+])
+def test_pipelined_k_loop_against_numpy_and_the_plain_loop(target, rng, dtype, m, n, k, tiles, first):
+    tm, tn, tk = tiles
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn)
+    piped, plain = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    last = np.zeros(grid, np.int32)
+    run_tiles(target, matmul_pipelined, a, b, piped, tm, tn, tk, first, grid=grid)
+    run_tiles(target, matmul_unpipelined, a, b, plain, last, tm, tn, tk, first, grid=grid)
+    skip = first * tk
+    want = a[:, skip:].astype(np.float64) @ b[skip:].astype(np.float64)
+    np.testing.assert_allclose(piped, want, rtol=1e-3, atol=1e-3 * math.sqrt(k))
+    # Both sum each tile's products in the same order: the results are the same bits.
+    np.testing.assert_array_equal(piped, plain)
+    np.testing.assert_array_equal(last, (k + tk - 1) // tk - 1 if k > skip else -1)
+
+
 @ct.kernel
 def matmul_operator(a, b, c):
     x = ct.load(a, (0, 0), (16, 32))

@@ -22,10 +22,12 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_every_padding_mode,
     test_integer_sums_wrap_in_the_element_type,
     test_math_functions,
+    matmul_pipelined,
     test_matmul_operator,
     test_mma_k_loop_against_numpy,
     test_nan_propagation_modes,
     test_narrowing_is_reported_at_the_users_line,
+    test_pipelined_k_loop_against_numpy_and_the_plain_loop,
     test_rounding_modes_are_exact,
     test_reductions_along_every_axis,
     test_row_softmax,
@@ -52,3 +54,19 @@ def test_gpu_and_cpu_targets_agree_on_a_softmax(rng):
     run_tiles("cpu", softmax_rows, x, on_cpu, 1024, grid=64)
     np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-5, atol=1e-8)
     assert weft.gpu_available()
+
+
+@pytest.mark.parametrize("layout", ["transposed", "offset"])
+def test_pipelined_k_loop_takes_arrays_it_cannot_stream(rng, layout):
+    """Operands whose rows are not contiguous or do not start on 16 bytes run the loop as written."""
+    torch = pytest.importorskip("torch")
+    m, n, k, tm, tn, tk = 96, 80, 100, 64, 64, 32
+    a = torch.from_numpy(rng.standard_normal((m, k + 1)).astype(np.float16)).cuda()
+    b = torch.from_numpy(rng.standard_normal((n, k)).astype(np.float16)).cuda()
+    x = a[:, 1:] if layout == "offset" else a[:, :k]
+    y = b.T if layout == "transposed" else b.T.contiguous()
+    c = torch.zeros((m, n), dtype=torch.float32, device="cuda")
+    weft.launch(matmul_pipelined, x, y, c, tm, tn, tk, 0, grid=((m + tm - 1) // tm, (n + tn - 1) // tn), target="gpu")
+    torch.cuda.synchronize()
+    want = x.double().cpu().numpy() @ y.double().cpu().numpy()
+    np.testing.assert_allclose(c.cpu().numpy(), want, rtol=1e-3, atol=1e-2)

@@ -3,10 +3,11 @@ by ptxas: the tile header's GPU path in CI, where no GPU is present. test_tiles_
 the same operations' results on the CPU target, test_tiles_gpu.py on the GPU."""
 
 import re
+import subprocess
 
 import pytest
 
-from test_sm90_ptxas import CUDA, compile_for_sm90
+from test_sm90_ptxas import CUDA, compile_for_sm90, weftc_path
 
 pytestmark = pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
 
@@ -59,6 +60,40 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
     ct.store(o, (0, 0), ct.load(i, (0, 0), (64, 64)) @ ct.load(i, (0, 0), (64, 64)))
 """,
 }
+
+
+def test_k_loops_of_mma_are_pipelined(tmp_path):
+    # The K loop becomes one mma_pipeline: cp.async into shared memory, ldmatrix (.trans for b).
+    _, ptx = compile_for_sm90(tmp_path, "mma_bf16", PRELUDE + SOURCES["mma_bf16"])
+    assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
+
+
+@pytest.mark.parametrize("body, pipelined", [
+    ("acc = cu.mma(cu.load(a, (0, k), (64, 32)), cu.load(b, (k, 0), (32, 64)), acc)", True),
+    ("x = cu.load(a, (0, k), (64, 32))\n        y = cu.load(b, (k, 0), (32, 64))\n        acc = cu.mma(x, y, acc)", True),
+    # The loop variable, or a loaded tile, is read after the loop; a padding other than zero; an
+    # index that can trap; another statement in the loop; float32 operands.
+    ("acc = cu.mma(cu.load(a, (0, k), (64, 32)), cu.load(b, (k, 0), (32, 64)), acc)\n    c[0, 0] = k", False),
+    ("x = cu.load(a, (0, k), (64, 32))\n        acc = cu.mma(x, cu.load(b, (k, 0), (32, 64)), acc)\n    cu.store(d, (0, 0), x)", False),
+    ("acc = cu.mma(cu.load(a, (0, k), (64, 32), padding_mode=cu.PaddingMode.NAN), cu.load(b, (k, 0), (32, 64)), acc)", False),
+    ("acc = cu.mma(cu.load(a, (0, k // 1), (64, 32)), cu.load(b, (k, 0), (32, 64)), acc)", False),
+    ("acc = cu.mma(cu.load(a, (0, k), (64, 32)), cu.load(b, (k, 0), (32, 64)), acc)\n        acc = acc * 1", False),
+])
+def test_which_k_loops_are_pipelined(tmp_path, body, pipelined):
+    source = PRELUDE + f"""
+@cu.kernel
+def gemm(a: cu.float16[:, :], b: cu.float16[:, :], c: cu.float32[:, :], d: cu.float16[:, :]):
+    acc = cu.zeros((64, 64), dtype=cu.float32)
+    for k in range(cu.num_tiles(a, axis=1, shape=(64, 32))):
+        {body}
+    cu.store(c, (0, 0), acc)
+"""
+    src = tmp_path / "gemm.py"
+    src.write_text(source)
+    proc = subprocess.run([weftc_path(), str(src), "--emit-cuda"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert ("weft::tiles::mma_pipeline_arrays<" in proc.stdout) == pipelined
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))

@@ -6,6 +6,7 @@
 
 #include "weft/device/array.h"
 #include "weft/tiles/memory.h"
+#include "weft/tiles/mma_pipeline.h"
 
 namespace weft::tiles {
 namespace detail {
@@ -80,6 +81,13 @@ template <bool Checked, class T, int N, class V, class M, class... X>
 WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& values, const M& mask, const X&... index) {
   static_assert(sizeof...(X) == static_cast<size_t>(N), "scatter_array takes one index tile per dimension");
   store(array_pointers(array, index...), values, array_access_mask<Checked>(array, mask, index...));
+}
+
+// mma_pipeline over two 2-D arrays: the code generator's pipelined K loop (sema::MmaPipeline).
+template <class SA, class SB, uint32_t Stages, class Acc, class T, class K, class IndexA, class IndexB>
+WEFT_TILE_FN auto mma_pipeline_arrays(const Acc& acc, const ::weft::Array<T, 2>& a, const ::weft::Array<T, 2>& b, K begin,
+                                      K end, IndexA index_a, IndexB index_b) {
+  return mma_pipeline<SA, SB, Stages>(acc, detail::array_span(a), detail::array_span(b), begin, end, index_a, index_b);
 }
 
 }  // namespace weft::tiles

@@ -43,8 +43,12 @@
 #if defined(WEFT_TARGET_HOST)
 // A collective tile function (device only on the GPU: it uses threadIdx and shared memory).
 #define WEFT_TILE_FN inline
+// A collective tile function for a rarely taken path, kept out of line on the GPU so that its
+// registers do not count against its caller's.
+#define WEFT_TILE_OUTLINED_FN inline
 #else
 #define WEFT_TILE_FN __device__ __forceinline__
+#define WEFT_TILE_OUTLINED_FN __device__ __noinline__
 #endif
 
 // A fully unrolled loop over a fragment (fragments are registers on the GPU: every index must be

@@ -107,16 +107,32 @@ WEFT_TILES_MMA_ACCUMULATOR(signed char, int)
 WEFT_TILES_MMA_ACCUMULATOR(unsigned char, int)
 #undef WEFT_TILES_MMA_ACCUMULATOR
 
-// The warp grid of an M x N accumulator: as square as the atoms allow, using as many warps as
-// there are atoms.
+// The warp grid of an M x N accumulator: as many warps as there are atoms (up to the block's),
+// arranged so that each warp's part is as square as possible in elements (the fewest operand
+// fragments per product).
 template <uint32_t M, uint32_t N, uint32_t AtomM>
 struct mma_warp_grid {
   static constexpr uint32_t kWarps = kBlockThreads / 32 > 0 ? kBlockThreads / 32 : 1;
   static constexpr uint32_t kAtomsM = max_of(1u, M / AtomM), kAtomsN = max_of(1u, N / 8);
-  static constexpr uint32_t kHalf = 1u << ((log2_of(kWarps) + 1) / 2);
-  static constexpr uint32_t kFirstM = min_of(kAtomsM, kHalf);
-  static constexpr uint32_t kN = min_of(kAtomsN, kWarps / kFirstM);
-  static constexpr uint32_t kM = min_of(kAtomsM, kWarps / kN);
+  // Warps along N for `rows` of them along M: as many as fit.
+  WEFT_HD static constexpr uint32_t columns_for(uint32_t rows) { return min_of(kAtomsN, kWarps / rows); }
+  // How far a warp's part, (M / rows) x (N / columns_for(rows)), is from square: the ratio of its
+  // longer side to its shorter (both are powers of 2).
+  WEFT_HD static constexpr uint64_t skew(uint32_t rows) {
+    uint64_t height = uint64_t{M / rows} * columns_for(rows), width = N;  // both sides times columns
+    return height > width ? height / width : width / height;
+  }
+  // The most warps, then the squarest part.
+  WEFT_HD static constexpr uint32_t choose_rows() {
+    uint32_t best = 1;
+    for (uint32_t rows = 2; rows <= min_of(kAtomsM, kWarps); rows *= 2) {
+      uint32_t used = rows * columns_for(rows), bestUsed = best * columns_for(best);
+      if (used > bestUsed || (used == bestUsed && skew(rows) < skew(best))) best = rows;
+    }
+    return best;
+  }
+  static constexpr uint32_t kM = choose_rows();
+  static constexpr uint32_t kN = columns_for(kM);
 };
 
 // Bytes of one staged K-chunk row per element, and the chunk length: the longest power of 2 up

@@ -1,0 +1,259 @@
+// The K loop of a tiled matrix product as one operation, so that the operand loads of later
+// iterations overlap the tensor-core work of the current one:
+//
+//   mma_pipeline<SA, SB, Stages>(acc, a, b, begin, end, index_a, index_b)
+//     == for k in [begin, end): acc = mma(load(a at index_a(k), SA), load(b at index_b(k), SB), acc)
+//
+// with a and b 2-D spans, elements outside them zero. Sema recognizes that loop in tile code
+// (docs/tiles.md, "How mma runs") and codegen emits this call.
+//
+// On sm_80+, for float16/bfloat16 operands of row-major spans whose rows start on 16 bytes, the
+// operand tiles go from global to shared memory by cp.async (16-byte chunks, zero-filled outside
+// the span, no registers on the way) into a ring of `Stages` stages in dynamic shared memory;
+// while stage k is multiplied (ldmatrix for a, ldmatrix.trans for b, mma.sync m16n8k16), the
+// loads of stages k+1 .. k+Stages-1 are in flight. One barrier per K step. The chunks are
+// XOR-swizzled (see swizzled_offset) so that both the cp.async writes and the eight rows an
+// ldmatrix reads fall in distinct banks. The result has mma's tensor-core accumulator layout, the
+// one a K loop of ct::mma keeps, so the two paths are interchangeable.
+//
+// Everywhere else (other element types, strided or misaligned spans, a launch with less than
+// Stages * mma_stage_bytes<A, SA, SB> bytes of dynamic shared memory, the CPU target, the
+// emulated block, older GPUs) it runs the loop as written. weft's runtime launches tile kernels
+// with the stages' bytes where the device has them.
+#pragma once
+
+#include "weft/tiles/mma.h"
+
+namespace weft::tiles {
+
+// A block index of a rank-N view or array, as mma_pipeline's index functions return it.
+template <int N>
+struct block_index {
+  int64_t at[N];
+};
+
+// Bytes of one pipeline stage: an SA tile and an SB tile of element type A.
+template <class A, class SA, class SB>
+inline constexpr uint32_t mma_stage_bytes =
+    static_cast<uint32_t>((SA::static_extent(0) * SA::static_extent(1) + SB::static_extent(0) * SB::static_extent(1)) *
+                          sizeof(A));
+
+namespace detail {
+
+// Whether mma_pipeline has a cp.async path for element type A (accumulator C) and these shapes:
+// 16-bit tensor-core operands whose tiles are whole 16-byte chunks per row.
+template <class A, class C, class SA, class SB>
+WEFT_HD constexpr bool pipelines_operands() {
+  using I = mma_instruction<A, C>;
+  constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), K = static_cast<uint32_t>(SA::static_extent(1));
+  constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
+  return (I::kKind == 1 || I::kKind == 2) && use_tensor_cores<A, C, M, N, K>() && K % 16 == 0 && N % 16 == 0 &&
+         tensor_core_layout_t<A, C, M, N>::kWarpCols % 16 == 0;
+}
+
+// The byte offset of byte `byte` of row `row` in a staged tile with RowBytes-byte rows: 16-byte
+// chunks XOR-swizzled so that eight consecutive rows read at one column fall in eight different
+// chunks of their 128-byte lines (rows of 128 bytes or more: by the row; shorter rows, several to
+// a line: by the line, as swizzle() does).
+template <uint32_t RowBytes>
+WEFT_HD constexpr uint32_t swizzled_offset(uint32_t row, uint32_t byte) {
+  if constexpr (RowBytes >= 128) {
+    return row * RowBytes + (byte ^ ((row & 7u) << 4));
+  } else {
+    return swizzle(row * RowBytes + byte);
+  }
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+// The block's dynamic shared memory: the pipeline's ring of stages.
+WEFT_TILE_FN unsigned char* stage_ring() {
+  extern __shared__ __align__(128) unsigned char ring[];
+  return ring;
+}
+
+// Copies 16 bytes from `global` to the shared address `shared`, of which the first `bytes` come
+// from global memory and the rest are zero; asynchronous until the group is waited for.
+WEFT_TILE_FN void copy_async_16(uint32_t shared, const void* global, uint32_t bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(bytes) : "memory");
+}
+WEFT_TILE_FN void commit_async_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Waits until at most `Pending` committed groups of this thread are still in flight.
+template <int Pending>
+WEFT_TILE_FN void wait_async_groups() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+// Bytes of dynamic shared memory the launch gave the block.
+WEFT_TILE_FN uint32_t dynamic_shared_bytes() {
+  uint32_t bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+// ldmatrix.x4 (.trans) at shared address `address` (lane l: row l % 8 of matrix l / 8).
+template <bool Trans>
+WEFT_TILE_FN void load_matrices_x4(uint32_t* out, uint32_t address) {
+  if constexpr (Trans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3])
+                 : "r"(address));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3])
+                 : "r"(address));
+  }
+}
+
+// Starts copying the Rows x Cols tile at (row0, col0) of the row-major matrix `data` (rows x
+// cols, `stride` elements between rows) to the staged tile at shared address `stage`, zeros
+// outside the matrix. Each thread copies every kBlockThreads-th 16-byte chunk.
+template <uint32_t Rows, uint32_t Cols, class T>
+WEFT_TILE_FN void stage_tile_async(uint32_t stage, const T* data, int64_t rows, int64_t cols, int64_t stride,
+                                   int64_t row0, int64_t col0) {
+  constexpr uint32_t kPerChunk = 16 / sizeof(T), kChunksPerRow = Cols / kPerChunk, kChunks = Rows * kChunksPerRow;
+  constexpr uint32_t kRounds = (kChunks + kBlockThreads - 1) / kBlockThreads;
+  const uint32_t t = thread_rank();
+  WEFT_UNROLL
+  for (uint32_t round = 0; round < kRounds; ++round) {
+    const uint32_t c = round * kBlockThreads + t;
+    if (kChunks % kBlockThreads == 0 || c < kChunks) {
+      const uint32_t r = c / kChunksPerRow, chunk = c % kChunksPerRow;
+      const int64_t row = row0 + r, col = col0 + static_cast<int64_t>(chunk * kPerChunk);
+      // Chunks start at multiples of kPerChunk: a chunk is wholly left of the matrix or starts in it.
+      const int64_t left = cols - col;
+      const bool inside = row >= 0 && row < rows && col >= 0 && left > 0;
+      const uint32_t bytes = !inside ? 0u : left >= kPerChunk ? 16u : static_cast<uint32_t>(left * sizeof(T));
+      copy_async_16(stage + swizzled_offset<Cols * sizeof(T)>(r, chunk * 16), inside ? data + row * stride + col : data,
+                    bytes);
+    }
+  }
+}
+#endif
+
+// The loop as written: mma of the padded loads, step by step.
+template <class SA, class SB, class Result, class SpanA, class SpanB, class K, class IndexA, class IndexB>
+WEFT_TILE_OUTLINED_FN Result mma_loop_as_written(Result out, const SpanA& a, const SpanB& b, K begin, K end, IndexA index_a,
+                                                 IndexB index_b) {
+  using A = typename SpanA::value_type;
+  for (K k = begin; k < end; ++k) {
+    const block_index<2> ia = index_a(k), ib = index_b(k);
+    out = mma(load_padded<SA>(a, A(0), ia.at), load_padded<SB>(b, A(0), ib.at), out);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// See the file comment. IndexA and IndexB map a K step k (of the loop variable's type K) to the
+// block_index<2> of its a and b tiles.
+template <class SA, class SB, uint32_t Stages, class C, class SC, class LC, class SpanA, class SpanB, class K, class IndexA,
+          class IndexB>
+WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const SpanB& b, K begin, K end,
+                               IndexA index_a, IndexB index_b) {
+  using A = typename SpanA::value_type;
+  static_assert(SpanA::rank() == 2 && SpanB::rank() == 2 && SA::rank() == 2 && SB::rank() == 2,
+                "mma_pipeline multiplies 2-D tiles of 2-D spans");
+  static_assert(detail::is_same_v<A, typename SpanB::value_type>, "mma_pipeline: a and b have one element type");
+  static_assert(Stages >= 2, "mma_pipeline needs at least two stages");
+  using Result = decltype(mma(tile<A, SA>{}, tile<A, SB>{}, acc));
+  Result out = acc;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+  if constexpr (detail::pipelines_operands<A, C, SA, SB>()) {
+    constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
+    constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
+    constexpr uint32_t kRowBytesA = Kt * sizeof(A), kRowBytesB = N * sizeof(A);
+    constexpr uint32_t kBytesA = M * kRowBytesA, kStageBytes = mma_stage_bytes<A, SA, SB>;
+    const auto rowsStartOn16 = [](const auto& span) {
+      return span.stride(1) == 1 && detail::aligned_to(span.data_handle(), 16) &&
+             (static_cast<uint64_t>(span.stride(0)) * sizeof(A)) % 16 == 0;
+    };
+    if (detail::dynamic_shared_bytes() >= Stages * kStageBytes && rowsStartOn16(a) && rowsStartOn16(b)) {
+      using L = typename Result::layout_type;
+      const uint32_t t = detail::thread_rank(), warp = (t / 32) % L::kWarps, lane = t % 32;
+      const uint32_t rowBase = (warp / L::kWarpsN) * L::kWarpRows, colBase = (warp % L::kWarpsN) * L::kWarpCols;
+      const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring()));
+      const int64_t steps = static_cast<int64_t>(end) - static_cast<int64_t>(begin);
+      const auto slot = [&](int64_t step) { return ring + static_cast<uint32_t>(step % Stages) * kStageBytes; };
+      // Starts loading the operand tiles of K step `step` (if there is one) into its slot.
+      const auto stage = [&](int64_t step) {
+        if (step < steps) {
+          const uint32_t base = slot(step);
+          const block_index<2> ia = index_a(static_cast<K>(static_cast<int64_t>(begin) + step));
+          const block_index<2> ib = index_b(static_cast<K>(static_cast<int64_t>(begin) + step));
+          detail::stage_tile_async<M, Kt>(base, a.data_handle(), static_cast<int64_t>(a.extent(0)), static_cast<int64_t>(a.extent(1)),
+                                          static_cast<int64_t>(a.stride(0)), ia.at[0] * M, ia.at[1] * Kt);
+          detail::stage_tile_async<Kt, N>(base + kBytesA, b.data_handle(), static_cast<int64_t>(b.extent(0)),
+                                          static_cast<int64_t>(b.extent(1)), static_cast<int64_t>(b.stride(0)), ib.at[0] * Kt,
+                                          ib.at[1] * N);
+        }
+        detail::commit_async_group();  // empty groups too: wait_async_groups counts groups
+      };
+      // The operand fragments of one 16-deep K slice of a stage, double-buffered: the next
+      // slice's ldmatrix (at a stage's last slice: the next stage's first, after its barrier)
+      // is issued before this slice's mma.
+      struct Fragments {
+        uint32_t a[L::kAtomsM][4], b[L::kAtomsN][2];
+      };
+      const auto load_fragments = [&](Fragments& f, uint32_t base, uint32_t ks) {
+        WEFT_UNROLL
+        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+          // Matrices 0..3: rows 0-7 / 8-15 of the atom at K bytes 0-15, then at 16-31.
+          const uint32_t row = rowBase + am * 16 + lane % 16;
+          detail::load_matrices_x4<false>(f.a[am], base + detail::swizzled_offset<kRowBytesA>(row, (ks + (lane / 16) * 8) * sizeof(A)));
+        }
+        WEFT_UNROLL
+        for (uint32_t an = 0; an < L::kAtomsN; an += 2) {
+          // Transposed matrices 0..3: K rows 0-7 / 8-15 of atom an, then of atom an + 1.
+          const uint32_t k = ks + lane % 16, col = colBase + (an + lane / 16) * 8;
+          uint32_t words[4];
+          detail::load_matrices_x4<true>(words, base + kBytesA + detail::swizzled_offset<kRowBytesB>(k, col * sizeof(A)));
+          f.b[an][0] = words[0];
+          f.b[an][1] = words[1];
+          f.b[an + 1][0] = words[2];
+          f.b[an + 1][1] = words[3];
+        }
+      };
+      const auto multiply = [&](const Fragments& f) {
+        WEFT_UNROLL
+        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+          WEFT_UNROLL
+          for (uint32_t an = 0; an < L::kAtomsN; ++an) {
+            detail::mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], f.a[am], f.b[an]);
+          }
+        }
+      };
+      constexpr uint32_t kSlices = Kt / 16;
+      Fragments fragments[2];
+      WEFT_UNROLL
+      for (uint32_t s = 0; s + 1 < Stages; ++s) stage(s);
+      detail::wait_async_groups<static_cast<int>(Stages) - 2>();
+      detail::block_sync();
+      if (steps > 0) load_fragments(fragments[0], slot(0), 0);
+      WEFT_NO_UNROLL
+      for (int64_t step = 0; step < steps; ++step) {
+        WEFT_UNROLL
+        for (uint32_t slice = 0; slice < kSlices; ++slice) {
+          if (slice + 1 < kSlices) {
+            load_fragments(fragments[(slice + 1) % 2], slot(step), (slice + 1) * 16);
+          } else {
+            // Every warp has read stage step - 1 (its last fragments were loaded a slice ago,
+            // before the previous barrier): its slot takes stage step + Stages - 1.
+            stage(step + Stages - 1);
+            detail::wait_async_groups<static_cast<int>(Stages) - 2>();
+            detail::block_sync();  // stage step + 1 is in, for every thread
+            if (step + 1 < steps) load_fragments(fragments[(slice + 1) % 2], slot(step + 1), 0);
+          }
+          multiply(fragments[slice % 2]);
+        }
+        if constexpr (kSlices % 2 == 1) fragments[0] = fragments[1];
+      }
+      detail::wait_async_groups<0>();
+      detail::block_sync();  // the ring is free for the next pipeline
+      return out;
+    }
+  }
+#endif
+  return detail::mma_loop_as_written<SA, SB>(out, a, b, begin, end, index_a, index_b);
+}
+
+}  // namespace weft::tiles
