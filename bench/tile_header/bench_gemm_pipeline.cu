@@ -5,12 +5,16 @@
 //   nvcc -std=c++20 -arch=sm_90 -O3 -I include bench/tile_header/bench_gemm_pipeline.cu -lcublas -o bench_gemm
 // Each figure is the mean of 20 launches after a warm-up. -DWEFT_TILE_THREADS=N (default 256),
 // -DMIN_BLOCKS=B (blocks per SM for __launch_bounds__, default 1) and
-// -DCONFIGS='X(BM, BN, BK, STAGES) ...' choose what is measured.
+// -DCONFIGS='X(BM, BN, BK, STAGES) ...' choose what is measured; -DGROUP=G visits the output
+// tiles in groups of G tile rows (L2 reuse), 0 (the default) row by row.
 #if !defined(WEFT_TILE_THREADS)
 #define WEFT_TILE_THREADS 256
 #endif
 #if !defined(MIN_BLOCKS)
 #define MIN_BLOCKS 1
+#endif
+#if !defined(GROUP)
+#define GROUP 0
 #endif
 #if !defined(CONFIGS)
 #define CONFIGS X(128, 128, 32, 4) X(128, 128, 64, 3) X(128, 256, 32, 4) X(128, 256, 64, 3)
@@ -35,7 +39,14 @@ __global__ void __launch_bounds__(wt::kBlockThreads, MIN_BLOCKS) gemm(const __nv
   using SA = wt::shape<BM, BK>;
   using SB = wt::shape<BK, BN>;
   using Acc = wt::mma_accumulator_t<wt::tile<__nv_bfloat16, SA>, wt::tile<__nv_bfloat16, SB>>;
-  const int64_t row = blockIdx.y, col = blockIdx.x;
+  int64_t row = blockIdx.y, col = blockIdx.x;
+  if constexpr (GROUP > 0) {
+    // Consecutive blocks walk down a group of GROUP tile rows, then move one tile column on.
+    const int64_t id = blockIdx.y * int64_t(gridDim.x) + blockIdx.x, perGroup = int64_t(GROUP) * gridDim.x;
+    const int64_t first = id / perGroup * GROUP, height = min(int64_t(GROUP), int64_t(gridDim.y) - first);
+    row = first + (id % perGroup) % height;
+    col = (id % perGroup) / height;
+  }
   Acc acc = wt::mma_pipeline<SA, SB, Stages>(
       wt::zeros<Acc>(), as, bs, int64_t(0), int64_t((k + BK - 1) / BK), [&](int64_t kk) { return wt::block_index<2>{{row, kk}}; },
       [&](int64_t kk) { return wt::block_index<2>{{kk, col}}; });

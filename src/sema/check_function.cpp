@@ -495,7 +495,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
     if (result.kernel < 0 && result.functions[static_cast<size_t>(result.entries.back())].isKernel) {
       result.kernel = result.entries.back();
       if (result.functions[static_cast<size_t>(result.kernel)].isTileKernel)
-        result.tileThreads = tileThreadsFor(largestTile, usesMma);
+        result.tileThreads = tileThreadsFor(largestTile, largestAccumulator);
       int param = 0;
       for (bool isConst : specialization(entry).constParams) result.argumentToParam.push_back(isConst ? -1 : param++);
     }

@@ -139,10 +139,12 @@ int64_t tileSize(const types::Type* tile) {
   return size;
 }
 
-int tileThreadsFor(int64_t largestTile, bool usesMma) {
-  // Tensor cores: eight warps tile the accumulator. Otherwise about 16 elements per thread, so
-  // that a thread's fragments stay in registers and enough loads are in flight.
-  if (usesMma) return 256;
+int tileThreadsFor(int64_t largestTile, int64_t largestAccumulator) {
+  // Tensor cores: a warp for each 64 x 64 part of the largest accumulator (4 to 8 warps), which
+  // keeps it and the operand fragments in registers with two tile blocks on an SM. Otherwise
+  // about 16 elements per thread, so that a thread's fragments stay in registers and enough loads
+  // are in flight.
+  if (largestAccumulator > 0) return static_cast<int>(std::clamp<int64_t>(32 * (largestAccumulator / 4096), 128, 256));
   int threads = 128;
   while (threads < 512 && largestTile / threads > 16) threads *= 2;
   return threads;
@@ -376,7 +378,7 @@ Value FunctionChecker::tileValue(const syntax::Expr& arg, const std::string& wha
 TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands,
                                      std::vector<int64_t> ints) {
   program.usesTiles = true;
-  program.usesMma = program.usesMma || op == TileOp::Mma;
+  if (op == TileOp::Mma) program.largestAccumulator = std::max(program.largestAccumulator, tileSize(type));
   if (type->isTile()) program.largestTile = std::max(program.largestTile, tileSize(type));
   TypedExpr* e = make(TypedExprKind::TileCall, type, loc, std::move(operands));
   e->tileOp = op;

@@ -274,7 +274,7 @@ class ProgramChecker {
   // Set when any function uses a tile (the unit then includes the tile header); what decides
   // the tile block's threads.
   bool usesTiles = false;
-  bool usesMma = false;
+  int64_t largestAccumulator = 0;  // elements of the largest mma result (0: no mma)
   int64_t largestTile = 1;
 
  private:
@@ -667,8 +667,10 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
 // The elements of a tile type.
 int64_t tileSize(const types::Type* tile);
 // The threads of a tile block on the GPU (include/weft/tiles: WEFT_TILE_THREADS) for a program
-// whose largest tile has `largestTile` elements: 128 to 512 by the tiles' size, 256 with mma.
-int tileThreadsFor(int64_t largestTile, bool usesMma);
+// whose largest tile has `largestTile` elements and whose largest mma result has
+// `largestAccumulator` (0: none): 128 to 512 by the tiles' size; with mma, 128 or 256 by the
+// accumulator's.
+int tileThreadsFor(int64_t largestTile, int64_t largestAccumulator);
 // The largest number of elements a tile may have, and the largest extent of one dimension.
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.

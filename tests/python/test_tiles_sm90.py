@@ -99,7 +99,8 @@ def gemm(a: cu.float16[:, :], b: cu.float16[:, :], c: cu.float32[:, :], d: cu.fl
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
-    # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "shape_ops": 256, "mma_bf16": 256,
-               "mma_f64_int8": 256}[name]
+    # A tile block is one CTA of 128 to 512 threads by the size of its tiles; with mma, a warp for
+    # each 64 x 64 part of the accumulator (128 to 256 threads).
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "shape_ops": 256, "mma_bf16": 128,
+               "mma_f64_int8": 128}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)

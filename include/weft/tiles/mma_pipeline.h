@@ -104,30 +104,65 @@ WEFT_TILE_FN void load_matrices_x4(uint32_t* out, uint32_t address) {
   }
 }
 
-// Starts copying the Rows x Cols tile at (row0, col0) of the row-major matrix `data` (rows x
-// cols, `stride` elements between rows) to the staged tile at shared address `stage`, zeros
-// outside the matrix. Each thread copies every kBlockThreads-th 16-byte chunk.
+// Copies Rows x Cols tiles of a row-major matrix (a 2-D span with unit column stride) into
+// staged tiles by cp.async, each thread every kBlockThreads-th 16-byte chunk. The thread's chunk
+// positions are computed once: a tile wholly inside the matrix then costs an add per chunk; an
+// edge tile checks each chunk and zero-fills what lies outside.
 template <uint32_t Rows, uint32_t Cols, class T>
-WEFT_TILE_FN void stage_tile_async(uint32_t stage, const T* data, int64_t rows, int64_t cols, int64_t stride,
-                                   int64_t row0, int64_t col0) {
-  constexpr uint32_t kPerChunk = 16 / sizeof(T), kChunksPerRow = Cols / kPerChunk, kChunks = Rows * kChunksPerRow;
-  constexpr uint32_t kRounds = (kChunks + kBlockThreads - 1) / kBlockThreads;
-  const uint32_t t = thread_rank();
-  WEFT_UNROLL
-  for (uint32_t round = 0; round < kRounds; ++round) {
-    const uint32_t c = round * kBlockThreads + t;
-    if (kChunks % kBlockThreads == 0 || c < kChunks) {
-      const uint32_t r = c / kChunksPerRow, chunk = c % kChunksPerRow;
-      const int64_t row = row0 + r, col = col0 + static_cast<int64_t>(chunk * kPerChunk);
-      // Chunks start at multiples of kPerChunk: a chunk is wholly left of the matrix or starts in it.
-      const int64_t left = cols - col;
-      const bool inside = row >= 0 && row < rows && col >= 0 && left > 0;
-      const uint32_t bytes = !inside ? 0u : left >= kPerChunk ? 16u : static_cast<uint32_t>(left * sizeof(T));
-      copy_async_16(stage + swizzled_offset<Cols * sizeof(T)>(r, chunk * 16), inside ? data + row * stride + col : data,
-                    bytes);
+struct tile_stager {
+  static constexpr uint32_t kPerChunk = 16 / sizeof(T), kChunksPerRow = Cols / kPerChunk, kChunks = Rows * kChunksPerRow;
+  static constexpr uint32_t kRowBytes = Cols * sizeof(T);
+  static constexpr uint32_t kRounds = (kChunks + kBlockThreads - 1) / kBlockThreads;
+  // Rows after which swizzled_offset repeats its pattern (8 rows, or 8 lines of shorter rows).
+  static constexpr uint32_t kSwizzleRows = kRowBytes >= 128 ? 8 : 8 * 128 / kRowBytes;
+  // Whether every round covers whole rows and the same swizzle pattern, so that round r's
+  // chunk is the first round's moved by r * kRowsPerRound rows.
+  static constexpr uint32_t kRowsPerRound = kBlockThreads / kChunksPerRow;
+  static constexpr bool kRegular = kChunks % kBlockThreads == 0 && kBlockThreads % kChunksPerRow == 0 &&
+                                   kRowsPerRound % kSwizzleRows == 0;
+
+  uint32_t row, chunk;  // the thread's chunk of the first round
+  int64_t offset;       // its element offset from the tile's first element
+  uint32_t shared;      // its byte offset in the staged tile
+
+  template <class Span>
+  WEFT_TILE_FN explicit tile_stager(const Span& span)
+      : row(thread_rank() / kChunksPerRow),
+        chunk(thread_rank() % kChunksPerRow),
+        offset(static_cast<int64_t>(row) * static_cast<int64_t>(span.stride(0)) + chunk * kPerChunk),
+        shared(swizzled_offset<kRowBytes>(row, chunk * 16)) {}
+
+  // Starts copying the tile whose first element is (row0, col0) to the staged tile at shared
+  // address `stage`.
+  template <class Span>
+  WEFT_TILE_FN void copy(const Span& span, uint32_t stage, int64_t row0, int64_t col0) const {
+    const int64_t rows = static_cast<int64_t>(span.extent(0)), cols = static_cast<int64_t>(span.extent(1));
+    const int64_t stride = static_cast<int64_t>(span.stride(0));
+    const T* data = span.data_handle();
+    if (kRegular && row0 >= 0 && col0 >= 0 && row0 + Rows <= rows && col0 + Cols <= cols) {
+      const T* origin = data + row0 * stride + col0 + offset;
+      WEFT_UNROLL
+      for (uint32_t round = 0; round < kRounds; ++round) {
+        copy_async_16(stage + shared + round * kRowsPerRound * kRowBytes, origin + round * kRowsPerRound * stride, 16);
+      }
+      return;
+    }
+    const uint32_t t = thread_rank();
+    WEFT_UNROLL
+    for (uint32_t round = 0; round < kRounds; ++round) {
+      const uint32_t c = round * kBlockThreads + t;
+      if (kChunks % kBlockThreads == 0 || c < kChunks) {
+        const uint32_t r = c / kChunksPerRow, k = c % kChunksPerRow;
+        const int64_t at = row0 + r, col = col0 + static_cast<int64_t>(k * kPerChunk);
+        // Chunks start at multiples of kPerChunk: a chunk is wholly left of the matrix or starts in it.
+        const int64_t left = cols - col;
+        const bool inside = at >= 0 && at < rows && col >= 0 && left > 0;
+        const uint32_t bytes = !inside ? 0u : left >= kPerChunk ? 16u : static_cast<uint32_t>(left * sizeof(T));
+        copy_async_16(stage + swizzled_offset<kRowBytes>(r, k * 16), inside ? data + at * stride + col : data, bytes);
+      }
     }
   }
-}
+};
 #endif
 
 // The loop as written: mma of the padded loads, step by step.
@@ -174,23 +209,21 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
       const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring()));
       const int64_t steps = static_cast<int64_t>(end) - static_cast<int64_t>(begin);
       const auto slot = [&](int64_t step) { return ring + static_cast<uint32_t>(step % Stages) * kStageBytes; };
+      const detail::tile_stager<M, Kt, A> stagerA(a);
+      const detail::tile_stager<Kt, N, A> stagerB(b);
       // Starts loading the operand tiles of K step `step` (if there is one) into its slot.
       const auto stage = [&](int64_t step) {
         if (step < steps) {
           const uint32_t base = slot(step);
           const block_index<2> ia = index_a(static_cast<K>(static_cast<int64_t>(begin) + step));
           const block_index<2> ib = index_b(static_cast<K>(static_cast<int64_t>(begin) + step));
-          detail::stage_tile_async<M, Kt>(base, a.data_handle(), static_cast<int64_t>(a.extent(0)), static_cast<int64_t>(a.extent(1)),
-                                          static_cast<int64_t>(a.stride(0)), ia.at[0] * M, ia.at[1] * Kt);
-          detail::stage_tile_async<Kt, N>(base + kBytesA, b.data_handle(), static_cast<int64_t>(b.extent(0)),
-                                          static_cast<int64_t>(b.extent(1)), static_cast<int64_t>(b.stride(0)), ib.at[0] * Kt,
-                                          ib.at[1] * N);
+          stagerA.copy(a, base, ia.at[0] * M, ia.at[1] * Kt);
+          stagerB.copy(b, base + kBytesA, ib.at[0] * Kt, ib.at[1] * N);
         }
         detail::commit_async_group();  // empty groups too: wait_async_groups counts groups
       };
-      // The operand fragments of one 16-deep K slice of a stage, double-buffered: the next
-      // slice's ldmatrix (at a stage's last slice: the next stage's first, after its barrier)
-      // is issued before this slice's mma.
+      // The operand fragments of one 16-deep K slice of a stage. (Double-buffering them, the next
+      // slice's ldmatrix before this one's mma, measured slower on the H100: more registers.)
       struct Fragments {
         uint32_t a[L::kAtomsM][4], b[L::kAtomsN][2];
       };
@@ -222,30 +255,19 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
           }
         }
       };
-      constexpr uint32_t kSlices = Kt / 16;
-      Fragments fragments[2];
+      Fragments f;
       WEFT_UNROLL
       for (uint32_t s = 0; s + 1 < Stages; ++s) stage(s);
-      detail::wait_async_groups<static_cast<int>(Stages) - 2>();
-      detail::block_sync();
-      if (steps > 0) load_fragments(fragments[0], slot(0), 0);
       WEFT_NO_UNROLL
       for (int64_t step = 0; step < steps; ++step) {
+        detail::wait_async_groups<static_cast<int>(Stages) - 2>();
+        detail::block_sync();  // stage `step` is in; every warp is done with stage step - 1
+        stage(step + Stages - 1);  // into the slot of step - 1
         WEFT_UNROLL
-        for (uint32_t slice = 0; slice < kSlices; ++slice) {
-          if (slice + 1 < kSlices) {
-            load_fragments(fragments[(slice + 1) % 2], slot(step), (slice + 1) * 16);
-          } else {
-            // Every warp has read stage step - 1 (its last fragments were loaded a slice ago,
-            // before the previous barrier): its slot takes stage step + Stages - 1.
-            stage(step + Stages - 1);
-            detail::wait_async_groups<static_cast<int>(Stages) - 2>();
-            detail::block_sync();  // stage step + 1 is in, for every thread
-            if (step + 1 < steps) load_fragments(fragments[(slice + 1) % 2], slot(step + 1), 0);
-          }
-          multiply(fragments[slice % 2]);
+        for (uint32_t slice = 0; slice < Kt / 16; ++slice) {
+          load_fragments(f, slot(step), slice * 16);
+          multiply(f);
         }
-        if constexpr (kSlices % 2 == 1) fragments[0] = fragments[1];
       }
       detail::wait_async_groups<0>();
       detail::block_sync();  // the ring is free for the next pipeline
