@@ -1,6 +1,5 @@
 // The Compiler's lowering half: cache keys, the disk and memory caches, loading for each
 // target, and device memory for weft.DeviceArray.
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,7 +8,6 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -51,27 +49,6 @@ class CompilerState {
 namespace {
 
 constexpr int kCudaErrorNoDevice = 100;
-
-// A hash of weft's device headers: generated code includes them, so a changed header must
-// change every key even when weft's version did not (a development build).
-std::string hashHeaders(const std::string& includeDir) {
-  std::string directory = includeDir + "/weft/device";
-  std::vector<std::string> names;
-  if (DIR* listing = ::opendir(directory.c_str())) {
-    while (dirent* entry = ::readdir(listing))
-      if (entry->d_name[0] != '.') names.push_back(entry->d_name);
-    ::closedir(listing);
-  }
-  std::sort(names.begin(), names.end());
-  ContentHash hash;
-  for (const std::string& name : names) {
-    std::ifstream file(directory + "/" + name, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    hash.add(name).add(text.str());
-  }
-  return hash.hex();
-}
 
 std::shared_ptr<Driver> requireDriver(CompilerState& state) {
   std::lock_guard<std::mutex> lock(state.mutex);
@@ -145,7 +122,9 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   hash.add("weft " WEFT_VERSION).add(target == Target::Gpu ? "gpu" : "cpu");
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    if (!state_->headersHash) state_->headersHash = hashHeaders(toolchain_.weftIncludeDir);
+    // Generated code includes weft's headers (weft/device, weft/tiles, ...): a changed header
+    // changes every key even when weft's version did not (a development build).
+    if (!state_->headersHash) state_->headersHash = hashDirectory(toolchain_.weftIncludeDir + "/weft");
     hash.add(*state_->headersHash);
     if (target == Target::Gpu) {
       if (!state_->nvrtcIdentity) state_->nvrtcIdentity = backend::nvrtcIdentity(toolchain_);

@@ -1,5 +1,11 @@
 #include "support/hash.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
 namespace weft {
 
 void ContentHash::mix(const unsigned char* data, size_t size) {
@@ -30,6 +36,22 @@ std::string ContentHash::hex() const {
     out[31 - i] = digits[(low_ >> (4 * i)) & 15];
   }
   return out;
+}
+
+std::string hashDirectory(const std::string& directory) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  std::vector<fs::path> files;
+  for (fs::recursive_directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
+    if (it->is_regular_file(error)) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  ContentHash hash;
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    hash.add(file.lexically_relative(directory).generic_string())
+        .add(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+  }
+  return hash.hex();
 }
 
 }  // namespace weft

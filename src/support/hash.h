@@ -21,4 +21,8 @@ class ContentHash {
   void mix(const unsigned char* data, size_t size);
 };
 
+// A hash of every regular file under `directory`, at any depth: relative paths and contents, in
+// sorted order (a missing directory hashes as empty).
+std::string hashDirectory(const std::string& directory);
+
 }  // namespace weft

@@ -19,6 +19,7 @@
 
 #include "backend/backend.h"
 #include "support/check.h"
+#include "support/hash.h"
 
 #ifndef WEFT_SOURCE_DIR
 #define WEFT_SOURCE_DIR "."
@@ -427,6 +428,28 @@ TEST(DiskCache, ConcurrentWritersFromProcessesLeaveAValidEntry) {
   std::optional<std::string> final = cache.load("multi");
   ASSERT_TRUE(final.has_value());
   EXPECT_NE(std::find(payloads.begin(), payloads.end(), *final), payloads.end());
+}
+
+// The cache keys hash weft's headers through hashDirectory: every file at any depth counts (a
+// change under weft/tiles once left stale kernels in the disk cache).
+TEST(HashDirectory, CoversEveryFileAtAnyDepth) {
+  fs::path root = fs::temp_directory_path() / ("weft-hash-" + std::to_string(::getpid()));
+  fs::create_directories(root / "device");
+  fs::create_directories(root / "tiles" / "deep");
+  auto write = [&](const fs::path& file, const std::string& text) { std::ofstream(root / file) << text; };
+  write("device/a.h", "a");
+  write("tiles/deep/b.h", "b");
+  std::string first = hashDirectory(root.string());
+  EXPECT_EQ(first, hashDirectory(root.string()));
+  write("tiles/deep/b.h", "b2");
+  std::string changed = hashDirectory(root.string());
+  EXPECT_NE(changed, first);
+  write("tiles/c.h", "");
+  EXPECT_NE(hashDirectory(root.string()), changed);
+  fs::rename(root / "tiles" / "c.h", root / "tiles" / "d.h");
+  EXPECT_NE(hashDirectory(root.string()), changed);
+  fs::remove_all(root);
+  EXPECT_EQ(hashDirectory(root.string()), ContentHash().hex());
 }
 
 }  // namespace
