@@ -71,6 +71,13 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
   return out + ")";
 }
 
+std::string CudaEmitter::tileCombiner(const TypedExpr& e) {
+  // operands[1]: the combined value of two elements (MapInput 0 and 1), a scalar expression.
+  std::string element = types::cxxName(e.operands.at(0)->type->scalar);
+  return "[&](" + element + " weft_in0, " + element + " weft_in1) -> " + element + " { return " +
+         expr(*e.operands.at(1)) + "; }";
+}
+
 std::string CudaEmitter::tileCall(const TypedExpr& e) {
   usesTiles_ = true;
   auto operand = [&](size_t i) { return expr(*e.operands.at(i)); };
@@ -141,13 +148,25 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Max:
     case TileOp::Min:
     case TileOp::Argmax:
-    case TileOp::Argmin: {
+    case TileOp::Argmin:
+    case TileOp::Reduce: {
       int64_t axis = e.ints.at(0);
       bool keepdims = e.ints.at(1) != 0;
-      std::string name = std::string("weft::tiles::") + reductionName(e.tileOp);
-      std::string reduced = axis < 0 ? name + "(" + operand(0) + ")"
-                                     : name + "<" + std::to_string(axis) + ", " + (keepdims ? "true" : "false") + ">(" +
-                                           operand(0) + ")";
+      std::string reduced;
+      if (e.tileOp == TileOp::Reduce) {
+        // The header's reduction along one axis; all elements: along the flattened tile.
+        int64_t size = 1;
+        for (int64_t extent : e.operands.at(0)->type->shape) size *= extent;
+        std::string source = axis < 0 ? "weft::tiles::reshape<" + shapeName({size}) + ">(" + operand(0) + ")" : operand(0);
+        reduced = "weft::tiles::reduce<" + std::to_string(axis < 0 ? 0 : axis) + ", " +
+                  (keepdims && axis >= 0 ? "true" : "false") + ">(" + source + ", " + tileCombiner(e) + ", " +
+                  operand(2) + ")";
+      } else {
+        std::string name = std::string("weft::tiles::") + reductionName(e.tileOp);
+        reduced = axis < 0 ? name + "(" + operand(0) + ")"
+                           : name + "<" + std::to_string(axis) + ", " + (keepdims ? "true" : "false") + ">(" +
+                                 operand(0) + ")";
+      }
       // A full reduction is a rank-0 tile: keepdims gives it the operand's rank in ones.
       if (axis < 0 && keepdims) return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + reduced + ")";
       return reduced;
@@ -156,6 +175,8 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Cumprod:
       return std::string("weft::tiles::") + reductionName(e.tileOp) + "<" + std::to_string(e.ints.at(0)) + ">(" +
              operand(0) + ")";
+    case TileOp::Scan:
+      return "weft::tiles::scan<" + std::to_string(e.ints.at(0)) + ">(" + operand(0) + ", " + tileCombiner(e) + ")";
     case TileOp::Mma: return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
     case TileOp::Item:
       return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +

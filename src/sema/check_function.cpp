@@ -592,6 +592,8 @@ const types::Type* FunctionChecker::localType(int local) const {
 }
 
 Value FunctionChecker::name(const syntax::NameExpr& e) {
+  auto lambdaParam = lambdaParams_.find(e.id);
+  if (lambdaParam != lambdaParams_.end()) return lambdaParam->second;
   auto constant = constParams_.find(e.id);
   if (constant != constParams_.end()) {
     Value v = constant->second;

@@ -22,7 +22,7 @@ constexpr std::string_view kCommonFunctions[] = {
     "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log", "log2",
     "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum", "minimum",
     "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract", "sum",
-    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
+    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "scan", "mma", "matmul", "gather", "scatter",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor"};
 // The seed's own names.
 constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange"};
@@ -1142,63 +1142,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     }
     return runtime(tileCall(TileOp::Extract, types.tile(x.type()->scalar, *shape), e.loc, std::move(operands)));
   }
-  static const std::pair<std::string_view, TileOp> kReductions[] = {
-      {"sum", TileOp::Sum},       {"prod", TileOp::Prod},     {"max", TileOp::Max},
-      {"min", TileOp::Min},       {"argmax", TileOp::Argmax}, {"argmin", TileOp::Argmin},
-      {"cumsum", TileOp::Cumsum}, {"cumprod", TileOp::Cumprod}};
-  for (const auto& [reductionName, op] : kReductions) {
-    if (name != reductionName) continue;
-    bool scan = op == TileOp::Cumsum || op == TileOp::Cumprod;
-    if (!bind(scan ? std::vector<std::string_view>{"x", "axis"} : std::vector<std::string_view>{"x", "axis", "keepdims"},
-              1))
-      return errorValue();
-    Value x = argTile(a[0]);
-    if (x.isError()) return x;
-    ScalarKind kind = x.type()->scalar;
-    if (types::isBool(kind) || (!types::isFloating(kind) && !types::isInteger(kind))) {
-      sink.error(diag::TileElementType, a[0]->loc, {types::pythonName(kind), what});
-      return errorValue();
-    }
-    int rank = static_cast<int>(x.type()->shape.size());
-    int axis = -1;
-    if (a[1] != nullptr) {
-      Value axisValue = expr(*a[1]);
-      if (axisValue.isError()) return axisValue;
-      if (!(axisValue.constant && axisValue.constant->kind == ConstValue::Kind::None)) {
-        std::optional<int> given = tileAxis(*a[1], rank, what);
-        if (!given) return errorValue();
-        axis = *given;
-      }
-    }
-    if (scan) {
-      if (axis < 0) axis = 0;
-      if (rank == 0) {
-        sink.error(diag::TileRank, e.loc, {what, "()", "at least 1"});
-        return errorValue();
-      }
-      return runtime(tileCall(op, x.type(), e.loc, {x.expr}, {axis}));
-    }
-    bool keepdims = false;
-    if (a[2] != nullptr) {
-      Value k = expr(*a[2]);
-      if (k.isError()) return k;
-      if (!k.constant || k.constant->kind != ConstValue::Kind::Bool) {
-        sink.error(diag::NotConstant, a[2]->loc, {"keepdims of " + what + " (True or False)"});
-        return errorValue();
-      }
-      keepdims = k.constant->boolValue;
-    }
-    std::vector<int64_t> shape;
-    for (int i = 0; i < rank; ++i) {
-      if (axis < 0 || i == axis) {
-        if (keepdims) shape.push_back(1);
-      } else {
-        shape.push_back(x.type()->shape[static_cast<size_t>(i)]);
-      }
-    }
-    ScalarKind result = (op == TileOp::Argmax || op == TileOp::Argmin) ? ScalarKind::Int32 : kind;
-    return runtime(tileCall(op, types.tile(result, shape), e.loc, {x.expr}, {axis, keepdims ? 1 : 0}));
-  }
+  if (isTileReduction(name)) return tileReduction(name, e, what);
   if (name == "mma" || name == "matmul") {
     bool mma = name == "mma";
     if (!bind(mma ? std::vector<std::string_view>{"x", "y", "acc"} : std::vector<std::string_view>{"x", "y"},

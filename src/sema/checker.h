@@ -559,6 +559,8 @@ class FunctionChecker {
   void returnStmt(const syntax::ReturnStmt& s);
   // `self`: the struct value a method is called on (its first argument).
   Value userCall(const Value& callee, const syntax::CallExpr& e, const Value* self = nullptr);
+  // A call of the Python function `callee` with the evaluated arguments `args` at `loc`.
+  Value userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc);
   Value intrinsicCall(const Value& callee, const syntax::CallExpr& e);
   Value mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
@@ -605,6 +607,11 @@ class FunctionChecker {
                                                   const std::string& what);
   Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
   Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
+  // check_tile_reductions.cpp: a named reduction or scan, or reduce()/scan() with a function.
+  Value tileReduction(const std::string& name, const syntax::CallExpr& e, const std::string& what);
+  // The combining function `arg` of reduce()/scan() (a lambda or a Python function of two
+  // elements of `kind`) applied to MapInput 0 and 1, as a scalar of `kind`.
+  Value tileCombiner(const syntax::Expr& arg, types::ScalarKind kind, const std::string& what);
   Value tileMatmul(Value x, Value y, std::optional<const syntax::Expr*> accArg, SourceLoc loc, const std::string& what);
   Value tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what,
                   FunctionSource::Face face);
@@ -623,6 +630,9 @@ class FunctionChecker {
   std::vector<LocalState> locals_;
   std::map<std::string, int> localByName_;
   std::map<std::string, Value> constParams_;
+  // The parameters of a lambda whose body is being checked in place (a tile reduction's
+  // combining function, check_tile_reductions.cpp): they hide every other name.
+  std::map<std::string, Value> lambdaParams_;
   std::vector<TypedStmt*>* out_ = nullptr;
   int loopDepth_ = 0;
   int temporaries_ = 0;
@@ -667,6 +677,8 @@ int tileThreadsFor(int64_t largestTile, bool usesMma);
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.
 bool computesTiles(const TypedExpr& e);
+// Whether `name` is a reduction or scan of the tile modules (check_tile_reductions.cpp).
+bool isTileReduction(std::string_view name);
 // Whether `module` is a tile module ("weft.tiles", "weft.cutile" and their namespaces).
 bool isTileModule(std::string_view module);
 // Member `member` of the tile module `module`; Kind::Error if unknown.

@@ -1,5 +1,6 @@
-"""Tile kernels on the GPU: every test of test_tiles_cpu.py again with target "gpu" (marker
-`gpu`, skipped without a GPU), and the GPU's results against the CPU target's."""
+"""Tile kernels on the GPU: every test of test_tiles_cpu.py and test_tile_surface_cpu.py again
+with target "gpu" (marker `gpu`, skipped without a GPU), and the GPU's results against the CPU
+target's."""
 
 import numpy as np
 import pytest
@@ -35,6 +36,12 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_tile_kernels_take_a_grid_only,
     test_true_division_of_integer_tiles_gives_floats,
     test_vec_add_with_edge_tiles,
+)
+from test_tile_surface_cpu import (  # noqa: F401
+    test_cutile_reduce_and_scan_keywords,
+    test_reduce_every_axis_of_a_3d_tile,
+    test_reduce_errors_at_the_users_line,
+    test_seed_reduce_and_scan_with_functions,
 )
 
 pytestmark = pytest.mark.gpu

@@ -36,6 +36,18 @@ def reduce(a: ct.int32[:, :], s0: ct.int32[:], m1: ct.int32[:], c1: ct.int32[:, 
     ct.store(c1, (0, 0), ct.cumsum(t, axis=1))
     ct.store(i1, (0,), ct.argmin(t, axis=1))
 """,
+    "reduce_scan_functions": """
+@ct.function
+def larger(a, b):
+    return a if a > b else b
+
+@cu.kernel
+def combine(a: cu.float16[:, :], m: cu.float16[:], s: cu.float16[:, :], t: cu.float32[:, :]):
+    x = cu.load(a, (0, 0), (64, 32))
+    cu.store(m, (0,), cu.reduce(x, 1, larger, -1.0))
+    cu.store(s, (0, 0), cu.scan(x, axis=0, func=lambda p, q: p + q, identity=0))
+    cu.store(t, (0, 0), cu.reduce(x.astype(cu.float32), None, lambda p, q: p * q, 1, keepdims=True))
+""",
     "shape_ops": """
 @ct.kernel
 def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
@@ -65,6 +77,6 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
     # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "shape_ops": 256, "mma_bf16": 256,
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "shape_ops": 256, "mma_bf16": 256,
                "mma_f64_int8": 256}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)

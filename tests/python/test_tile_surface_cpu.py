@@ -1,0 +1,116 @@
+"""The tile faces' reduce()/scan() with a user's combining function, assume hints, restricted
+element types, load orders and partition views (docs/tiles.md) on the CPU target against NumPy,
+on seeded random data, in both faces. test_tiles_gpu.py runs them again on the GPU."""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import weft
+from weft import cutile as cu
+from weft import tiles as ct
+from launching import line_of
+from test_tiles_cpu import run_tiles
+
+
+@pytest.fixture(scope="module")
+def target():
+    return "cpu"
+
+
+# ---- reduce() and scan() with a combining function ----
+
+
+@ct.function
+def larger(a, b):
+    return a if a > b else b
+
+
+@ct.kernel
+def seed_reduce(a, s0, m1, total, kept, c1, low: ct.ConstExpr):
+    t = ct.load(a, (0, 0), (8, 16))
+    ct.store(s0, (0,), ct.reduce(t, 0, lambda x, y: x + y, 0))
+    ct.store(m1, (0,), ct.reduce(t, axis=1, func=larger, identity=low))
+    ct.store(total, (0, 0), ct.reduce(t, None, lambda x, y: x + y, 0, keepdims=True))
+    ct.store(kept, (0, 0), ct.reduce(t, 1, larger, low, keepdims=True))
+    ct.store(c1, (0, 0), ct.scan(t, 1, lambda x, y: x + y, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8, np.uint16, np.float32, np.float64, np.float16,
+                                   ml_dtypes.bfloat16])
+def test_seed_reduce_and_scan_with_functions(target, rng, dtype):
+    a = rng.integers(-5, 6, (8, 16)).astype(dtype) if np.dtype(dtype).kind in "iu" and dtype != np.uint16 else \
+        rng.integers(0, 9, (8, 16)).astype(dtype)
+    s0, m1 = np.zeros(16, dtype), np.zeros(8, dtype)
+    total, kept, c1 = np.zeros((1, 1), dtype), np.zeros((8, 1), dtype), np.zeros((8, 16), dtype)
+    low = 0 if dtype == np.uint16 else -100
+    run_tiles(target, seed_reduce, a, s0, m1, total, kept, c1, low, grid=1)
+    wide = a.astype(np.float64)
+    # Sums accumulate in the element type: bfloat16 rounds above 256, integers wrap.
+    rtol = 2**-7 if dtype == ml_dtypes.bfloat16 else 0
+    np.testing.assert_allclose(s0.astype(np.float64), wide.sum(axis=0).astype(dtype).astype(np.float64), rtol=rtol)
+    np.testing.assert_array_equal(m1, a.max(axis=1))
+    np.testing.assert_allclose(total.astype(np.float64), [[float(wide.sum().astype(dtype))]], rtol=rtol)
+    np.testing.assert_array_equal(kept, a.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(c1.astype(np.float64), np.cumsum(wide, axis=1).astype(dtype).astype(np.float64),
+                               rtol=rtol)
+
+
+@cu.kernel
+def cutile_reduce(a, p0, n1, sc0, rows: cu.Constant[int]):
+    t = cu.load(a, index=(cu.bid(0), 0), shape=(rows, 32))
+    cu.store(p0, index=(cu.bid(0),), tile=cu.reduce(t, axis=1, func=lambda x, y: x * y, identity=1.0))
+    cu.store(n1, index=(0,), tile=cu.reduce(t, 0, lambda x, y: min(x, y), math.inf))
+    cu.store(sc0, index=(cu.bid(0), 0), tile=cu.scan(t, axis=0, func=lambda x, y: x * y, identity=1.0))
+
+
+def test_cutile_reduce_and_scan_keywords(target, rng):
+    a = rng.uniform(0.5, 1.5, (4, 32)).astype(np.float32)
+    p0, n1, sc0 = np.zeros(4, np.float32), np.zeros(32, np.float32), np.zeros((4, 32), np.float32)
+    run_tiles(target, cutile_reduce, a, p0, n1, sc0, 4, grid=1)
+    np.testing.assert_allclose(p0, a.prod(axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(n1, a.min(axis=0))
+    np.testing.assert_allclose(sc0, np.cumprod(a, axis=0), rtol=1e-5)
+
+
+@ct.kernel
+def reduce_3d(a, r0, r1, r2, s2):
+    t = ct.load(a, (0, 0, 0), (4, 8, 16))
+    ct.store(r0, (0, 0), ct.reduce(t, 0, lambda x, y: x ^ y, 0))
+    ct.store(r1, (0, 0), ct.reduce(t, 1, lambda x, y: x | y, 0))
+    ct.store(r2, (0, 0), ct.reduce(t, -1, lambda x, y: x & y, -1))
+    ct.store(s2, (0, 0, 0), ct.scan(t, 2, lambda x, y: x ^ y, 0))
+
+
+def test_reduce_every_axis_of_a_3d_tile(target, rng):
+    a = rng.integers(-(2**31), 2**31 - 1, (4, 8, 16), dtype=np.int64).astype(np.int32)
+    r0, r1, r2 = np.zeros((8, 16), np.int32), np.zeros((4, 16), np.int32), np.zeros((4, 8), np.int32)
+    s2 = np.zeros((4, 8, 16), np.int32)
+    run_tiles(target, reduce_3d, a, r0, r1, r2, s2, grid=1)
+    np.testing.assert_array_equal(r0, np.bitwise_xor.reduce(a, axis=0))
+    np.testing.assert_array_equal(r1, np.bitwise_or.reduce(a, axis=1))
+    np.testing.assert_array_equal(r2, np.bitwise_and.reduce(a, axis=2))
+    np.testing.assert_array_equal(s2, np.bitwise_xor.accumulate(a, axis=2))
+
+
+@ct.kernel
+def bad_combiner(a):
+    t = ct.load(a, (0,), (16,))
+    s = ct.reduce(t, 0, lambda x: x, 0)
+
+
+@ct.kernel
+def bad_identity(a, n):
+    t = ct.load(a, (0,), (16,))
+    s = ct.reduce(t, 0, lambda x, y: x + y, n)
+
+
+def test_reduce_errors_at_the_users_line(target):
+    a = np.zeros(16, np.float32)
+    with pytest.raises(weft.CompileError, match=r"two float32 values.*TileCombiner") as info:
+        run_tiles(target, bad_combiner, a, grid=1)
+    assert f":{line_of(bad_combiner.underlying, 'lambda x: x')}:" in str(info.value)
+    with pytest.raises(weft.CompileError, match=r"identity of ct.reduce.*NotConstant"):
+        run_tiles(target, bad_identity, a, 3, grid=1)
