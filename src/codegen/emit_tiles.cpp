@@ -177,6 +177,30 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
              operand(0) + ")";
     case TileOp::Scan:
       return "weft::tiles::scan<" + std::to_string(e.ints.at(0)) + ">(" + operand(0) + ", " + tileCombiner(e) + ")";
+    case TileOp::Assume: {
+      // The header's hints; checked (debug=True): the fact tested on the value, computed once.
+      static constexpr const char* kHints[] = {"assume_divisible", "assume_bounded", "assume_bounded", "assume_bounded"};
+      auto fact = static_cast<sema::TileAssume>(e.ints.at(0));
+      std::string type = types::cxxName(e.type->scalar);
+      std::string bounds;
+      switch (fact) {
+        case sema::TileAssume::Divisible: bounds = operand(1); break;
+        case sema::TileAssume::Bounded: bounds = operand(1) + ", " + operand(2); break;
+        // One bound: the value itself is the other.
+        case sema::TileAssume::Below: bounds = operand(1) + ", weft_v"; break;
+        case sema::TileAssume::Above: bounds = "weft_v, " + operand(1); break;
+      }
+      std::string hinted = std::string("weft::tiles::") + kHints[e.ints.at(0)] + "(weft_v, " + bounds + ")";
+      std::string holds;
+      switch (fact) {
+        case sema::TileAssume::Divisible: holds = "weft_v % " + operand(1) + " == 0"; break;
+        case sema::TileAssume::Bounded: holds = operand(1) + " <= weft_v && weft_v <= " + operand(2); break;
+        case sema::TileAssume::Below: holds = operand(1) + " <= weft_v"; break;
+        case sema::TileAssume::Above: holds = "weft_v <= " + operand(1); break;
+      }
+      std::string check = e.ints.at(1) ? "if (!(" + holds + ")) " + operand(e.operands.size() - 1) + "; " : "";
+      return "[&](" + type + " weft_v) -> " + type + " { " + check + "return " + hinted + "; }(" + operand(0) + ")";
+    }
     case TileOp::Mma: return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
     case TileOp::Item:
       return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +

@@ -25,9 +25,13 @@ constexpr std::string_view kCommonFunctions[] = {
     "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "scan", "mma", "matmul", "gather", "scatter",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor"};
 // The seed's own names.
-constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange"};
+constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange",
+                                               "assume_divisible", "assume_bounded", "assume_bounded_below",
+                                               "assume_bounded_above"};
 // cuTile Python's own names.
-constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add", "sub", "mul", "truediv", "fma", "atomic_xchg"};
+constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add",         "sub",
+                                                 "mul",       "truediv",     "fma",
+                                                 "atomic_xchg", "assume_divisible_by"};
 
 // Memory orders and thread scopes of atomics: the seed's strings (as weft's AtomicRef takes
 // them) and cuTile's MemoryOrder / MemoryScope members.
@@ -1143,6 +1147,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Extract, types.tile(x.type()->scalar, *shape), e.loc, std::move(operands)));
   }
   if (isTileReduction(name)) return tileReduction(name, e, what);
+  if (isTileAssumption(name)) return tileAssumption(name, e, what);
   if (name == "mma" || name == "matmul") {
     bool mma = name == "mma";
     if (!bind(mma ? std::vector<std::string_view>{"x", "y", "acc"} : std::vector<std::string_view>{"x", "y"},

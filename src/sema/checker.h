@@ -607,6 +607,8 @@ class FunctionChecker {
                                                   const std::string& what);
   Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
   Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
+  // check_tile_hints.cpp: an assume_* hint.
+  Value tileAssumption(const std::string& name, const syntax::CallExpr& e, const std::string& what);
   // check_tile_reductions.cpp: a named reduction or scan, or reduce()/scan() with a function.
   Value tileReduction(const std::string& name, const syntax::CallExpr& e, const std::string& what);
   // The combining function `arg` of reduce()/scan() (a lambda or a Python function of two
@@ -679,6 +681,8 @@ inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 bool computesTiles(const TypedExpr& e);
 // Whether `name` is a reduction or scan of the tile modules (check_tile_reductions.cpp).
 bool isTileReduction(std::string_view name);
+// Whether `name` is an assume_* hint of the tile modules (check_tile_hints.cpp).
+bool isTileAssumption(std::string_view name);
 // Whether `module` is a tile module ("weft.tiles", "weft.cutile" and their namespaces).
 bool isTileModule(std::string_view module);
 // Member `member` of the tile module `module`; Kind::Error if unknown.

@@ -114,3 +114,73 @@ def test_reduce_errors_at_the_users_line(target):
     assert f":{line_of(bad_combiner.underlying, 'lambda x: x')}:" in str(info.value)
     with pytest.raises(weft.CompileError, match=r"identity of ct.reduce.*NotConstant"):
         run_tiles(target, bad_identity, a, 3, grid=1)
+
+
+# ---- assume_* hints ----
+
+
+@ct.kernel
+def seed_assumptions(a, out, n):
+    i = ct.assume_bounded(ct.bid(0), 0, 1 << 20)
+    m = ct.assume_divisible(n, 16)
+    lo = ct.assume_bounded_below(m, 0)
+    hi = ct.assume_bounded_above(lo, 4096)
+    t = ct.load(a, (i,), (16,))
+    ct.store(out, (i,), t + hi)
+
+
+@cu.kernel
+def cutile_assumption(a, out, n):
+    m = cu.assume_divisible_by(n, 8)
+    cu.store(out, index=(cu.bid(0),), tile=cu.load(a, index=(cu.bid(0),), shape=(8,)) * m)
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_assumptions_are_hints(target, rng, debug):
+    a = rng.integers(-100, 100, 64).astype(np.int32)
+    out = np.zeros(64, np.int32)
+    kernel = ct.kernel(debug=debug)(seed_assumptions.underlying) if debug else seed_assumptions
+    run_tiles(target, kernel, a, out, 48, grid=4)
+    np.testing.assert_array_equal(out, a + 48)
+    b = rng.standard_normal(32).astype(np.float32)
+    out2 = np.zeros(32, np.float32)
+    kernel = cu.kernel(debug=debug)(cutile_assumption.underlying) if debug else cutile_assumption
+    run_tiles(target, kernel, b, out2, 24, grid=4)
+    np.testing.assert_allclose(out2, b * 24, rtol=1e-6)
+
+
+def test_false_assumptions_raise_under_debug(target, rng):
+    a = rng.integers(-100, 100, 64).astype(np.int32)
+    out = np.zeros(64, np.int32)
+    checked = ct.kernel(debug=True)(seed_assumptions.underlying)
+    with pytest.raises(AssertionError, match="assume_divisible"):
+        run_tiles(target, checked, a, out, 40, grid=4)
+    with pytest.raises(AssertionError, match="assume_bounded_above"):
+        run_tiles(target, checked, a, out, 8192, grid=4)
+    b = np.zeros(32, np.float32)
+    with pytest.raises(AssertionError, match="assume_divisible_by"):
+        run_tiles(target, cu.kernel(debug=True)(cutile_assumption.underlying), b, b.copy(), 12, grid=4)
+
+
+@ct.kernel
+def bad_divisor(n):
+    m = ct.assume_divisible(n, 0)
+
+
+@ct.kernel
+def bad_bounds(n):
+    m = ct.assume_bounded(n, 5, 1)
+
+
+@ct.kernel
+def variable_divisor(n, k):
+    m = ct.assume_divisible(n, k)
+
+
+def test_assumption_errors(target):
+    with pytest.raises(weft.CompileError, match=r"divisor must be positive.*TileAssume"):
+        run_tiles(target, bad_divisor, 3, grid=1)
+    with pytest.raises(weft.CompileError, match=r"hold for no value.*TileAssume"):
+        run_tiles(target, bad_bounds, 3, grid=1)
+    with pytest.raises(weft.CompileError, match=r"k of ct.assume_divisible\(\).*NotConstant"):
+        run_tiles(target, variable_divisor, 3, 4, grid=1)

@@ -48,6 +48,13 @@ def combine(a: cu.float16[:, :], m: cu.float16[:], s: cu.float16[:, :], t: cu.fl
     cu.store(s, (0, 0), cu.scan(x, axis=0, func=lambda p, q: p + q, identity=0))
     cu.store(t, (0, 0), cu.reduce(x.astype(cu.float32), None, lambda p, q: p * q, 1, keepdims=True))
 """,
+    "assumptions": """
+@ct.kernel
+def hinted(a: ct.float32[:], out: ct.float32[:], n: ct.int32):
+    i = ct.assume_bounded(ct.bid(0), 0, 65535)
+    m = ct.assume_bounded_above(ct.assume_bounded_below(ct.assume_divisible(n, 16), 0), 4096)
+    ct.store(out, (i,), ct.load(a, (i,), (256,)) * ct.assume_divisible(m, 8))
+""",
     "shape_ops": """
 @ct.kernel
 def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
@@ -77,6 +84,6 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
     # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "shape_ops": 256, "mma_bf16": 256,
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "shape_ops": 256, "mma_bf16": 256,
                "mma_f64_int8": 256}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
