@@ -33,14 +33,12 @@ constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add",         "su
                                                  "mul",       "truediv",     "fma",
                                                  "atomic_xchg", "assume_divisible_by"};
 
-// Memory orders and thread scopes of atomics: the seed's strings (as weft's AtomicRef takes
-// them) and cuTile's MemoryOrder / MemoryScope members.
-constexpr std::string_view kMemoryOrders[] = {"relaxed", "acquire", "release", "acq_rel"};
-constexpr std::string_view kThreadScopes[] = {"block", "device", "system"};
+// cuTile's MemoryOrder / MemoryScope members, as the seed's orders and scopes.
 constexpr std::pair<std::string_view, std::string_view> kCuTileOrders[] = {
     {"RELAXED", "relaxed"}, {"ACQUIRE", "acquire"}, {"RELEASE", "release"}, {"ACQ_REL", "acq_rel"}};
 constexpr std::pair<std::string_view, std::string_view> kCuTileScopes[] = {
     {"BLOCK", "block"}, {"DEVICE", "device"}, {"SYS", "system"}};
+
 
 // The seed's modifier tags and padding constants (python/weft/tiles.py takes them from here).
 constexpr std::string_view kSeedTags[] = {"round_ties_to_even", "round_toward_zero", "round_toward_negative",
@@ -60,15 +58,6 @@ constexpr std::pair<std::string_view, std::string_view> kRoundingModes[] = {
     {"RN", "round_ties_to_even"}, {"RZ", "round_toward_zero"}, {"RM", "round_toward_negative"},
     {"RP", "round_toward_positive"}, {"APPROX", "round_approximate"}, {"FULL", "round_full"}};
 
-// cuTile's PaddingMode members and the seed's padding names, as TilePadding.
-struct PaddingName {
-  std::string_view name;
-  TilePadding padding;
-};
-constexpr PaddingName kPaddings[] = {
-    {"zero", TilePadding::Zero},   {"-0", TilePadding::NegZero}, {"+inf", TilePadding::PosInf},
-    {"-inf", TilePadding::NegInf}, {"nan", TilePadding::NaN},
-};
 constexpr std::pair<std::string_view, std::string_view> kPaddingModes[] = {
     {"ZERO", "zero"}, {"NEG_ZERO", "-0"}, {"POS_INF", "+inf"}, {"NEG_INF", "-inf"}, {"NAN", "nan"},
     // UNDETERMINED leaves the value to the implementation: weft gives zero.
@@ -88,11 +77,15 @@ Value strConstant(std::string_view text) {
 
 bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
+}  // namespace
+
 std::string shapeText(const std::vector<int64_t>& shape) {
   std::string text = "(";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + (shape.size() == 1 ? ",)" : ")");
 }
+
+namespace {
 
 // The integer conversion rank order of the seed (C++ without promotion): by width.
 int bits(ScalarKind kind) { return types::isBool(kind) ? 1 : 8 * types::byteSize(kind); }
@@ -749,65 +742,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Item, types.scalar(boundSelf->type()->scalar), e.loc, {boundSelf->expr}));
   }
 
-  if (name == "load") {
-    if (!bind({"array", "index", "shape", face == Face::CuTile ? "padding_mode" : "padding", "order", "latency",
-               "allow_tma"},
-              3))
-      return errorValue();
-    Value array = tileArrayArgument(*a[0], what);
-    if (array.isError()) return array;
-    std::vector<TypedExpr*> operands{array.expr};
-    if (!tileIndex(*a[1], array.type()->ndim, what, operands)) return errorValue();
-    std::optional<std::vector<int64_t>> shape = tileShapeArgument(*a[2], what);
-    if (!shape) return errorValue();
-    if (static_cast<int>(shape->size()) != array.type()->ndim) {
-      sink.error(diag::TileRank, a[2]->loc, {what, shapeText(*shape), std::to_string(array.type()->ndim)});
-      return errorValue();
-    }
-    TilePadding padding = TilePadding::Zero;
-    if (a[3] != nullptr) {
-      Value p = expr(*a[3]);
-      if (p.isError()) return p;
-      bool found = false;
-      if (p.constant && p.constant->kind == ConstValue::Kind::Str)
-        for (const PaddingName& known : kPaddings)
-          if (p.constant->strValue == known.name) padding = known.padding, found = true;
-      std::string given = p.constant ? toString(*p.constant) : describe(p);
-      if (!found) {
-        sink.error(diag::TilePadding, a[3]->loc, {given});
-        return errorValue();
-      }
-      bool floating = types::isFloating(array.type()->scalar);
-      if (!floating && padding != TilePadding::Zero) {
-        sink.error(diag::TilePadding, a[3]->loc, {given + " for an array of " + types::pythonName(array.type()->scalar)});
-        return errorValue();
-      }
-    }
-    if (!tileOrderAndHints(a[4], a[5], a[6], array.type()->ndim, what)) return errorValue();
-    return runtime(tileCall(TileOp::Load, types.tile(array.type()->scalar, *shape), e.loc, std::move(operands),
-                            {static_cast<int64_t>(padding)}));
-  }
-  if (name == "store") {
-    if (!bind({"array", "index", "tile", "order", "latency", "allow_tma"}, 3)) return errorValue();
-    Value array = tileArrayArgument(*a[0], what);
-    if (array.isError()) return array;
-    std::vector<TypedExpr*> operands{array.expr};
-    if (!tileIndex(*a[1], array.type()->ndim, what, operands)) return errorValue();
-    Value tile = tileValue(*a[2], what);
-    if (tile.isError()) return tile;
-    if (static_cast<int>(tile.type()->shape.size()) != array.type()->ndim) {
-      sink.error(diag::TileRank, a[2]->loc, {what, shapeText(tile.type()->shape), std::to_string(array.type()->ndim)});
-      return errorValue();
-    }
-    if (tile.type()->scalar != array.type()->scalar) {
-      sink.error(diag::TileStoreType, a[2]->loc,
-                 {types::pythonName(tile.type()->scalar), types::pythonName(array.type()->scalar)});
-      return errorValue();
-    }
-    if (!tileOrderAndHints(a[3], a[4], a[5], array.type()->ndim, what)) return errorValue();
-    operands.push_back(tile.expr);
-    return runtime(tileCall(TileOp::Store, types.none(), e.loc, std::move(operands)));
-  }
+  if (name == "load" || name == "store") return tileLoadStore(name == "load", e, what, face);
   if (name == "gather" || name == "scatter") return tileGatherScatter(name == "gather", e, what);
   if (name.starts_with("atomic_")) return tileAtomic(name, e, what, face);
   if (name == "add" || name == "sub" || name == "mul" || name == "div" || name == "truediv" || name == "fma" ||
@@ -1213,127 +1148,6 @@ Value FunctionChecker::tileMatmul(Value x, Value y, std::optional<const syntax::
   return runtime(tileCall(TileOp::Mma, acc.type(), loc, {x.expr, y.expr, acc.expr}));
 }
 
-Value FunctionChecker::tileGatherScatter(bool gather, const syntax::CallExpr& e, const std::string& what) {
-  std::vector<const syntax::Expr*> a;
-  std::vector<std::string_view> params = gather
-      ? std::vector<std::string_view>{"array", "indices", "mask", "padding_value", "check_bounds", "latency"}
-      : std::vector<std::string_view>{"array", "indices", "value", "mask", "check_bounds", "latency"};
-  if (!bindArguments(what, e, params, gather ? 2 : 3, a, nullptr)) return errorValue();
-  if (a[5] != nullptr && !tileConstantInt(*a[5], "latency= of " + what)) return errorValue();
-  return gather ? tileGatherScatterOperands(true, a[0], a[1], a[3], a[2], a[4], e, what)
-                : tileGatherScatterOperands(false, a[0], a[1], a[2], a[3], a[4], e, what);
-}
-
-Value FunctionChecker::tileGatherScatterOperands(bool gather, const syntax::Expr* arrayArg, const syntax::Expr* indicesArg,
-                                                 const syntax::Expr* operandArg, const syntax::Expr* maskArg,
-                                                 const syntax::Expr* checkArg, const syntax::CallExpr& e,
-                                                 const std::string& what) {
-  // a[0] the array, a[1] the indices, a[2] the stored value (a gather's padding value, or null).
-  const syntax::Expr* a[] = {arrayArg, indicesArg, operandArg, operandArg};
-  Value array = tileArrayArgument(*a[0], what);
-  if (array.isError()) return array;
-  ScalarKind element = array.type()->scalar;
-  // The indices: a tuple with one integer tile or number per dimension (a 1-D array's may be alone).
-  Value indices = value(*a[1]);
-  if (indices.isError()) return indices;
-  std::vector<Value> parts;
-  if (indices.type()->kind == types::TypeKind::Tuple) {
-    if (!tupleElements(indices, what, a[1]->loc, parts)) return errorValue();
-  } else {
-    parts.push_back(indices);
-  }
-  if (static_cast<int>(parts.size()) != array.type()->ndim) {
-    sink.error(diag::TileRank, a[1]->loc, {what + "'s indices", std::to_string(parts.size()) + " components",
-                                           std::to_string(array.type()->ndim)});
-    return errorValue();
-  }
-  std::vector<int64_t> shape;
-  for (Value& part : parts) {
-    if (part.isError()) return errorValue();
-    ScalarKind kind = part.type()->scalar;
-    if ((!part.type()->isTile() && !part.type()->isScalar()) || !types::isInteger(kind)) {
-      sink.error(diag::ArgumentType, a[1]->loc, {"indices", what, "integer tiles or integers", describe(part)});
-      return errorValue();
-    }
-    if (part.type()->isTile()) {
-      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, part.type()->shape, a[1]->loc, what);
-      if (!joined) return errorValue();
-      shape = *joined;
-    }
-  }
-  Value stored;
-  if (!gather) {
-    stored = value(*a[2]);
-    if (stored.isError()) return stored;
-    if (stored.type()->isTile()) {
-      if (stored.type()->scalar != element) {
-        sink.error(diag::TileStoreType, a[2]->loc, {types::pythonName(stored.type()->scalar), types::pythonName(element)});
-        return errorValue();
-      }
-      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, stored.type()->shape, a[2]->loc, what);
-      if (!joined) return errorValue();
-      shape = *joined;
-    } else if (!stored.type()->isScalar()) {
-      sink.error(diag::ArgumentType, a[2]->loc, {"value", what, "a tile or a number", describe(stored)});
-      return errorValue();
-    }
-  }
-  ConstValue always;
-  always.kind = ConstValue::Kind::Bool;
-  always.boolValue = true;
-  Value mask = weakLiteral(always, e.loc);
-  if (maskArg != nullptr) {
-    mask = value(*maskArg);
-    if (mask.isError()) return mask;
-    if ((!mask.type()->isTile() && !mask.type()->isScalar()) || !types::isBool(mask.type()->scalar)) {
-      sink.error(diag::ArgumentType, maskArg->loc, {"mask", what, "a bool tile or a bool", describe(mask)});
-      return errorValue();
-    }
-    if (mask.type()->isTile()) {
-      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, mask.type()->shape, maskArg->loc, what);
-      if (!joined) return errorValue();
-      shape = *joined;
-    }
-  }
-  bool checkBounds = true;
-  if (checkArg != nullptr) {
-    Value c = expr(*checkArg);
-    if (c.isError()) return c;
-    if (!c.constant || c.constant->kind != ConstValue::Kind::Bool) {
-      sink.error(diag::NotConstant, checkArg->loc, {"check_bounds= of " + what + " (True or False)"});
-      return errorValue();
-    }
-    checkBounds = c.constant->boolValue;
-  }
-  // Every operand as a tile of the common shape.
-  auto asTile = [&](Value v, ScalarKind kind) -> TypedExpr* {
-    if (v.type()->isTile()) return broadcastTile(v, shape, e.loc).expr;
-    Value converted = v.weak ? promoteTo(v, kind, e.loc) : cast(v, kind, e.loc);
-    if (converted.isError()) return nullptr;
-    return tileCall(TileOp::Full, types.tile(kind, shape), e.loc, {converted.expr});
-  };
-  std::vector<TypedExpr*> operands{array.expr};
-  if (gather) {
-    Value pad = a[3] != nullptr ? value(*a[3]) : weakLiteral(intConstant(0), e.loc);
-    if (pad.isError()) return pad;
-    if (!pad.type()->isScalar()) {
-      sink.error(diag::ArgumentType, a[3]->loc, {"padding_value", what, "a number", describe(pad)});
-      return errorValue();
-    }
-    Value converted = pad.weak ? promoteTo(pad, element, e.loc) : cast(pad, element, e.loc);
-    if (converted.isError()) return converted;
-    operands.push_back(converted.expr);
-  } else {
-    operands.push_back(asTile(stored, element));
-  }
-  operands.push_back(asTile(mask, ScalarKind::Bool));
-  for (Value& part : parts) operands.push_back(asTile(part, part.type()->scalar));
-  if (std::find(operands.begin(), operands.end(), nullptr) != operands.end()) return errorValue();
-  const types::Type* type = gather ? types.tile(element, shape) : types.none();
-  return runtime(tileCall(gather ? TileOp::Gather : TileOp::Scatter, type, e.loc, std::move(operands),
-                          {checkBounds ? 1 : 0}));
-}
-
 Value FunctionChecker::tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what, Face face) {
   TileArith op = name == "add"       ? TileArith::Add
                  : name == "sub"     ? TileArith::Sub
@@ -1457,121 +1271,6 @@ Value FunctionChecker::tileArith(const std::string& name, const syntax::CallExpr
   }
   return runtime(tileCall(TileOp::Arith, types.tile(*common, shape), e.loc, std::move(exprs),
                           {static_cast<int64_t>(op), rounding, flush, propagate}));
-}
-
-Value FunctionChecker::tileAtomic(const std::string& name, const syntax::CallExpr& e, const std::string& what, Face face) {
-  static const std::pair<std::string_view, TileAtomic> kOps[] = {
-      {"atomic_add", TileAtomic::Add}, {"atomic_max", TileAtomic::Max},          {"atomic_min", TileAtomic::Min},
-      {"atomic_and", TileAtomic::And}, {"atomic_or", TileAtomic::Or},            {"atomic_xor", TileAtomic::Xor},
-      {"atomic_xchg", TileAtomic::Exchange}, {"atomic_exchange", TileAtomic::Exchange}};
-  TileAtomic op = TileAtomic::Add;
-  for (const auto& [opName, value] : kOps)
-    if (name == opName) op = value;
-  bool cutile = face == Face::CuTile;
-  std::vector<const syntax::Expr*> a;
-  std::vector<std::string_view> params = {"array", "indices", cutile ? "update" : "value", "mask", "check_bounds",
-                                          cutile ? "memory_order" : "order", cutile ? "memory_scope" : "scope"};
-  if (!bindArguments(what, e, params, 3, a, nullptr)) return errorValue();
-  // Defaults: acq_rel; the seed's system scope, cuTile's device scope.
-  int order = 3, scope = cutile ? 1 : 2;
-  for (size_t i : {size_t{5}, size_t{6}}) {
-    if (a[i] == nullptr) continue;
-    Value v = expr(*a[i]);
-    if (v.isError()) return v;
-    std::span<const std::string_view> names = i == 5 ? std::span<const std::string_view>(kMemoryOrders)
-                                                     : std::span<const std::string_view>(kThreadScopes);
-    int found = -1;
-    if (v.constant && v.constant->kind == ConstValue::Kind::Str)
-      for (size_t k = 0; k < names.size(); ++k)
-        if (v.constant->strValue == names[k]) found = static_cast<int>(k);
-    if (found < 0) {
-      sink.error(diag::TileAtomicOption, a[i]->loc, {v.constant ? toString(*v.constant) : describe(v), what});
-      return errorValue();
-    }
-    (i == 5 ? order : scope) = found;
-  }
-  // A read-modify-write reads and writes: relaxed or acq_rel are its orders (acquire and release
-  // are the seed's read and write orders).
-  if (order == 1 || order == 2) {
-    sink.error(diag::TileAtomicOption, a[5]->loc, {std::string(kMemoryOrders[order]), what + " (a read-modify-write: relaxed or acq_rel)"});
-    return errorValue();
-  }
-  // Addressing as scatter's: one index tile per dimension, the update, the mask.
-  Value addressed = tileGatherScatterOperands(false, a[0], a[1], a[2], a[3], a[4], e, what);
-  if (addressed.isError()) return addressed;
-  ScalarKind element = addressed.expr->operands[0]->type->scalar;
-  bool integer = element == ScalarKind::Int32 || element == ScalarKind::Int64 || element == ScalarKind::UInt32 ||
-                 element == ScalarKind::UInt64;
-  bool floating = element == ScalarKind::Float32 || element == ScalarKind::Float64;
-  bool bitwise = op == TileAtomic::And || op == TileAtomic::Or || op == TileAtomic::Xor;
-  if (!integer && !(floating && !bitwise)) {
-    sink.error(diag::TileElementType, e.loc, {types::pythonName(element), what + " (32- and 64-bit integers" +
-                                                                              (bitwise ? ")" : ", float32 and float64)")});
-    return errorValue();
-  }
-  TypedExpr* call = addressed.expr;
-  call->tileOp = TileOp::Atomic;
-  call->type = types.tile(element, call->operands[1]->type->shape);
-  call->ints = {static_cast<int64_t>(op), order, scope, call->ints.at(0)};
-  return runtime(call);
-}
-
-bool FunctionChecker::tileIndex(const syntax::Expr& arg, int rank, const std::string& what,
-                                std::vector<TypedExpr*>& operands) {
-  Value index = value(arg);
-  if (index.isError()) return false;
-  std::vector<Value> parts;
-  if ((index.type()->kind == types::TypeKind::Tuple)) {
-    if (!tupleElements(index, what, arg.loc, parts)) return false;
-  } else {
-    parts.push_back(index);
-  }
-  if (static_cast<int>(parts.size()) != rank) {
-    sink.error(diag::TileRank, arg.loc, {what + "'s index", std::to_string(parts.size()) + " components", std::to_string(rank)});
-    return false;
-  }
-  for (Value& part : parts) {
-    if (part.isError()) return false;
-    if (!part.type()->isScalar() || !types::isInteger(part.type()->scalar)) {
-      if (!(part.type()->isScalar() && types::isBool(part.type()->scalar))) {
-        sink.error(diag::IndexType, arg.loc, {describe(part)});
-        return false;
-      }
-    }
-    Value converted = part.weak ? promoteTo(part, ScalarKind::Int64, arg.loc) : cast(part, ScalarKind::Int64, arg.loc);
-    if (converted.isError()) return false;
-    operands.push_back(converted.expr);
-  }
-  return true;
-}
-
-bool FunctionChecker::tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency,
-                                        const syntax::Expr* allowTma, int rank, const std::string& what) {
-  if (order != nullptr) {
-    Value v = expr(*order);
-    if (v.isError()) return false;
-    bool rowMajor = v.constant && v.constant->kind == ConstValue::Kind::Str && v.constant->strValue == "C";
-    if (v.constant && v.constant->kind == ConstValue::Kind::Tuple) {
-      rowMajor = static_cast<int>(v.constant->elements.size()) == rank;
-      for (int i = 0; rowMajor && i < rank; ++i) rowMajor = int64Value(v.constant->elements[static_cast<size_t>(i)]) == i;
-    }
-    if (!rowMajor) {
-      sink.error(diag::UnsupportedExpression, order->loc,
-                 {"order= other than 'C' in " + what, "; load the tile and permute() it"});
-      return false;
-    }
-  }
-  // Hints: constants, without effect on the result.
-  if (latency != nullptr && !tileConstantInt(*latency, "latency= of " + what)) return false;
-  if (allowTma != nullptr) {
-    Value v = expr(*allowTma);
-    if (v.isError()) return false;
-    if (!v.constant || v.constant->kind != ConstValue::Kind::Bool) {
-      sink.error(diag::NotConstant, allowTma->loc, {"allow_tma= of " + what + " (True or False)"});
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace weft::sema

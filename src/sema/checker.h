@@ -607,6 +607,8 @@ class FunctionChecker {
                                                   const std::string& what);
   Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
   Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
+  // check_tile_memory.cpp: load (load) or store of an array tile.
+  Value tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, FunctionSource::Face face);
   // check_tile_hints.cpp: an assume_* hint.
   Value tileAssumption(const std::string& name, const syntax::CallExpr& e, const std::string& what);
   // check_tile_reductions.cpp: a named reduction or scan, or reduce()/scan() with a function.
@@ -626,8 +628,10 @@ class FunctionChecker {
   Value tileAtomic(const std::string& name, const syntax::CallExpr& e, const std::string& what,
                    FunctionSource::Face face);
   bool tileIndex(const syntax::Expr& arg, int rank, const std::string& what, std::vector<TypedExpr*>& operands);
-  bool tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency, const syntax::Expr* allowTma, int rank,
-                         const std::string& what);
+  // The axis order of a load or store (order=: 'C', 'F' or a permutation; the identity when
+  // absent), after checking the hints latency= and allow_tma=; nullopt after an error.
+  std::optional<std::vector<int64_t>> tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency,
+                                                        const syntax::Expr* allowTma, int rank, const std::string& what);
 
   std::vector<LocalState> locals_;
   std::map<std::string, int> localByName_;
@@ -681,6 +685,8 @@ inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 bool computesTiles(const TypedExpr& e);
 // Whether `name` is a reduction or scan of the tile modules (check_tile_reductions.cpp).
 bool isTileReduction(std::string_view name);
+// A tile shape as Python spells it: "(16,)", "(4, 8)".
+std::string shapeText(const std::vector<int64_t>& shape);
 // Whether `name` is an assume_* hint of the tile modules (check_tile_hints.cpp).
 bool isTileAssumption(std::string_view name);
 // Whether `module` is a tile module ("weft.tiles", "weft.cutile" and their namespaces).

@@ -499,6 +499,7 @@ std::vector<Example> examples() {
     add("Tiles", seed + x + "    if x:\n        pass\n", args, "TileTruth", 5, "ambiguous");
     add("Tiles", seed + x + "    y = ct.reduce(x, 0, lambda p: p, 0)\n", args, "TileCombiner", 5, "two float32 values");
     add("Tiles", seed + "    n = ct.assume_divisible(ct.bid(0), -4)\n", args, "TileAssume", 4, "must be positive");
+    add("Tiles", seed + "    x = ct.load(a, (0,), (16,), order='A')\n", args, "TilePermutation", 4, "order='A'");
     add("Tiles", seed + "    i = device.thread_idx.x\n", args, "SimtInTileKernel", 4, "one logical thread");
     add("Tiles", cu + "    device.syncthreads()\n", args, "SimtInTileKernel", 4, "syncthreads");
     add("Tiles", seed + x + "    print(ct.sum(x).item())\n", args, "TilePrint", 5, "once per tile block");

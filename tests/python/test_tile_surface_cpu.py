@@ -184,3 +184,58 @@ def test_assumption_errors(target):
         run_tiles(target, bad_bounds, 3, grid=1)
     with pytest.raises(weft.CompileError, match=r"k of ct.assume_divisible\(\).*NotConstant"):
         run_tiles(target, variable_divisor, 3, 4, grid=1)
+
+
+# ---- order= on load and store ----
+
+
+@cu.kernel
+def cutile_transposed(a, out, tm: cu.Constant[int], tn: cu.Constant[int]):
+    i, j = cu.bid(0), cu.bid(1)
+    t = cu.load(a, (j, i), shape=(tn, tm), order=(1, 0), padding_mode=cu.PaddingMode.NAN)
+    cu.store(out, (j, i), t)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_cutile_load_order_transposes_with_edge_tiles(target, rng, dtype):
+    # t[y, x] = a[i*tm + x, j*tn + y]: out (N x M) is a.T, NaN where the tile passes a's edge.
+    m, n, tm, tn = 20, 12, 8, 16
+    a = rng.standard_normal((m, n)).astype(dtype)
+    out = np.zeros((n, m), dtype)
+    run_tiles(target, cutile_transposed, a, out, tm, tn, grid=(3, 1))
+    np.testing.assert_array_equal(out, a.T)
+
+
+@ct.kernel
+def seed_orders(a, f, p, s, st):
+    ct.store(f, (0, 0, 0), ct.load(a, (0, 0, 0), (16, 8, 4), order="F"))
+    ct.store(p, (0, 0, 0), ct.load(a, (0, 0, 0), (8, 16, 4), order=(1, 2, 0)))
+    t = ct.load(a, (0, 0, 0), (4, 8, 16), order="C")
+    ct.store(s, (0, 0, 0), t * 2, order=(2, 0, 1))
+    ct.store(st, (0, 0, 1), ct.load(a, (0, 0, 1), (2, 8, 4)), order="F")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint64, np.float32, ml_dtypes.bfloat16])
+def test_load_and_store_orders_of_every_axis(target, rng, dtype):
+    a = (rng.standard_normal((4, 8, 16)) * 50).astype(dtype)
+    f, p = np.zeros((16, 8, 4), dtype), np.zeros((8, 16, 4), dtype)
+    s = np.zeros((8, 16, 4), dtype)
+    st = np.zeros((8, 8, 2), dtype)
+    run_tiles(target, seed_orders, a, f, p, s, st, grid=1)
+    np.testing.assert_array_equal(f, a.transpose(2, 1, 0))
+    np.testing.assert_array_equal(p, a.transpose(1, 2, 0))
+    # store with order: the array seen with its axes permuted receives the tile.
+    np.testing.assert_array_equal(s.transpose(2, 0, 1), (a * 2).astype(dtype))
+    expected = np.zeros((8, 8, 2), dtype)
+    expected[4:8, :, :] = a[0:2, :, 4:8].transpose(2, 1, 0)
+    np.testing.assert_array_equal(st, expected)
+
+
+@ct.kernel
+def bad_order(a):
+    t = ct.load(a, (0, 0), (4, 4), order=(0, 0))
+
+
+def test_bad_order_is_an_error(target):
+    with pytest.raises(weft.CompileError, match=r"order=\(0, 0\).*TilePermutation"):
+        run_tiles(target, bad_order, np.zeros((4, 4), np.float32), grid=1)

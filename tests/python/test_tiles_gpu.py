@@ -40,7 +40,10 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
 from test_tile_surface_cpu import (  # noqa: F401
     test_assumption_errors,
     test_assumptions_are_hints,
+    test_bad_order_is_an_error,
+    test_cutile_load_order_transposes_with_edge_tiles,
     test_false_assumptions_raise_under_debug,
+    test_load_and_store_orders_of_every_axis,
     test_cutile_reduce_and_scan_keywords,
     test_reduce_every_axis_of_a_3d_tile,
     test_reduce_errors_at_the_users_line,

@@ -55,6 +55,13 @@ def hinted(a: ct.float32[:], out: ct.float32[:], n: ct.int32):
     m = ct.assume_bounded_above(ct.assume_bounded_below(ct.assume_divisible(n, 16), 0), 4096)
     ct.store(out, (i,), ct.load(a, (i,), (256,)) * ct.assume_divisible(m, 8))
 """,
+    "load_store_orders": """
+@cu.kernel
+def orders(a: cu.float32[:, :], b: cu.float16[:, :, :], out: cu.float32[:, :], o3: cu.float16[:, :, :]):
+    t = cu.load(a, (cu.bid(1), cu.bid(0)), shape=(64, 32), order=(1, 0), padding_mode=cu.PaddingMode.ZERO)
+    cu.store(out, (cu.bid(1), cu.bid(0)), t, order="F")
+    cu.store(o3, (0, 0, 0), cu.load(b, (0, 0, 0), (16, 8, 4), order="F") + 1, order=(2, 0, 1))
+""",
     "shape_ops": """
 @ct.kernel
 def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
@@ -84,6 +91,6 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
     # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "shape_ops": 256, "mma_bf16": 256,
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "load_store_orders": 128, "shape_ops": 256, "mma_bf16": 256,
                "mma_f64_int8": 256}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
