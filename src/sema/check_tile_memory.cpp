@@ -75,7 +75,9 @@ Value FunctionChecker::tileLoadStore(bool load, const syntax::CallExpr& e, const
       return errorValue();
     }
     bool floating = types::isFloating(array.type()->scalar);
-    if (!floating && padding != TilePadding::Zero) {
+    // float8e4m3 (e4m3fn) has no infinity.
+    bool infinite = padding == TilePadding::PosInf || padding == TilePadding::NegInf;
+    if ((!floating && padding != TilePadding::Zero) || (infinite && array.type()->scalar == ScalarKind::Float8E4M3)) {
       sink.error(diag::TilePadding, a[3]->loc, {given + " for an array of " + types::pythonName(array.type()->scalar)});
       return errorValue();
     }
@@ -101,10 +103,15 @@ Value FunctionChecker::tileLoadStore(bool load, const syntax::CallExpr& e, const
     TypedExpr* loaded = tileCall(TileOp::Load, types.tile(element, arrayShape), e.loc, std::move(operands),
                                  {static_cast<int64_t>(padding)});
     if (identity) return runtime(loaded);
-    return runtime(tileCall(TileOp::Permute, types.tile(element, *shape), e.loc, {loaded}, *order));
+    restrictedAllowed_ = true;  // part of the load
+    TypedExpr* permuted = tileCall(TileOp::Permute, types.tile(element, *shape), e.loc, {loaded}, *order);
+    restrictedAllowed_ = false;
+    return runtime(permuted);
   }
   TypedExpr* stored = tile.expr;
+  restrictedAllowed_ = true;  // part of the store
   if (!identity) stored = tileCall(TileOp::Permute, types.tile(element, arrayShape), e.loc, {stored}, inverse);
+  restrictedAllowed_ = false;
   operands.push_back(stored);
   return runtime(tileCall(TileOp::Store, types.none(), e.loc, std::move(operands)));
 }

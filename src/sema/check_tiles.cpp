@@ -128,6 +128,12 @@ bool seedNarrowing(ScalarKind from, ScalarKind to) {
   return bits(to) <= bits(from);
 }
 
+// The tile operations' names in messages (tile_ops.def).
+constexpr std::string_view kTileOpNames[] = {
+#define WEFT_TILE_OP(Enum, name) name,
+#include "sema/tile_ops.def"
+};
+
 }  // namespace
 
 int64_t tileSize(const types::Type* tile) {
@@ -213,8 +219,12 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
   for (std::string_view name : face == Face::Tiles ? std::span<const std::string_view>(kSeedFunctions)
                                                   : std::span<const std::string_view>(kCuTileFunctions))
     if (member == name) return function();
-  // The number types: ct.float32, ct.bool_, ...
-  Value number = resolveEntity("weft." + std::string(member));
+  // The number types: ct.float32, ct.bool_, ...; cuTile also spells the fp8 types by their
+  // host dtype names (ct.float8_e4m3fn, ct.float8_e5m2).
+  std::string numberName(member);
+  if (std::optional<ScalarKind> byDtype = types::scalarFromDtypeName(member); byDtype && face == Face::CuTile)
+    numberName = types::attributeName(*byDtype);
+  Value number = resolveEntity("weft." + numberName);
   if (number.kind == Value::Kind::NumberType && number.vectorSize == 0 && !number.warpMask) {
     number.name = "ct." + std::string(member);
     return number;
@@ -370,8 +380,33 @@ Value FunctionChecker::tileValue(const syntax::Expr& arg, const std::string& wha
   return v;
 }
 
+namespace {
+// The seed's restricted floating-point element types (fp8).
+bool isRestrictedTile(const types::Type* type) {
+  return type->isTile() && (type->scalar == ScalarKind::Float8E4M3 || type->scalar == ScalarKind::Float8E5M2);
+}
+}  // namespace
+
+bool FunctionChecker::restrictedTileUse(const types::Type* result, const std::vector<const types::Type*>& inputs,
+                                        SourceLoc loc, std::string_view what) {
+  if (restrictedAllowed_) return false;
+  const types::Type* restricted = isRestrictedTile(result) ? result : nullptr;
+  for (const types::Type* input : inputs)
+    if (restricted == nullptr && isRestrictedTile(input)) restricted = input;
+  if (restricted == nullptr) return false;
+  sink.error(diag::TileRestrictedType, loc, {types::pythonName(restricted->scalar), std::string(what)});
+  return true;
+}
+
 TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands,
                                      std::vector<int64_t> ints) {
+  // Loads, stores and mma take the restricted element types (astype() is a TileMap).
+  if (op != TileOp::Load && op != TileOp::Store && op != TileOp::Mma) {
+    std::vector<const types::Type*> inputs;
+    for (const TypedExpr* operand : operands) inputs.push_back(operand->type);
+    if (restrictedTileUse(type, inputs, loc, std::string(kTileOpNames[static_cast<size_t>(op)]) + "()"))
+      return make(TypedExprKind::TileCall, types.error(), loc);
+  }
   program.usesTiles = true;
   program.usesMma = program.usesMma || op == TileOp::Mma;
   if (type->isTile()) program.largestTile = std::max(program.largestTile, tileSize(type));
@@ -512,6 +547,10 @@ Value FunctionChecker::mapInput(int index, ScalarKind kind, SourceLoc loc) {
 Value FunctionChecker::tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape,
                                SourceLoc loc) {
   if (body.isError()) return errorValue();
+  std::vector<const types::Type*> inputTypes;
+  for (const Value& input : inputs) inputTypes.push_back(input.type());
+  if (restrictedTileUse(types.tile(body.type()->scalar, shape), inputTypes, loc, "element-wise operations"))
+    return errorValue();
   program.usesTiles = true;
   program.largestTile = std::max(program.largestTile, std::max<int64_t>(1, [&] {
                                    int64_t size = 1;
@@ -938,7 +977,11 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     const types::Type* dtype = tileDtype(*a[1], what);
     if (dtype == nullptr) return errorValue();
     if (dtype->scalar == x.type()->scalar) return x;
-    return tileMap(cast(mapInput(0, x.type()->scalar, e.loc), dtype->scalar, e.loc), {x}, x.type()->shape, e.loc);
+    // The conversion is what the restricted types are for.
+    restrictedAllowed_ = true;
+    Value converted = tileMap(cast(mapInput(0, x.type()->scalar, e.loc), dtype->scalar, e.loc), {x}, x.type()->shape, e.loc);
+    restrictedAllowed_ = false;
+    return converted;
   }
   if (name == "broadcast_to") {
     if (!bind({"x", "shape"}, 2)) return errorValue();

@@ -607,6 +607,10 @@ class FunctionChecker {
                                                   const std::string& what);
   Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
   Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
+  // Reports a restricted element type (fp8: load, store, astype and mma only) among `result` and
+  // `inputs` of the tile operation `what` at `loc`; true then.
+  bool restrictedTileUse(const types::Type* result, const std::vector<const types::Type*>& inputs, SourceLoc loc,
+                         std::string_view what);
   // check_tile_memory.cpp: load (load) or store of an array tile.
   Value tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, FunctionSource::Face face);
   // check_tile_hints.cpp: an assume_* hint.
@@ -639,6 +643,9 @@ class FunctionChecker {
   // The parameters of a lambda whose body is being checked in place (a tile reduction's
   // combining function, check_tile_reductions.cpp): they hide every other name.
   std::map<std::string, Value> lambdaParams_;
+  // Set while building a conversion (astype) or the axis permutation of a load or store: the
+  // only tile operations besides load, store and mma that take restricted element types.
+  bool restrictedAllowed_ = false;
   std::vector<TypedStmt*>* out_ = nullptr;
   int loopDepth_ = 0;
   int temporaries_ = 0;

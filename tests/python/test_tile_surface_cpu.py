@@ -239,3 +239,115 @@ def bad_order(a):
 def test_bad_order_is_an_error(target):
     with pytest.raises(weft.CompileError, match=r"order=\(0, 0\).*TilePermutation"):
         run_tiles(target, bad_order, np.zeros((4, 4), np.float32), grid=1)
+
+
+# ---- restricted element types (fp8): load, store, astype and mma only ----
+
+FP8 = [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2]
+
+
+@ct.kernel
+def fp8_round_trip(a, widened, narrowed, copied, f):
+    t = ct.load(a, (ct.bid(0), 0), (4, 16), padding="nan")
+    ct.store(copied, (ct.bid(0), 0), t)
+    w = ct.astype(t, ct.float32)
+    ct.store(widened, (ct.bid(0), 0), w)
+    ct.store(narrowed, (ct.bid(0), 0), (ct.load(f, (ct.bid(0), 0), (4, 16)) * 2).astype(t.dtype))
+
+
+@pytest.mark.parametrize("dtype", FP8)
+def test_fp8_load_store_and_convert(target, rng, dtype):
+    # 6 rows: the second tile block's last two rows are outside the array.
+    a = rng.standard_normal((6, 16)).astype(dtype)
+    f = rng.standard_normal((6, 16)).astype(np.float32)
+    widened, copied = np.zeros((6, 16), np.float32), np.zeros((6, 16), dtype)
+    narrowed = np.zeros((6, 16), dtype)
+    run_tiles(target, fp8_round_trip, a, widened, narrowed, copied, f, grid=2)
+    np.testing.assert_array_equal(copied.astype(np.float32), a.astype(np.float32))
+    np.testing.assert_array_equal(widened, a.astype(np.float32))
+    np.testing.assert_array_equal(narrowed.astype(np.float32), (f * 2).astype(dtype).astype(np.float32))
+
+
+@cu.kernel
+def fp8_ordered(a, out):
+    cu.store(out, (0, 0), cu.load(a, (0, 0), (8, 4), order="F").astype(cu.float32))
+
+
+def test_fp8_load_with_order(target, rng):
+    a = rng.standard_normal((4, 8)).astype(ml_dtypes.float8_e5m2)
+    out = np.zeros((8, 4), np.float32)
+    run_tiles(target, fp8_ordered, a, out, grid=1)
+    np.testing.assert_array_equal(out, a.T.astype(np.float32))
+
+
+@ct.kernel
+def fp8_matmul(a, b, c):
+    c_tile = ct.mma(ct.load(a, (0, 0), (16, 32)), ct.load(b, (0, 0), (32, 16)), ct.zeros((16, 16), ct.float32))
+    ct.store(c, (0, 0), c_tile)
+
+
+@pytest.mark.parametrize("dtype", FP8)
+def test_fp8_mma_against_numpy(target, rng, dtype):
+    a = rng.standard_normal((16, 32)).astype(dtype)
+    b = rng.standard_normal((32, 16)).astype(dtype)
+    c = np.zeros((16, 16), np.float32)
+    run_tiles(target, fp8_matmul, a, b, c, grid=1)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@ct.kernel
+def fp8_arithmetic(a):
+    t = ct.load(a, (0,), (16,))
+    u = t + t
+
+
+@ct.kernel
+def fp8_reduction(a):
+    s = ct.sum(ct.load(a, (0,), (16,)))
+
+
+@cu.kernel
+def fp8_mixed(a, f):
+    u = cu.load(f, (0,), (16,)) * cu.load(a, (0,), (16,))
+
+
+@ct.kernel
+def fp8_reshape(a):
+    r = ct.reshape(ct.load(a, (0,), (16,)), (4, 4))
+
+
+@ct.kernel
+def fp8_inf_padding(a):
+    t = ct.load(a, (0,), (16,), padding="+inf")
+
+
+@pytest.mark.parametrize("kernel, what", [(fp8_arithmetic, "element-wise"), (fp8_reduction, "sum()"),
+                                          (fp8_mixed, "element-wise"), (fp8_reshape, "reshape()")])
+def test_fp8_elsewhere_is_an_error_at_the_users_line(target, kernel, what):
+    a = np.zeros(16, ml_dtypes.float8_e4m3fn)
+    args = (a, np.zeros(16, np.float32)) if kernel is fp8_mixed else (a,)
+    with pytest.raises(weft.CompileError, match=rf"float8e4m3 \(a restricted type\).*{what}.*TileRestrictedType") as info:
+        run_tiles(target, kernel, *args, grid=1)
+    line = {fp8_arithmetic: "t + t", fp8_reduction: "ct.sum", fp8_mixed: "*", fp8_reshape: "ct.reshape"}[kernel]
+    assert f":{line_of(kernel.underlying, line)}:" in str(info.value)
+
+
+def test_fp8_e4m3_has_no_infinite_padding(target):
+    with pytest.raises(weft.CompileError, match="for an array of float8e4m3.*TilePadding"):
+        run_tiles(target, fp8_inf_padding, np.zeros(16, ml_dtypes.float8_e4m3fn), grid=1)
+
+
+@cu.kernel
+def cutile_fp8_names(a, out, narrowed):
+    t = cu.load(a, (0,), (16,))
+    cu.store(out, (0,), t.astype(cu.float32))
+    cu.store(narrowed, (0,), (t.astype(cu.float32) + 1).astype(cu.float8_e5m2))
+
+
+def test_cutile_fp8_type_names(target, rng):
+    assert cu.float8_e4m3fn is cu.float8e4m3 and cu.float8_e5m2 is cu.float8e5m2
+    a = rng.standard_normal(16).astype(ml_dtypes.float8_e4m3fn)
+    out, narrowed = np.zeros(16, np.float32), np.zeros(16, ml_dtypes.float8_e5m2)
+    run_tiles(target, cutile_fp8_names, a, out, narrowed, grid=1)
+    np.testing.assert_array_equal(out, a.astype(np.float32))
+    np.testing.assert_array_equal(narrowed, (a.astype(np.float32) + 1).astype(ml_dtypes.float8_e5m2))

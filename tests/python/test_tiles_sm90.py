@@ -62,6 +62,14 @@ def orders(a: cu.float32[:, :], b: cu.float16[:, :, :], out: cu.float32[:, :], o
     cu.store(out, (cu.bid(1), cu.bid(0)), t, order="F")
     cu.store(o3, (0, 0, 0), cu.load(b, (0, 0, 0), (16, 8, 4), order="F") + 1, order=(2, 0, 1))
 """,
+    "fp8": """
+@ct.kernel
+def fp8(a: ct.float8e4m3[:, :], b: ct.float8e5m2[:, :], c: ct.float32[:, :], d: ct.float8e5m2[:, :]):
+    x = ct.load(a, (0, 0), (64, 32))
+    ct.store(c, (0, 0), ct.mma(x, ct.load(a, (0, 0), (32, 64)), ct.zeros((64, 64), ct.float32)))
+    y = ct.load(b, (0, 0), (32, 64), padding="-inf")
+    ct.store(d, (0, 0), (y.astype(ct.float32) * 2).astype(ct.float8e5m2), order=(1, 0))
+""",
     "shape_ops": """
 @ct.kernel
 def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
@@ -91,6 +99,6 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
     # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "load_store_orders": 128, "shape_ops": 256, "mma_bf16": 256,
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "load_store_orders": 128, "fp8": 256, "shape_ops": 256, "mma_bf16": 256,
                "mma_f64_int8": 256}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
