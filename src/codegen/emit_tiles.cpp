@@ -132,6 +132,7 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
              ">(" + operand(0) + ", " + operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
              "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
     }
+    case TileOp::PartitionView: return operand(0);  // the view is its array at run time
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Permute: {

@@ -73,7 +73,8 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
       if (base.type()->isVector()) return vectorAttribute(base, e.attr, e.loc);
       if (base.type()->isInlineArray()) return inlineArrayAttribute(base, e.attr, e.loc);
       if (base.type()->isScalar()) return numberAttribute(base, e.attr, e.loc);
-      if (base.type()->isTile()) return tileAttribute(base, e.attr, e.loc);
+      if (base.type()->isTile() || base.type()->kind == types::TypeKind::TileView)
+        return tileAttribute(base, e.attr, e.loc);
       break;
     case Value::Kind::Error:
     case Value::Kind::Constant:

@@ -55,6 +55,11 @@ std::string mangleType(const types::Type* type) {
       for (int64_t extent : type->shape) text += "_" + std::to_string(extent);
       return text + mangleScalar(type->scalar);
     }
+    case types::TypeKind::TileView: {
+      std::string text = "pv" + std::to_string(type->padding);
+      for (int64_t extent : type->shape) text += "_" + std::to_string(extent);
+      return text + mangleType(type->elements[0]);
+    }
     case types::TypeKind::InlineArray: {
       std::string text = "n";
       for (int64_t extent : type->shape) text += std::to_string(extent) + "_";

@@ -29,24 +29,86 @@ constexpr PaddingName kPaddings[] = {
 
 }  // namespace
 
-Value FunctionChecker::tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, Face face) {
+std::optional<TilePadding> FunctionChecker::tilePadding(const syntax::Expr* arg, const types::Type* array) {
+  if (arg == nullptr) return TilePadding::Zero;
+  Value p = expr(*arg);
+  if (p.isError()) return std::nullopt;
+  std::optional<TilePadding> padding;
+  if (p.constant && p.constant->kind == ConstValue::Kind::Str)
+    for (const PaddingName& known : kPaddings)
+      if (p.constant->strValue == known.name) padding = known.padding;
+  std::string given = p.constant ? toString(*p.constant) : describe(p);
+  if (!padding) {
+    sink.error(diag::TilePadding, arg->loc, {given});
+    return std::nullopt;
+  }
+  bool floating = types::isFloating(array->scalar);
+  // float8e4m3 (e4m3fn) has no infinity.
+  bool infinite = padding == TilePadding::PosInf || padding == TilePadding::NegInf;
+  if ((!floating && padding != TilePadding::Zero) || (infinite && array->scalar == ScalarKind::Float8E4M3)) {
+    sink.error(diag::TilePadding, arg->loc, {given + " for an array of " + types::pythonName(array->scalar)});
+    return std::nullopt;
+  }
+  return padding;
+}
+
+Value FunctionChecker::tileView(bool partition, const syntax::CallExpr& e, const std::string& what) {
+  std::vector<const syntax::Expr*> a;
+  if (!partition) {
+    if (!bindArguments(what, e, {"array"}, 1, a, nullptr)) return errorValue();
+    return tileArrayArgument(*a[0], what);
+  }
+  if (!bindArguments(what, e, {"span", "shape", "padding"}, 2, a, nullptr)) return errorValue();
+  Value array = tileArrayArgument(*a[0], what);
+  if (array.isError()) return array;
+  std::optional<std::vector<int64_t>> shape = tileShapeArgument(*a[1], what);
+  if (!shape) return errorValue();
+  if (static_cast<int>(shape->size()) != array.type()->ndim) {
+    sink.error(diag::TileRank, a[1]->loc, {what, shapeText(*shape), std::to_string(array.type()->ndim)});
+    return errorValue();
+  }
+  std::optional<TilePadding> padding = tilePadding(a[2], array.type());
+  if (!padding) return errorValue();
+  const types::Type* type = types.tileView(array.type(), *shape, static_cast<int>(*padding));
+  return runtime(tileCall(TileOp::PartitionView, type, e.loc, {array.expr}));
+}
+
+Value FunctionChecker::tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, Face face,
+                                     const std::optional<Value>& self) {
   std::vector<const syntax::Expr*> a;
   std::vector<std::string_view> params =
       load ? std::vector<std::string_view>{"array", "index", "shape", face == Face::CuTile ? "padding_mode" : "padding",
                                            "order", "latency", "allow_tma"}
            : std::vector<std::string_view>{"array", "index", "tile", "order", "latency", "allow_tma"};
-  if (!bindArguments(what, e, params, 3, a, nullptr)) return errorValue();
+  syntax::NameExpr selfName;
+  selfName.loc = e.loc;
+  if (!bindArguments(what, e, params, load ? 2 : 3, a, self ? &selfName : nullptr)) return errorValue();
   size_t hints = load ? 4 : 3;  // order=, latency=, allow_tma=
-  Value array = tileArrayArgument(*a[0], what);
+  // An array, with the tile's shape and padding given here; or a partition view, which has them.
+  Value array = self ? *self : value(*a[0]);
   if (array.isError()) return array;
+  const types::Type* view = array.type()->kind == types::TypeKind::TileView ? array.type() : nullptr;
+  if (view == nullptr) array = tileArrayValue(array, a[0]->loc, what);
+  if (array.isError()) return array;
+  if (view != nullptr) array = runtime(tileCall(TileOp::PartitionView, view->elements[0], e.loc, {array.expr}));
+  if (load && view == nullptr && a[2] == nullptr) {
+    sink.error(diag::MissingArgument, e.loc, {what, "shape"});
+    return errorValue();
+  }
+  for (size_t i : {size_t{2}, size_t{3}}) {
+    if (load && view != nullptr && a[i] != nullptr) {
+      sink.error(diag::DuplicateArgument, a[i]->loc, {what + " of a partition_view (the view has it)", std::string(params[i])});
+      return errorValue();
+    }
+  }
   int rank = array.type()->ndim;
   std::vector<TypedExpr*> index;
   if (!tileIndex(*a[1], rank, what, index)) return errorValue();
-  // The tile's shape: the load's, or the stored tile's.
+  // The tile's shape: the load's (or the view's), or the stored tile's.
   Value tile;
   std::optional<std::vector<int64_t>> shape;
   if (load) {
-    shape = tileShapeArgument(*a[2], what);
+    shape = view != nullptr ? std::optional(view->shape) : tileShapeArgument(*a[2], what);
   } else {
     tile = tileValue(*a[2], what);
     if (!tile.isError()) shape = tile.type()->shape;
@@ -56,32 +118,19 @@ Value FunctionChecker::tileLoadStore(bool load, const syntax::CallExpr& e, const
     sink.error(diag::TileRank, a[2]->loc, {what, shapeText(*shape), std::to_string(rank)});
     return errorValue();
   }
+  if (!load && view != nullptr && *shape != view->shape) {
+    sink.error(diag::TileViewShape, a[2]->loc, {what, shapeText(*shape), shapeText(view->shape)});
+    return errorValue();
+  }
   if (!load && tile.type()->scalar != array.type()->scalar) {
     sink.error(diag::TileStoreType, a[2]->loc,
                {types::pythonName(tile.type()->scalar), types::pythonName(array.type()->scalar)});
     return errorValue();
   }
-  TilePadding padding = TilePadding::Zero;
-  if (load && a[3] != nullptr) {
-    Value p = expr(*a[3]);
-    if (p.isError()) return p;
-    bool found = false;
-    if (p.constant && p.constant->kind == ConstValue::Kind::Str)
-      for (const PaddingName& known : kPaddings)
-        if (p.constant->strValue == known.name) padding = known.padding, found = true;
-    std::string given = p.constant ? toString(*p.constant) : describe(p);
-    if (!found) {
-      sink.error(diag::TilePadding, a[3]->loc, {given});
-      return errorValue();
-    }
-    bool floating = types::isFloating(array.type()->scalar);
-    // float8e4m3 (e4m3fn) has no infinity.
-    bool infinite = padding == TilePadding::PosInf || padding == TilePadding::NegInf;
-    if ((!floating && padding != TilePadding::Zero) || (infinite && array.type()->scalar == ScalarKind::Float8E4M3)) {
-      sink.error(diag::TilePadding, a[3]->loc, {given + " for an array of " + types::pythonName(array.type()->scalar)});
-      return errorValue();
-    }
-  }
+  std::optional<TilePadding> padding = view != nullptr ? std::optional(static_cast<TilePadding>(view->padding))
+                                       : load           ? tilePadding(a[3], array.type())
+                                                        : std::optional(TilePadding::Zero);
+  if (!padding) return errorValue();
   std::optional<std::vector<int64_t>> order = tileOrderAndHints(a[hints], a[hints + 1], a[hints + 2], rank, what);
   if (!order) return errorValue();
   // order[k]: the array axis that tile axis k (and index component k) runs along. The access is
@@ -101,7 +150,7 @@ Value FunctionChecker::tileLoadStore(bool load, const syntax::CallExpr& e, const
   ScalarKind element = array.type()->scalar;
   if (load) {
     TypedExpr* loaded = tileCall(TileOp::Load, types.tile(element, arrayShape), e.loc, std::move(operands),
-                                 {static_cast<int64_t>(padding)});
+                                 {static_cast<int64_t>(*padding)});
     if (identity) return runtime(loaded);
     restrictedAllowed_ = true;  // part of the load
     TypedExpr* permuted = tileCall(TileOp::Permute, types.tile(element, *shape), e.loc, {loaded}, *order);

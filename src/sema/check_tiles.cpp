@@ -22,16 +22,15 @@ constexpr std::string_view kCommonFunctions[] = {
     "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log", "log2",
     "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum", "minimum",
     "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract", "sum",
-    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "scan", "mma", "matmul", "gather", "scatter",
+    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "scan", "num_tiles", "mma", "matmul", "gather", "scatter",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor"};
 // The seed's own names.
 constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange",
                                                "assume_divisible", "assume_bounded", "assume_bounded_below",
-                                               "assume_bounded_above"};
+                                               "assume_bounded_above", "tensor_span", "partition_view"};
 // cuTile Python's own names.
-constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add",         "sub",
-                                                 "mul",       "truediv",     "fma",
-                                                 "atomic_xchg", "assume_divisible_by"};
+constexpr std::string_view kCuTileFunctions[] = {"add", "sub", "mul", "truediv", "fma", "atomic_xchg",
+                                                 "assume_divisible_by"};
 
 // cuTile's MemoryOrder / MemoryScope members, as the seed's orders and scopes.
 constexpr std::pair<std::string_view, std::string_view> kCuTileOrders[] = {
@@ -361,10 +360,13 @@ const types::Type* FunctionChecker::tileDtype(const syntax::Expr& arg, const std
 }
 
 Value FunctionChecker::tileArrayArgument(const syntax::Expr& arg, const std::string& what) {
-  Value array = value(arg);
+  return tileArrayValue(value(arg), arg.loc, what);
+}
+
+Value FunctionChecker::tileArrayValue(Value array, SourceLoc loc, const std::string& what) {
   if (array.isError()) return array;
   if (!array.type()->isArray() || array.type()->element != nullptr) {
-    sink.error(diag::ArgumentType, arg.loc, {"array", what, "an array of numbers", describe(array)});
+    sink.error(diag::ArgumentType, loc, {"array", what, "an array of numbers", describe(array)});
     return errorValue();
   }
   return array;
@@ -646,6 +648,18 @@ Value FunctionChecker::tileUnary(UnaryOp op, Value operand, SourceLoc loc) {
 
 Value FunctionChecker::tileAttribute(Value tile, const std::string& attr, SourceLoc loc) {
   const types::Type* type = tile.type();
+  if (type->kind == types::TypeKind::TileView) {
+    // A partition view's methods: load(index), store(index, tile), num_tiles(axis).
+    for (std::string_view method : {"load", "store", "num_tiles"}) {
+      if (attr != method) continue;
+      Value v = resolveTileEntity("weft.tiles", attr);
+      v.name = "view." + attr;
+      v.expr = tile.expr;
+      return v;
+    }
+    sink.error(diag::UnknownAttribute, loc, {describe(tile), attr});
+    return errorValue();
+  }
   if (attr == "dtype") {
     Value v = resolveEntity("weft." + std::string(types::attributeName(type->scalar)));
     v.name = "ct." + std::string(types::attributeName(type->scalar));
@@ -781,7 +795,8 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Item, types.scalar(boundSelf->type()->scalar), e.loc, {boundSelf->expr}));
   }
 
-  if (name == "load" || name == "store") return tileLoadStore(name == "load", e, what, face);
+  if (name == "load" || name == "store") return tileLoadStore(name == "load", e, what, face, boundSelf);
+  if (name == "tensor_span" || name == "partition_view") return tileView(name == "partition_view", e, what);
   if (name == "gather" || name == "scatter") return tileGatherScatter(name == "gather", e, what);
   if (name.starts_with("atomic_")) return tileAtomic(name, e, what, face);
   if (name == "add" || name == "sub" || name == "mul" || name == "div" || name == "truediv" || name == "fma" ||
@@ -851,16 +866,20 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return binary(BinaryOp::FloorDiv, binary(BinaryOp::Add, x, binary(BinaryOp::Sub, y, one, e.loc), e.loc), y, e.loc);
   }
   if (name == "num_tiles") {
-    if (!bind({"array", "axis", "shape"}, 3)) return errorValue();
-    Value array = value(*a[0]);
+    // cuTile's num_tiles(array, axis, shape); the seed's num_tiles(view, axis) (view.num_tiles(axis)).
+    if (!bind({"array", "axis", "shape"}, 2)) return errorValue();
+    Value array = argValue(a[0]);
     if (array.isError()) return array;
-    if (!array.type()->isArray()) {
-      sink.error(diag::ArgumentType, a[0]->loc, {"array", what, "an array", describe(array)});
+    bool view = array.type()->kind == types::TypeKind::TileView;
+    if ((!array.type()->isArray() && !view) || (view && a[2] != nullptr) || (!view && a[2] == nullptr)) {
+      sink.error(diag::ArgumentType, a[0]->loc,
+                 {"array", what, "an array and a tile shape, or a partition_view", describe(array)});
       return errorValue();
     }
     std::optional<int> axis = tileAxis(*a[1], array.type()->ndim, what);
-    std::optional<std::vector<int64_t>> shape = tileShapeArgument(*a[2], what);
+    std::optional<std::vector<int64_t>> shape = view ? array.type()->shape : tileShapeArgument(*a[2], what);
     if (!axis || !shape) return errorValue();
+    if (view) array = runtime(tileCall(TileOp::PartitionView, array.type()->elements[0], e.loc, {array.expr}));
     if (static_cast<int>(shape->size()) != array.type()->ndim) {
       sink.error(diag::TileRank, a[2]->loc, {what, shapeText(*shape), std::to_string(array.type()->ndim)});
       return errorValue();

@@ -595,6 +595,10 @@ class FunctionChecker {
   Value tileValue(const syntax::Expr& arg, const std::string& what);
   // The array of numbers `arg` names (an ArgumentType error otherwise).
   Value tileArrayArgument(const syntax::Expr& arg, const std::string& what);
+  // `array` if it is an array of numbers (else reported at `loc`).
+  Value tileArrayValue(Value array, SourceLoc loc, const std::string& what);
+  // The padding= of a load from `array` (absent: zero); nullopt after an error.
+  std::optional<TilePadding> tilePadding(const syntax::Expr* arg, const types::Type* array);
   TypedExpr* tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {},
                       std::vector<int64_t> ints = {});
   // `v` (a tile or a number) as a tile of `shape` (a reshape where only ones are added).
@@ -612,7 +616,12 @@ class FunctionChecker {
   bool restrictedTileUse(const types::Type* result, const std::vector<const types::Type*>& inputs, SourceLoc loc,
                          std::string_view what);
   // check_tile_memory.cpp: load (load) or store of an array tile.
-  Value tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, FunctionSource::Face face);
+  // `self`: the partition view whose load/store method this is (nullptr: ct.load/ct.store).
+  Value tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, FunctionSource::Face face,
+                      const std::optional<Value>& self);
+  // tensor_span(array) (the array, which knows its extents and strides) or
+  // partition_view(span, shape, padding='zero').
+  Value tileView(bool partition, const syntax::CallExpr& e, const std::string& what);
   // check_tile_hints.cpp: an assume_* hint.
   Value tileAssumption(const std::string& name, const syntax::CallExpr& e, const std::string& what);
   // check_tile_reductions.cpp: a named reduction or scan, or reduce()/scan() with a function.

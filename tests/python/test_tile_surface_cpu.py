@@ -351,3 +351,90 @@ def test_cutile_fp8_type_names(target, rng):
     run_tiles(target, cutile_fp8_names, a, out, narrowed, grid=1)
     np.testing.assert_array_equal(out, a.astype(np.float32))
     np.testing.assert_array_equal(narrowed, (a.astype(np.float32) + 1).astype(ml_dtypes.float8_e5m2))
+
+
+# ---- tensor spans and partition views (the seed's face) ----
+
+
+@ct.function
+def view_tile_sum(v, i, j):
+    return ct.sum(v.load((i, j)))
+
+
+@ct.kernel
+def view_copy(a, out, counts, sums, th: ct.ConstExpr, tw: ct.ConstExpr):
+    span = ct.tensor_span(a)
+    v = ct.partition_view(span, (th, tw), padding="-inf")
+    o = ct.partition_view(out, (th, tw))
+    i, j = ct.bid(0), ct.bid(1)
+    t = v.load((i, j))
+    o.store((i, j), ct.where(t == -math.inf, 0.0, t) * 2)
+    ct.store(o, (i, j), ct.load(o, (i, j)) + 1)
+    if i == 0 and j == 0:
+        counts[0] = v.num_tiles(0)
+        counts[1] = ct.num_tiles(v, 1)
+    sums[i, j] = view_tile_sum(o, i, j).item()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape", [(32, 64), (20, 50), (3, 7)])
+def test_partition_views_with_edge_tiles(target, rng, dtype, shape):
+    th, tw = 8, 16
+    a = rng.standard_normal(shape).astype(dtype)
+    out = np.zeros(shape, dtype)
+    grid = (-(-shape[0] // th), -(-shape[1] // tw))
+    counts = np.zeros(2, np.int32)
+    sums = np.zeros(grid, dtype)
+    run_tiles(target, view_copy, a, out, counts, sums, th, tw, grid=grid)
+    np.testing.assert_array_equal(out, (a * 2 + 1).astype(dtype))
+    assert list(counts) == list(grid)
+    padded = np.zeros((grid[0] * th, grid[1] * tw), np.float64)
+    padded[: shape[0], : shape[1]] = out
+    expected = padded.reshape(grid[0], th, grid[1], tw).sum(axis=(1, 3))
+    np.testing.assert_allclose(sums.astype(np.float64), expected, rtol=2e-2 if dtype == np.float16 else 1e-5,
+                               atol=0.5 if dtype == np.float16 else 1e-5)
+
+
+@ct.kernel
+def view_3d(a, out, t0: ct.ConstExpr, t1: ct.ConstExpr, t2: ct.ConstExpr):
+    v = ct.partition_view(a, (t0, t1, t2))
+    w = ct.partition_view(ct.tensor_span(out), (t0, t1, t2))
+    for k in range(v.num_tiles(2)):
+        index = (ct.bid(0), ct.bid(1), k)
+        w.store(index, ct.load(v, index) * 3)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint16, np.int64, ml_dtypes.bfloat16])
+def test_integer_and_3d_partition_views(target, rng, dtype):
+    a = (rng.standard_normal((5, 6, 40)) * 20).astype(dtype)
+    out = np.zeros_like(a)
+    run_tiles(target, view_3d, a, out, 4, 4, 16, grid=(2, 2))
+    np.testing.assert_array_equal(out, (a * 3).astype(dtype))
+
+
+@ct.kernel
+def view_wrong_tile(a):
+    v = ct.partition_view(a, (16,))
+    v.store((0,), ct.zeros((8,), ct.float32))
+
+
+@ct.kernel
+def view_with_shape(a):
+    v = ct.partition_view(a, (16,))
+    t = ct.load(v, (0,), (16,))
+
+
+@ct.kernel
+def view_unknown_method(a):
+    v = ct.partition_view(a, (16,))
+    t = v.gather((0,))
+
+
+def test_partition_view_errors(target):
+    a = np.zeros(16, np.float32)
+    with pytest.raises(weft.CompileError, match=r"\(8,\) is not the partition view's tile shape \(16,\).*TileViewShape"):
+        run_tiles(target, view_wrong_tile, a, grid=1)
+    with pytest.raises(weft.CompileError, match=r"DuplicateArgument"):
+        run_tiles(target, view_with_shape, a, grid=1)
+    with pytest.raises(weft.CompileError, match=r"gather.*UnknownAttribute"):
+        run_tiles(target, view_unknown_method, a, grid=1)

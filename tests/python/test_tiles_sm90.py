@@ -70,6 +70,19 @@ def fp8(a: ct.float8e4m3[:, :], b: ct.float8e5m2[:, :], c: ct.float32[:, :], d: 
     y = ct.load(b, (0, 0), (32, 64), padding="-inf")
     ct.store(d, (0, 0), (y.astype(ct.float32) * 2).astype(ct.float8e5m2), order=(1, 0))
 """,
+    "partition_views": """
+@ct.function
+def doubled(v, i, j):
+    return v.load((i, j)) * 2
+
+@ct.kernel
+def views(a: ct.bfloat16[:, :], out: ct.bfloat16[:, :], n: ct.int32[:]):
+    v = ct.partition_view(ct.tensor_span(a), (64, 64), padding="nan")
+    o = ct.partition_view(out, (64, 64))
+    o.store((ct.bid(0), ct.bid(1)), doubled(v, ct.bid(0), ct.bid(1)))
+    ct.store(o, (ct.bid(1), ct.bid(0)), ct.load(v, (ct.bid(0), ct.bid(1))), order="F")
+    n[0] = v.num_tiles(0) * ct.num_tiles(o, 1)
+""",
     "shape_ops": """
 @ct.kernel
 def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
@@ -99,6 +112,6 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
     # A tile block is one CTA of 128 to 512 threads (256 with mma), by the size of its tiles.
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "load_store_orders": 128, "fp8": 256, "shape_ops": 256, "mma_bf16": 256,
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128, "assumptions": 128, "load_store_orders": 128, "fp8": 256, "partition_views": 256, "shape_ops": 256, "mma_bf16": 256,
                "mma_f64_int8": 256}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
