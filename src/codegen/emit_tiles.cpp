@@ -177,7 +177,8 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       return std::string("weft::tiles::") + reductionName(e.tileOp) + "<" + std::to_string(e.ints.at(0)) + ">(" +
              operand(0) + ")";
     case TileOp::Scan:
-      return "weft::tiles::scan<" + std::to_string(e.ints.at(0)) + ">(" + operand(0) + ", " + tileCombiner(e) + ")";
+      return std::string("weft::tiles::") + (e.ints.at(1) ? "reverse_scan<" : "scan<") + std::to_string(e.ints.at(0)) +
+             ">(" + operand(0) + ", " + tileCombiner(e) + ")";
     case TileOp::Assume: {
       // The header's hints; checked (debug=True): the fact tested on the value, computed once.
       static constexpr const char* kHints[] = {"assume_divisible", "assume_bounded", "assume_bounded", "assume_bounded"};

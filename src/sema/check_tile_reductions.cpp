@@ -91,12 +91,7 @@ Value FunctionChecker::tileReduction(const std::string& name, const syntax::Call
       sink.error(diag::TileRank, e.loc, {what, "()", "at least 1"});
       return errorValue();
     }
-    if (*option) {
-      sink.error(diag::UnsupportedExpression, a.back()->loc,
-                 {"reverse=True in " + what, "; scan the tile in its order"});
-      return errorValue();
-    }
-    return runtime(tileCall(op, x.type(), e.loc, std::move(operands), {axis < 0 ? 0 : axis}));
+    return runtime(tileCall(op, x.type(), e.loc, std::move(operands), {axis < 0 ? 0 : axis, *option ? 1 : 0}));
   }
   bool keepdims = *option;
   std::vector<int64_t> shape;

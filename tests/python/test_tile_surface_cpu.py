@@ -84,6 +84,23 @@ def reduce_3d(a, r0, r1, r2, s2):
     ct.store(s2, (0, 0, 0), ct.scan(t, 2, lambda x, y: x ^ y, 0))
 
 
+@cu.kernel
+def cutile_reverse_scans(a, r0, r1, r2):
+    t = cu.load(a, (0, 0, 0), (4, 8, 16))
+    cu.store(r0, (0, 0, 0), cu.scan(t, 0, lambda x, y: x + y, 0, reverse=True))
+    cu.store(r1, (0, 0, 0), cu.scan(t, axis=1, func=lambda x, y: x + y, identity=0, reverse=True))
+    cu.store(r2, (0, 0, 0), cu.scan(t, -1, lambda x, y: max(x, y), -(2**31), reverse=True))
+
+
+def test_reverse_scans_along_every_axis(target, rng):
+    a = rng.integers(-1000, 1000, (4, 8, 16)).astype(np.int32)
+    outs = [np.zeros_like(a) for _ in range(3)]
+    run_tiles(target, cutile_reverse_scans, a, *outs, grid=1)
+    for axis, out in enumerate(outs[:2]):
+        np.testing.assert_array_equal(out, np.flip(np.cumsum(np.flip(a, axis), axis), axis))
+    np.testing.assert_array_equal(outs[2], np.flip(np.maximum.accumulate(np.flip(a, 2), 2), 2))
+
+
 def test_reduce_every_axis_of_a_3d_tile(target, rng):
     a = rng.integers(-(2**31), 2**31 - 1, (4, 8, 16), dtype=np.int64).astype(np.int32)
     r0, r1, r2 = np.zeros((8, 16), np.int32), np.zeros((4, 16), np.int32), np.zeros((4, 8), np.int32)

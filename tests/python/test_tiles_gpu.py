@@ -55,6 +55,7 @@ from test_tile_surface_cpu import (  # noqa: F401
     test_partition_views_with_edge_tiles,
     test_cutile_reduce_and_scan_keywords,
     test_reduce_every_axis_of_a_3d_tile,
+    test_reverse_scans_along_every_axis,
     test_reduce_errors_at_the_users_line,
     test_seed_reduce_and_scan_with_functions,
 )

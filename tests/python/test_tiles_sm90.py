@@ -46,6 +46,7 @@ def combine(a: cu.float16[:, :], m: cu.float16[:], s: cu.float16[:, :], t: cu.fl
     x = cu.load(a, (0, 0), (64, 32))
     cu.store(m, (0,), cu.reduce(x, 1, larger, -1.0))
     cu.store(s, (0, 0), cu.scan(x, axis=0, func=lambda p, q: p + q, identity=0))
+    cu.store(s, (0, 0), cu.scan(x, axis=1, func=lambda p, q: p * q, identity=1, reverse=True))
     cu.store(t, (0, 0), cu.reduce(x.astype(cu.float32), None, lambda p, q: p * q, 1, keepdims=True))
 """,
     "assumptions": """
