@@ -99,6 +99,8 @@ class CudaEmitter {
   std::string tileTypeName(const types::Type* type);
   std::string tileMap(const sema::TypedExpr& expr);
   std::string tileCall(const sema::TypedExpr& expr);
+  // The combining function of a Reduce or Scan tile call as a C++ lambda of two elements.
+  std::string tileCombiner(const sema::TypedExpr& expr);
   // emit_builtins.cpp: a builtin call as its helper (builtin_kinds.def) applied to the operands.
   std::string builtinCall(const sema::TypedExpr& expr);
   // emit_simt.cpp: warp and block collectives, atomics, print, dynamic shared memory.

@@ -29,6 +29,7 @@ void collectInteropTypes(const Type* type, std::set<const Type*>& arrays, std::s
     case TypeKind::Vector:
     case TypeKind::InlineArray:
     case TypeKind::Tile:
+    case TypeKind::TileView:
     case TypeKind::WarpMask:
     case TypeKind::Atomic:
     case TypeKind::AtomicRef: break;

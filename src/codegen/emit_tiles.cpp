@@ -98,6 +98,13 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
   line(depth, "}");
 }
 
+std::string CudaEmitter::tileCombiner(const TypedExpr& e) {
+  // operands[1]: the combined value of two elements (MapInput 0 and 1), a scalar expression.
+  std::string element = types::cxxName(e.operands.at(0)->type->scalar);
+  return "[&](" + element + " weft_in0, " + element + " weft_in1) -> " + element + " { return " +
+         expr(*e.operands.at(1)) + "; }";
+}
+
 std::string CudaEmitter::tileCall(const TypedExpr& e) {
   usesTiles_ = true;
   auto operand = [&](size_t i) { return expr(*e.operands.at(i)); };
@@ -152,6 +159,7 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
              ">(" + operand(0) + ", " + operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
              "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
     }
+    case TileOp::PartitionView: return operand(0);  // the view is its array at run time
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Permute: {
@@ -168,13 +176,25 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Max:
     case TileOp::Min:
     case TileOp::Argmax:
-    case TileOp::Argmin: {
+    case TileOp::Argmin:
+    case TileOp::Reduce: {
       int64_t axis = e.ints.at(0);
       bool keepdims = e.ints.at(1) != 0;
-      std::string name = std::string("weft::tiles::") + reductionName(e.tileOp);
-      std::string reduced = axis < 0 ? name + "(" + operand(0) + ")"
-                                     : name + "<" + std::to_string(axis) + ", " + (keepdims ? "true" : "false") + ">(" +
-                                           operand(0) + ")";
+      std::string reduced;
+      if (e.tileOp == TileOp::Reduce) {
+        // The header's reduction along one axis; all elements: along the flattened tile.
+        int64_t size = 1;
+        for (int64_t extent : e.operands.at(0)->type->shape) size *= extent;
+        std::string source = axis < 0 ? "weft::tiles::reshape<" + shapeName({size}) + ">(" + operand(0) + ")" : operand(0);
+        reduced = "weft::tiles::reduce<" + std::to_string(axis < 0 ? 0 : axis) + ", " +
+                  (keepdims && axis >= 0 ? "true" : "false") + ">(" + source + ", " + tileCombiner(e) + ", " +
+                  operand(2) + ")";
+      } else {
+        std::string name = std::string("weft::tiles::") + reductionName(e.tileOp);
+        reduced = axis < 0 ? name + "(" + operand(0) + ")"
+                           : name + "<" + std::to_string(axis) + ", " + (keepdims ? "true" : "false") + ">(" +
+                                 operand(0) + ")";
+      }
       // A full reduction is a rank-0 tile: keepdims gives it the operand's rank in ones.
       if (axis < 0 && keepdims) return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + reduced + ")";
       return reduced;
@@ -183,6 +203,33 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Cumprod:
       return std::string("weft::tiles::") + reductionName(e.tileOp) + "<" + std::to_string(e.ints.at(0)) + ">(" +
              operand(0) + ")";
+    case TileOp::Scan:
+      return std::string("weft::tiles::") + (e.ints.at(1) ? "reverse_scan<" : "scan<") + std::to_string(e.ints.at(0)) +
+             ">(" + operand(0) + ", " + tileCombiner(e) + ")";
+    case TileOp::Assume: {
+      // The header's hints; checked (debug=True): the fact tested on the value, computed once.
+      static constexpr const char* kHints[] = {"assume_divisible", "assume_bounded", "assume_bounded", "assume_bounded"};
+      auto fact = static_cast<sema::TileAssume>(e.ints.at(0));
+      std::string type = types::cxxName(e.type->scalar);
+      std::string bounds;
+      switch (fact) {
+        case sema::TileAssume::Divisible: bounds = operand(1); break;
+        case sema::TileAssume::Bounded: bounds = operand(1) + ", " + operand(2); break;
+        // One bound: the value itself is the other.
+        case sema::TileAssume::Below: bounds = operand(1) + ", weft_v"; break;
+        case sema::TileAssume::Above: bounds = "weft_v, " + operand(1); break;
+      }
+      std::string hinted = std::string("weft::tiles::") + kHints[e.ints.at(0)] + "(weft_v, " + bounds + ")";
+      std::string holds;
+      switch (fact) {
+        case sema::TileAssume::Divisible: holds = "weft_v % " + operand(1) + " == 0"; break;
+        case sema::TileAssume::Bounded: holds = operand(1) + " <= weft_v && weft_v <= " + operand(2); break;
+        case sema::TileAssume::Below: holds = operand(1) + " <= weft_v"; break;
+        case sema::TileAssume::Above: holds = "weft_v <= " + operand(1); break;
+      }
+      std::string check = e.ints.at(1) ? "if (!(" + holds + ")) " + operand(e.operands.size() - 1) + "; " : "";
+      return "[&](" + type + " weft_v) -> " + type + " { " + check + "return " + hinted + "; }(" + operand(0) + ")";
+    }
     case TileOp::Mma: return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
     case TileOp::Item:
       return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +

@@ -83,6 +83,7 @@ std::string CudaEmitter::typeName(const Type* type) {
       return name + ">";
     }
     case TypeKind::Tile: return tileTypeName(type);
+    case TypeKind::TileView: return typeName(type->elements[0]);  // a view is its array at run time
   }
   WEFT_CHECK(false, "unknown type kind");
   return {};

@@ -30,6 +30,7 @@ nb::object memberFormat(const types::Type* member, const std::string& owner, con
     case types::TypeKind::Tuple: return describeLayout(member, owner + "." + field);
     case types::TypeKind::Array:
     case types::TypeKind::Tile:
+    case types::TypeKind::TileView:
     case types::TypeKind::None:
     case types::TypeKind::AtomicRef:
     case types::TypeKind::Error: break;

@@ -73,7 +73,8 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
       if (base.type()->isVector()) return vectorAttribute(base, e.attr, e.loc);
       if (base.type()->isInlineArray()) return inlineArrayAttribute(base, e.attr, e.loc);
       if (base.type()->isScalar()) return numberAttribute(base, e.attr, e.loc);
-      if (base.type()->isTile()) return tileAttribute(base, e.attr, e.loc);
+      if (base.type()->isTile() || base.type()->kind == types::TypeKind::TileView)
+        return tileAttribute(base, e.attr, e.loc);
       break;
     case Value::Kind::Error:
     case Value::Kind::Constant:
@@ -179,7 +180,6 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
     return errorValue();
   }
   std::vector<Value> args;
-  std::vector<ArgumentInfo> infos;
   bool failed = false;
   if (self != nullptr) args.push_back(*self);
   for (const syntax::Expr* arg : e.args) {
@@ -192,15 +192,21 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
     args.push_back(v);
   }
   if (failed) return errorValue();
+  return userCallWith(callee, std::move(args), e.loc);
+}
+
+Value FunctionChecker::userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc) {
+  const FunctionSource& source = *callee.function;
+  std::vector<ArgumentInfo> infos;
   for (const Value& v : args) {
     ArgumentInfo info;
     info.type = v.type();
     info.constant = v.constant;
     infos.push_back(info);
   }
-  int index = program.specialize(callee.function, infos, sink, e.loc);
+  int index = program.specialize(callee.function, infos, sink, loc);
   if (index < 0) return errorValue();
-  if (finalPass) spec().calls.emplace_back(index, e.loc);
+  if (finalPass) spec().calls.emplace_back(index, loc);
   Specialization& target = program.specialization(index);
   const types::Type* returnType = target.declaredReturn;
   if (returnType == nullptr) {
@@ -211,23 +217,23 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
     } else {
       returnType = target.facts.returnType != nullptr ? target.facts.returnType : target.runningReturn;
       if (returnType != nullptr && index != specIndex && finalPass) {
-        target.recursiveReads.push_back({returnType, e.loc, specIndex});
+        target.recursiveReads.push_back({returnType, loc, specIndex});
       }
     }
   }
   if (returnType == nullptr) {
-    if (finalPass) sink.error(diag::RecursiveReturnType, e.loc, {source.name});
+    if (finalPass) sink.error(diag::RecursiveReturnType, loc, {source.name});
     return errorValue();
   }
   if (returnType->isError()) ++poisonedReads_;  // the callee reported why
   std::vector<TypedExpr*> operands;
   for (size_t i = 0; i < args.size(); ++i) {
     if (target.constParams[i]) continue;
-    Value converted = convert(args[i], target.arguments[i].type, e.loc);
+    Value converted = convert(args[i], target.arguments[i].type, loc);
     if (converted.isError()) return errorValue();
     operands.push_back(converted.expr);
   }
-  TypedExpr* call = make(TypedExprKind::Call, returnType, e.loc, operands);
+  TypedExpr* call = make(TypedExprKind::Call, returnType, loc, operands);
   call->callee = index;
   return runtime(call);
 }

@@ -55,6 +55,11 @@ std::string mangleType(const types::Type* type) {
       for (int64_t extent : type->shape) text += "_" + std::to_string(extent);
       return text + mangleScalar(type->scalar);
     }
+    case types::TypeKind::TileView: {
+      std::string text = "pv" + std::to_string(type->padding);
+      for (int64_t extent : type->shape) text += "_" + std::to_string(extent);
+      return text + mangleType(type->elements[0]);
+    }
     case types::TypeKind::InlineArray: {
       std::string text = "n";
       for (int64_t extent : type->shape) text += std::to_string(extent) + "_";
@@ -596,6 +601,8 @@ const types::Type* FunctionChecker::localType(int local) const {
 }
 
 Value FunctionChecker::name(const syntax::NameExpr& e) {
+  auto lambdaParam = lambdaParams_.find(e.id);
+  if (lambdaParam != lambdaParams_.end()) return lambdaParam->second;
   auto constant = constParams_.find(e.id);
   if (constant != constParams_.end()) {
     Value v = constant->second;

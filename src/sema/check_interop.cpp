@@ -33,6 +33,7 @@ bool hasMachineRepresentation(const types::Type* type) {
     case types::TypeKind::None: return true;  // void*
     case types::TypeKind::Error:
     case types::TypeKind::Tile:
+    case types::TypeKind::TileView:
     case types::TypeKind::Atomic:
     case types::TypeKind::AtomicRef: return false;
   }

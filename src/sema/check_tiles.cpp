@@ -22,21 +22,22 @@ constexpr std::string_view kCommonFunctions[] = {
     "load", "store", "full", "zeros", "ones", "arange", "bid", "num_blocks", "cdiv", "exp", "exp2", "log", "log2",
     "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "abs", "floor", "ceil", "maximum", "minimum",
     "where", "astype", "broadcast_to", "reshape", "permute", "transpose", "expand_dims", "cat", "extract", "sum",
-    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "mma", "matmul", "gather", "scatter",
+    "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "reduce", "scan", "num_tiles", "mma", "matmul", "gather", "scatter",
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor"};
 // The seed's own names.
-constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange"};
+constexpr std::string_view kSeedFunctions[] = {"iota", "add", "sub", "mul", "div", "fma", "atomic_exchange",
+                                               "assume_divisible", "assume_bounded", "assume_bounded_below",
+                                               "assume_bounded_above", "tensor_span", "partition_view"};
 // cuTile Python's own names.
-constexpr std::string_view kCuTileFunctions[] = {"num_tiles", "add", "sub", "mul", "truediv", "fma", "atomic_xchg"};
+constexpr std::string_view kCuTileFunctions[] = {"add", "sub", "mul", "truediv", "fma", "atomic_xchg",
+                                                 "assume_divisible_by"};
 
-// Memory orders and thread scopes of atomics: the seed's strings (as weft's AtomicRef takes
-// them) and cuTile's MemoryOrder / MemoryScope members.
-constexpr std::string_view kMemoryOrders[] = {"relaxed", "acquire", "release", "acq_rel"};
-constexpr std::string_view kThreadScopes[] = {"block", "device", "system"};
+// cuTile's MemoryOrder / MemoryScope members, as the seed's orders and scopes.
 constexpr std::pair<std::string_view, std::string_view> kCuTileOrders[] = {
     {"RELAXED", "relaxed"}, {"ACQUIRE", "acquire"}, {"RELEASE", "release"}, {"ACQ_REL", "acq_rel"}};
 constexpr std::pair<std::string_view, std::string_view> kCuTileScopes[] = {
     {"BLOCK", "block"}, {"DEVICE", "device"}, {"SYS", "system"}};
+
 
 // The seed's modifier tags and padding constants (python/weft/tiles.py takes them from here).
 constexpr std::string_view kSeedTags[] = {"round_ties_to_even", "round_toward_zero", "round_toward_negative",
@@ -56,15 +57,6 @@ constexpr std::pair<std::string_view, std::string_view> kRoundingModes[] = {
     {"RN", "round_ties_to_even"}, {"RZ", "round_toward_zero"}, {"RM", "round_toward_negative"},
     {"RP", "round_toward_positive"}, {"APPROX", "round_approximate"}, {"FULL", "round_full"}};
 
-// cuTile's PaddingMode members and the seed's padding names, as TilePadding.
-struct PaddingName {
-  std::string_view name;
-  TilePadding padding;
-};
-constexpr PaddingName kPaddings[] = {
-    {"zero", TilePadding::Zero},   {"-0", TilePadding::NegZero}, {"+inf", TilePadding::PosInf},
-    {"-inf", TilePadding::NegInf}, {"nan", TilePadding::NaN},
-};
 constexpr std::pair<std::string_view, std::string_view> kPaddingModes[] = {
     {"ZERO", "zero"}, {"NEG_ZERO", "-0"}, {"POS_INF", "+inf"}, {"NEG_INF", "-inf"}, {"NAN", "nan"},
     // UNDETERMINED leaves the value to the implementation: weft gives zero.
@@ -84,11 +76,15 @@ Value strConstant(std::string_view text) {
 
 bool isPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
+}  // namespace
+
 std::string shapeText(const std::vector<int64_t>& shape) {
   std::string text = "(";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + (shape.size() == 1 ? ",)" : ")");
 }
+
+namespace {
 
 // The integer conversion rank order of the seed (C++ without promotion): by width.
 int bits(ScalarKind kind) { return types::isBool(kind) ? 1 : 8 * types::byteSize(kind); }
@@ -130,6 +126,12 @@ bool seedNarrowing(ScalarKind from, ScalarKind to) {
   if (fromSigned) return true;  // a negative value has no unsigned image
   return bits(to) <= bits(from);
 }
+
+// The tile operations' names in messages (tile_ops.def).
+constexpr std::string_view kTileOpNames[] = {
+#define WEFT_TILE_OP(Enum, name) name,
+#include "sema/tile_ops.def"
+};
 
 }  // namespace
 
@@ -218,8 +220,12 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
   for (std::string_view name : face == Face::Tiles ? std::span<const std::string_view>(kSeedFunctions)
                                                   : std::span<const std::string_view>(kCuTileFunctions))
     if (member == name) return function();
-  // The number types: ct.float32, ct.bool_, ...
-  Value number = resolveEntity("weft." + std::string(member));
+  // The number types: ct.float32, ct.bool_, ...; cuTile also spells the fp8 types by their
+  // host dtype names (ct.float8_e4m3fn, ct.float8_e5m2).
+  std::string numberName(member);
+  if (std::optional<ScalarKind> byDtype = types::scalarFromDtypeName(member); byDtype && face == Face::CuTile)
+    numberName = types::attributeName(*byDtype);
+  Value number = resolveEntity("weft." + numberName);
   if (number.kind == Value::Kind::NumberType && number.vectorSize == 0 && !number.warpMask) {
     number.name = "ct." + std::string(member);
     return number;
@@ -356,10 +362,13 @@ const types::Type* FunctionChecker::tileDtype(const syntax::Expr& arg, const std
 }
 
 Value FunctionChecker::tileArrayArgument(const syntax::Expr& arg, const std::string& what) {
-  Value array = value(arg);
+  return tileArrayValue(value(arg), arg.loc, what);
+}
+
+Value FunctionChecker::tileArrayValue(Value array, SourceLoc loc, const std::string& what) {
   if (array.isError()) return array;
   if (!array.type()->isArray() || array.type()->element != nullptr) {
-    sink.error(diag::ArgumentType, arg.loc, {"array", what, "an array of numbers", describe(array)});
+    sink.error(diag::ArgumentType, loc, {"array", what, "an array of numbers", describe(array)});
     return errorValue();
   }
   return array;
@@ -375,8 +384,33 @@ Value FunctionChecker::tileValue(const syntax::Expr& arg, const std::string& wha
   return v;
 }
 
+namespace {
+// The seed's restricted floating-point element types (fp8).
+bool isRestrictedTile(const types::Type* type) {
+  return type->isTile() && (type->scalar == ScalarKind::Float8E4M3 || type->scalar == ScalarKind::Float8E5M2);
+}
+}  // namespace
+
+bool FunctionChecker::restrictedTileUse(const types::Type* result, const std::vector<const types::Type*>& inputs,
+                                        SourceLoc loc, std::string_view what) {
+  if (restrictedAllowed_) return false;
+  const types::Type* restricted = isRestrictedTile(result) ? result : nullptr;
+  for (const types::Type* input : inputs)
+    if (restricted == nullptr && isRestrictedTile(input)) restricted = input;
+  if (restricted == nullptr) return false;
+  sink.error(diag::TileRestrictedType, loc, {types::pythonName(restricted->scalar), std::string(what)});
+  return true;
+}
+
 TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands,
                                      std::vector<int64_t> ints) {
+  // Loads, stores and mma take the restricted element types (astype() is a TileMap).
+  if (op != TileOp::Load && op != TileOp::Store && op != TileOp::Mma) {
+    std::vector<const types::Type*> inputs;
+    for (const TypedExpr* operand : operands) inputs.push_back(operand->type);
+    if (restrictedTileUse(type, inputs, loc, std::string(kTileOpNames[static_cast<size_t>(op)]) + "()"))
+      return make(TypedExprKind::TileCall, types.error(), loc);
+  }
   program.usesTiles = true;
   if (op == TileOp::Mma) program.largestAccumulator = std::max(program.largestAccumulator, tileSize(type));
   if (type->isTile()) program.largestTile = std::max(program.largestTile, tileSize(type));
@@ -517,6 +551,10 @@ Value FunctionChecker::mapInput(int index, ScalarKind kind, SourceLoc loc) {
 Value FunctionChecker::tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape,
                                SourceLoc loc) {
   if (body.isError()) return errorValue();
+  std::vector<const types::Type*> inputTypes;
+  for (const Value& input : inputs) inputTypes.push_back(input.type());
+  if (restrictedTileUse(types.tile(body.type()->scalar, shape), inputTypes, loc, "element-wise operations"))
+    return errorValue();
   program.usesTiles = true;
   program.largestTile = std::max(program.largestTile, std::max<int64_t>(1, [&] {
                                    int64_t size = 1;
@@ -612,6 +650,18 @@ Value FunctionChecker::tileUnary(UnaryOp op, Value operand, SourceLoc loc) {
 
 Value FunctionChecker::tileAttribute(Value tile, const std::string& attr, SourceLoc loc) {
   const types::Type* type = tile.type();
+  if (type->kind == types::TypeKind::TileView) {
+    // A partition view's methods: load(index), store(index, tile), num_tiles(axis).
+    for (std::string_view method : {"load", "store", "num_tiles"}) {
+      if (attr != method) continue;
+      Value v = resolveTileEntity("weft.tiles", attr);
+      v.name = "view." + attr;
+      v.expr = tile.expr;
+      return v;
+    }
+    sink.error(diag::UnknownAttribute, loc, {describe(tile), attr});
+    return errorValue();
+  }
   if (attr == "dtype") {
     Value v = resolveEntity("weft." + std::string(types::attributeName(type->scalar)));
     v.name = "ct." + std::string(types::attributeName(type->scalar));
@@ -747,65 +797,8 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return runtime(tileCall(TileOp::Item, types.scalar(boundSelf->type()->scalar), e.loc, {boundSelf->expr}));
   }
 
-  if (name == "load") {
-    if (!bind({"array", "index", "shape", face == Face::CuTile ? "padding_mode" : "padding", "order", "latency",
-               "allow_tma"},
-              3))
-      return errorValue();
-    Value array = tileArrayArgument(*a[0], what);
-    if (array.isError()) return array;
-    std::vector<TypedExpr*> operands{array.expr};
-    if (!tileIndex(*a[1], array.type()->ndim, what, operands)) return errorValue();
-    std::optional<std::vector<int64_t>> shape = tileShapeArgument(*a[2], what);
-    if (!shape) return errorValue();
-    if (static_cast<int>(shape->size()) != array.type()->ndim) {
-      sink.error(diag::TileRank, a[2]->loc, {what, shapeText(*shape), std::to_string(array.type()->ndim)});
-      return errorValue();
-    }
-    TilePadding padding = TilePadding::Zero;
-    if (a[3] != nullptr) {
-      Value p = expr(*a[3]);
-      if (p.isError()) return p;
-      bool found = false;
-      if (p.constant && p.constant->kind == ConstValue::Kind::Str)
-        for (const PaddingName& known : kPaddings)
-          if (p.constant->strValue == known.name) padding = known.padding, found = true;
-      std::string given = p.constant ? toString(*p.constant) : describe(p);
-      if (!found) {
-        sink.error(diag::TilePadding, a[3]->loc, {given});
-        return errorValue();
-      }
-      bool floating = types::isFloating(array.type()->scalar);
-      if (!floating && padding != TilePadding::Zero) {
-        sink.error(diag::TilePadding, a[3]->loc, {given + " for an array of " + types::pythonName(array.type()->scalar)});
-        return errorValue();
-      }
-    }
-    if (!tileOrderAndHints(a[4], a[5], a[6], array.type()->ndim, what)) return errorValue();
-    return runtime(tileCall(TileOp::Load, types.tile(array.type()->scalar, *shape), e.loc, std::move(operands),
-                            {static_cast<int64_t>(padding)}));
-  }
-  if (name == "store") {
-    if (!bind({"array", "index", "tile", "order", "latency", "allow_tma"}, 3)) return errorValue();
-    Value array = tileArrayArgument(*a[0], what);
-    if (array.isError()) return array;
-    std::vector<TypedExpr*> operands{array.expr};
-    if (!tileIndex(*a[1], array.type()->ndim, what, operands)) return errorValue();
-    Value tile = tileValue(*a[2], what);
-    if (tile.isError()) return tile;
-    if (static_cast<int>(tile.type()->shape.size()) != array.type()->ndim) {
-      sink.error(diag::TileRank, a[2]->loc, {what, shapeText(tile.type()->shape), std::to_string(array.type()->ndim)});
-      return errorValue();
-    }
-    if (tile.type()->scalar != array.type()->scalar) {
-      sink.error(diag::TileStoreType, a[2]->loc,
-                 {types::pythonName(tile.type()->scalar), types::pythonName(array.type()->scalar)});
-      return errorValue();
-    }
-    if (!tileOrderAndHints(a[3], a[4], a[5], array.type()->ndim, what)) return errorValue();
-    operands.push_back(tile.expr);
-    return runtime(tileCall(TileOp::Store, types.none(), e.loc, std::move(operands)));
-  }
+  if (name == "load" || name == "store") return tileLoadStore(name == "load", e, what, face, boundSelf);
+  if (name == "tensor_span" || name == "partition_view") return tileView(name == "partition_view", e, what);
   if (name == "gather" || name == "scatter") return tileGatherScatter(name == "gather", e, what);
   if (name.starts_with("atomic_")) return tileAtomic(name, e, what, face);
   if (name == "add" || name == "sub" || name == "mul" || name == "div" || name == "truediv" || name == "fma" ||
@@ -875,16 +868,20 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     return binary(BinaryOp::FloorDiv, binary(BinaryOp::Add, x, binary(BinaryOp::Sub, y, one, e.loc), e.loc), y, e.loc);
   }
   if (name == "num_tiles") {
-    if (!bind({"array", "axis", "shape"}, 3)) return errorValue();
-    Value array = value(*a[0]);
+    // cuTile's num_tiles(array, axis, shape); the seed's num_tiles(view, axis) (view.num_tiles(axis)).
+    if (!bind({"array", "axis", "shape"}, 2)) return errorValue();
+    Value array = argValue(a[0]);
     if (array.isError()) return array;
-    if (!array.type()->isArray()) {
-      sink.error(diag::ArgumentType, a[0]->loc, {"array", what, "an array", describe(array)});
+    bool view = array.type()->kind == types::TypeKind::TileView;
+    if ((!array.type()->isArray() && !view) || (view && a[2] != nullptr) || (!view && a[2] == nullptr)) {
+      sink.error(diag::ArgumentType, a[0]->loc,
+                 {"array", what, "an array and a tile shape, or a partition_view", describe(array)});
       return errorValue();
     }
     std::optional<int> axis = tileAxis(*a[1], array.type()->ndim, what);
-    std::optional<std::vector<int64_t>> shape = tileShapeArgument(*a[2], what);
+    std::optional<std::vector<int64_t>> shape = view ? array.type()->shape : tileShapeArgument(*a[2], what);
     if (!axis || !shape) return errorValue();
+    if (view) array = runtime(tileCall(TileOp::PartitionView, array.type()->elements[0], e.loc, {array.expr}));
     if (static_cast<int>(shape->size()) != array.type()->ndim) {
       sink.error(diag::TileRank, a[2]->loc, {what, shapeText(*shape), std::to_string(array.type()->ndim)});
       return errorValue();
@@ -1001,7 +998,11 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     const types::Type* dtype = tileDtype(*a[1], what);
     if (dtype == nullptr) return errorValue();
     if (dtype->scalar == x.type()->scalar) return x;
-    return tileMap(cast(mapInput(0, x.type()->scalar, e.loc), dtype->scalar, e.loc), {x}, x.type()->shape, e.loc);
+    // The conversion is what the restricted types are for.
+    restrictedAllowed_ = true;
+    Value converted = tileMap(cast(mapInput(0, x.type()->scalar, e.loc), dtype->scalar, e.loc), {x}, x.type()->shape, e.loc);
+    restrictedAllowed_ = false;
+    return converted;
   }
   if (name == "broadcast_to") {
     if (!bind({"x", "shape"}, 2)) return errorValue();
@@ -1144,63 +1145,8 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     }
     return runtime(tileCall(TileOp::Extract, types.tile(x.type()->scalar, *shape), e.loc, std::move(operands)));
   }
-  static const std::pair<std::string_view, TileOp> kReductions[] = {
-      {"sum", TileOp::Sum},       {"prod", TileOp::Prod},     {"max", TileOp::Max},
-      {"min", TileOp::Min},       {"argmax", TileOp::Argmax}, {"argmin", TileOp::Argmin},
-      {"cumsum", TileOp::Cumsum}, {"cumprod", TileOp::Cumprod}};
-  for (const auto& [reductionName, op] : kReductions) {
-    if (name != reductionName) continue;
-    bool scan = op == TileOp::Cumsum || op == TileOp::Cumprod;
-    if (!bind(scan ? std::vector<std::string_view>{"x", "axis"} : std::vector<std::string_view>{"x", "axis", "keepdims"},
-              1))
-      return errorValue();
-    Value x = argTile(a[0]);
-    if (x.isError()) return x;
-    ScalarKind kind = x.type()->scalar;
-    if (types::isBool(kind) || (!types::isFloating(kind) && !types::isInteger(kind))) {
-      sink.error(diag::TileElementType, a[0]->loc, {types::pythonName(kind), what});
-      return errorValue();
-    }
-    int rank = static_cast<int>(x.type()->shape.size());
-    int axis = -1;
-    if (a[1] != nullptr) {
-      Value axisValue = expr(*a[1]);
-      if (axisValue.isError()) return axisValue;
-      if (!(axisValue.constant && axisValue.constant->kind == ConstValue::Kind::None)) {
-        std::optional<int> given = tileAxis(*a[1], rank, what);
-        if (!given) return errorValue();
-        axis = *given;
-      }
-    }
-    if (scan) {
-      if (axis < 0) axis = 0;
-      if (rank == 0) {
-        sink.error(diag::TileRank, e.loc, {what, "()", "at least 1"});
-        return errorValue();
-      }
-      return runtime(tileCall(op, x.type(), e.loc, {x.expr}, {axis}));
-    }
-    bool keepdims = false;
-    if (a[2] != nullptr) {
-      Value k = expr(*a[2]);
-      if (k.isError()) return k;
-      if (!k.constant || k.constant->kind != ConstValue::Kind::Bool) {
-        sink.error(diag::NotConstant, a[2]->loc, {"keepdims of " + what + " (True or False)"});
-        return errorValue();
-      }
-      keepdims = k.constant->boolValue;
-    }
-    std::vector<int64_t> shape;
-    for (int i = 0; i < rank; ++i) {
-      if (axis < 0 || i == axis) {
-        if (keepdims) shape.push_back(1);
-      } else {
-        shape.push_back(x.type()->shape[static_cast<size_t>(i)]);
-      }
-    }
-    ScalarKind result = (op == TileOp::Argmax || op == TileOp::Argmin) ? ScalarKind::Int32 : kind;
-    return runtime(tileCall(op, types.tile(result, shape), e.loc, {x.expr}, {axis, keepdims ? 1 : 0}));
-  }
+  if (isTileReduction(name)) return tileReduction(name, e, what);
+  if (isTileAssumption(name)) return tileAssumption(name, e, what);
   if (name == "mma" || name == "matmul") {
     bool mma = name == "mma";
     if (!bind(mma ? std::vector<std::string_view>{"x", "y", "acc"} : std::vector<std::string_view>{"x", "y"},
@@ -1264,127 +1210,6 @@ Value FunctionChecker::tileMatmul(Value x, Value y, std::optional<const syntax::
                            {typedLiteral(intConstant(0), accKind, loc).expr}));
   }
   return runtime(tileCall(TileOp::Mma, acc.type(), loc, {x.expr, y.expr, acc.expr}));
-}
-
-Value FunctionChecker::tileGatherScatter(bool gather, const syntax::CallExpr& e, const std::string& what) {
-  std::vector<const syntax::Expr*> a;
-  std::vector<std::string_view> params = gather
-      ? std::vector<std::string_view>{"array", "indices", "mask", "padding_value", "check_bounds", "latency"}
-      : std::vector<std::string_view>{"array", "indices", "value", "mask", "check_bounds", "latency"};
-  if (!bindArguments(what, e, params, gather ? 2 : 3, a, nullptr)) return errorValue();
-  if (a[5] != nullptr && !tileConstantInt(*a[5], "latency= of " + what)) return errorValue();
-  return gather ? tileGatherScatterOperands(true, a[0], a[1], a[3], a[2], a[4], e, what)
-                : tileGatherScatterOperands(false, a[0], a[1], a[2], a[3], a[4], e, what);
-}
-
-Value FunctionChecker::tileGatherScatterOperands(bool gather, const syntax::Expr* arrayArg, const syntax::Expr* indicesArg,
-                                                 const syntax::Expr* operandArg, const syntax::Expr* maskArg,
-                                                 const syntax::Expr* checkArg, const syntax::CallExpr& e,
-                                                 const std::string& what) {
-  // a[0] the array, a[1] the indices, a[2] the stored value (a gather's padding value, or null).
-  const syntax::Expr* a[] = {arrayArg, indicesArg, operandArg, operandArg};
-  Value array = tileArrayArgument(*a[0], what);
-  if (array.isError()) return array;
-  ScalarKind element = array.type()->scalar;
-  // The indices: a tuple with one integer tile or number per dimension (a 1-D array's may be alone).
-  Value indices = value(*a[1]);
-  if (indices.isError()) return indices;
-  std::vector<Value> parts;
-  if (indices.type()->kind == types::TypeKind::Tuple) {
-    if (!tupleElements(indices, what, a[1]->loc, parts)) return errorValue();
-  } else {
-    parts.push_back(indices);
-  }
-  if (static_cast<int>(parts.size()) != array.type()->ndim) {
-    sink.error(diag::TileRank, a[1]->loc, {what + "'s indices", std::to_string(parts.size()) + " components",
-                                           std::to_string(array.type()->ndim)});
-    return errorValue();
-  }
-  std::vector<int64_t> shape;
-  for (Value& part : parts) {
-    if (part.isError()) return errorValue();
-    ScalarKind kind = part.type()->scalar;
-    if ((!part.type()->isTile() && !part.type()->isScalar()) || !types::isInteger(kind)) {
-      sink.error(diag::ArgumentType, a[1]->loc, {"indices", what, "integer tiles or integers", describe(part)});
-      return errorValue();
-    }
-    if (part.type()->isTile()) {
-      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, part.type()->shape, a[1]->loc, what);
-      if (!joined) return errorValue();
-      shape = *joined;
-    }
-  }
-  Value stored;
-  if (!gather) {
-    stored = value(*a[2]);
-    if (stored.isError()) return stored;
-    if (stored.type()->isTile()) {
-      if (stored.type()->scalar != element) {
-        sink.error(diag::TileStoreType, a[2]->loc, {types::pythonName(stored.type()->scalar), types::pythonName(element)});
-        return errorValue();
-      }
-      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, stored.type()->shape, a[2]->loc, what);
-      if (!joined) return errorValue();
-      shape = *joined;
-    } else if (!stored.type()->isScalar()) {
-      sink.error(diag::ArgumentType, a[2]->loc, {"value", what, "a tile or a number", describe(stored)});
-      return errorValue();
-    }
-  }
-  ConstValue always;
-  always.kind = ConstValue::Kind::Bool;
-  always.boolValue = true;
-  Value mask = weakLiteral(always, e.loc);
-  if (maskArg != nullptr) {
-    mask = value(*maskArg);
-    if (mask.isError()) return mask;
-    if ((!mask.type()->isTile() && !mask.type()->isScalar()) || !types::isBool(mask.type()->scalar)) {
-      sink.error(diag::ArgumentType, maskArg->loc, {"mask", what, "a bool tile or a bool", describe(mask)});
-      return errorValue();
-    }
-    if (mask.type()->isTile()) {
-      std::optional<std::vector<int64_t>> joined = broadcastShape(shape, mask.type()->shape, maskArg->loc, what);
-      if (!joined) return errorValue();
-      shape = *joined;
-    }
-  }
-  bool checkBounds = true;
-  if (checkArg != nullptr) {
-    Value c = expr(*checkArg);
-    if (c.isError()) return c;
-    if (!c.constant || c.constant->kind != ConstValue::Kind::Bool) {
-      sink.error(diag::NotConstant, checkArg->loc, {"check_bounds= of " + what + " (True or False)"});
-      return errorValue();
-    }
-    checkBounds = c.constant->boolValue;
-  }
-  // Every operand as a tile of the common shape.
-  auto asTile = [&](Value v, ScalarKind kind) -> TypedExpr* {
-    if (v.type()->isTile()) return broadcastTile(v, shape, e.loc).expr;
-    Value converted = v.weak ? promoteTo(v, kind, e.loc) : cast(v, kind, e.loc);
-    if (converted.isError()) return nullptr;
-    return tileCall(TileOp::Full, types.tile(kind, shape), e.loc, {converted.expr});
-  };
-  std::vector<TypedExpr*> operands{array.expr};
-  if (gather) {
-    Value pad = a[3] != nullptr ? value(*a[3]) : weakLiteral(intConstant(0), e.loc);
-    if (pad.isError()) return pad;
-    if (!pad.type()->isScalar()) {
-      sink.error(diag::ArgumentType, a[3]->loc, {"padding_value", what, "a number", describe(pad)});
-      return errorValue();
-    }
-    Value converted = pad.weak ? promoteTo(pad, element, e.loc) : cast(pad, element, e.loc);
-    if (converted.isError()) return converted;
-    operands.push_back(converted.expr);
-  } else {
-    operands.push_back(asTile(stored, element));
-  }
-  operands.push_back(asTile(mask, ScalarKind::Bool));
-  for (Value& part : parts) operands.push_back(asTile(part, part.type()->scalar));
-  if (std::find(operands.begin(), operands.end(), nullptr) != operands.end()) return errorValue();
-  const types::Type* type = gather ? types.tile(element, shape) : types.none();
-  return runtime(tileCall(gather ? TileOp::Gather : TileOp::Scatter, type, e.loc, std::move(operands),
-                          {checkBounds ? 1 : 0}));
 }
 
 Value FunctionChecker::tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what, Face face) {
@@ -1510,121 +1335,6 @@ Value FunctionChecker::tileArith(const std::string& name, const syntax::CallExpr
   }
   return runtime(tileCall(TileOp::Arith, types.tile(*common, shape), e.loc, std::move(exprs),
                           {static_cast<int64_t>(op), rounding, flush, propagate}));
-}
-
-Value FunctionChecker::tileAtomic(const std::string& name, const syntax::CallExpr& e, const std::string& what, Face face) {
-  static const std::pair<std::string_view, TileAtomic> kOps[] = {
-      {"atomic_add", TileAtomic::Add}, {"atomic_max", TileAtomic::Max},          {"atomic_min", TileAtomic::Min},
-      {"atomic_and", TileAtomic::And}, {"atomic_or", TileAtomic::Or},            {"atomic_xor", TileAtomic::Xor},
-      {"atomic_xchg", TileAtomic::Exchange}, {"atomic_exchange", TileAtomic::Exchange}};
-  TileAtomic op = TileAtomic::Add;
-  for (const auto& [opName, value] : kOps)
-    if (name == opName) op = value;
-  bool cutile = face == Face::CuTile;
-  std::vector<const syntax::Expr*> a;
-  std::vector<std::string_view> params = {"array", "indices", cutile ? "update" : "value", "mask", "check_bounds",
-                                          cutile ? "memory_order" : "order", cutile ? "memory_scope" : "scope"};
-  if (!bindArguments(what, e, params, 3, a, nullptr)) return errorValue();
-  // Defaults: acq_rel; the seed's system scope, cuTile's device scope.
-  int order = 3, scope = cutile ? 1 : 2;
-  for (size_t i : {size_t{5}, size_t{6}}) {
-    if (a[i] == nullptr) continue;
-    Value v = expr(*a[i]);
-    if (v.isError()) return v;
-    std::span<const std::string_view> names = i == 5 ? std::span<const std::string_view>(kMemoryOrders)
-                                                     : std::span<const std::string_view>(kThreadScopes);
-    int found = -1;
-    if (v.constant && v.constant->kind == ConstValue::Kind::Str)
-      for (size_t k = 0; k < names.size(); ++k)
-        if (v.constant->strValue == names[k]) found = static_cast<int>(k);
-    if (found < 0) {
-      sink.error(diag::TileAtomicOption, a[i]->loc, {v.constant ? toString(*v.constant) : describe(v), what});
-      return errorValue();
-    }
-    (i == 5 ? order : scope) = found;
-  }
-  // A read-modify-write reads and writes: relaxed or acq_rel are its orders (acquire and release
-  // are the seed's read and write orders).
-  if (order == 1 || order == 2) {
-    sink.error(diag::TileAtomicOption, a[5]->loc, {std::string(kMemoryOrders[order]), what + " (a read-modify-write: relaxed or acq_rel)"});
-    return errorValue();
-  }
-  // Addressing as scatter's: one index tile per dimension, the update, the mask.
-  Value addressed = tileGatherScatterOperands(false, a[0], a[1], a[2], a[3], a[4], e, what);
-  if (addressed.isError()) return addressed;
-  ScalarKind element = addressed.expr->operands[0]->type->scalar;
-  bool integer = element == ScalarKind::Int32 || element == ScalarKind::Int64 || element == ScalarKind::UInt32 ||
-                 element == ScalarKind::UInt64;
-  bool floating = element == ScalarKind::Float32 || element == ScalarKind::Float64;
-  bool bitwise = op == TileAtomic::And || op == TileAtomic::Or || op == TileAtomic::Xor;
-  if (!integer && !(floating && !bitwise)) {
-    sink.error(diag::TileElementType, e.loc, {types::pythonName(element), what + " (32- and 64-bit integers" +
-                                                                              (bitwise ? ")" : ", float32 and float64)")});
-    return errorValue();
-  }
-  TypedExpr* call = addressed.expr;
-  call->tileOp = TileOp::Atomic;
-  call->type = types.tile(element, call->operands[1]->type->shape);
-  call->ints = {static_cast<int64_t>(op), order, scope, call->ints.at(0)};
-  return runtime(call);
-}
-
-bool FunctionChecker::tileIndex(const syntax::Expr& arg, int rank, const std::string& what,
-                                std::vector<TypedExpr*>& operands) {
-  Value index = value(arg);
-  if (index.isError()) return false;
-  std::vector<Value> parts;
-  if ((index.type()->kind == types::TypeKind::Tuple)) {
-    if (!tupleElements(index, what, arg.loc, parts)) return false;
-  } else {
-    parts.push_back(index);
-  }
-  if (static_cast<int>(parts.size()) != rank) {
-    sink.error(diag::TileRank, arg.loc, {what + "'s index", std::to_string(parts.size()) + " components", std::to_string(rank)});
-    return false;
-  }
-  for (Value& part : parts) {
-    if (part.isError()) return false;
-    if (!part.type()->isScalar() || !types::isInteger(part.type()->scalar)) {
-      if (!(part.type()->isScalar() && types::isBool(part.type()->scalar))) {
-        sink.error(diag::IndexType, arg.loc, {describe(part)});
-        return false;
-      }
-    }
-    Value converted = part.weak ? promoteTo(part, ScalarKind::Int64, arg.loc) : cast(part, ScalarKind::Int64, arg.loc);
-    if (converted.isError()) return false;
-    operands.push_back(converted.expr);
-  }
-  return true;
-}
-
-bool FunctionChecker::tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency,
-                                        const syntax::Expr* allowTma, int rank, const std::string& what) {
-  if (order != nullptr) {
-    Value v = expr(*order);
-    if (v.isError()) return false;
-    bool rowMajor = v.constant && v.constant->kind == ConstValue::Kind::Str && v.constant->strValue == "C";
-    if (v.constant && v.constant->kind == ConstValue::Kind::Tuple) {
-      rowMajor = static_cast<int>(v.constant->elements.size()) == rank;
-      for (int i = 0; rowMajor && i < rank; ++i) rowMajor = int64Value(v.constant->elements[static_cast<size_t>(i)]) == i;
-    }
-    if (!rowMajor) {
-      sink.error(diag::UnsupportedExpression, order->loc,
-                 {"order= other than 'C' in " + what, "; load the tile and permute() it"});
-      return false;
-    }
-  }
-  // Hints: constants, without effect on the result.
-  if (latency != nullptr && !tileConstantInt(*latency, "latency= of " + what)) return false;
-  if (allowTma != nullptr) {
-    Value v = expr(*allowTma);
-    if (v.isError()) return false;
-    if (!v.constant || v.constant->kind != ConstValue::Kind::Bool) {
-      sink.error(diag::NotConstant, allowTma->loc, {"allow_tma= of " + what + " (True or False)"});
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace weft::sema

@@ -562,6 +562,8 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   void returnStmt(const syntax::ReturnStmt& s);
   // `self`: the struct value a method is called on (its first argument).
   Value userCall(const Value& callee, const syntax::CallExpr& e, const Value* self = nullptr);
+  // A call of the Python function `callee` with the evaluated arguments `args` at `loc`.
+  Value userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc);
   Value intrinsicCall(const Value& callee, const syntax::CallExpr& e);
   Value mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
@@ -596,6 +598,10 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   Value tileValue(const syntax::Expr& arg, const std::string& what);
   // The array of numbers `arg` names (an ArgumentType error otherwise).
   Value tileArrayArgument(const syntax::Expr& arg, const std::string& what);
+  // `array` if it is an array of numbers (else reported at `loc`).
+  Value tileArrayValue(Value array, SourceLoc loc, const std::string& what);
+  // The padding= of a load from `array` (absent: zero); nullopt after an error.
+  std::optional<TilePadding> tilePadding(const syntax::Expr* arg, const types::Type* array);
   TypedExpr* tileCall(TileOp op, const types::Type* type, SourceLoc loc, std::vector<TypedExpr*> operands = {},
                       std::vector<int64_t> ints = {});
   // `v` (a tile or a number) as a tile of `shape` (a reshape where only ones are added).
@@ -608,6 +614,24 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
                                                   const std::string& what);
   Value mapInput(int index, types::ScalarKind kind, SourceLoc loc);
   Value tileMap(Value body, const std::vector<Value>& inputs, const std::vector<int64_t>& shape, SourceLoc loc);
+  // Reports a restricted element type (fp8: load, store, astype and mma only) among `result` and
+  // `inputs` of the tile operation `what` at `loc`; true then.
+  bool restrictedTileUse(const types::Type* result, const std::vector<const types::Type*>& inputs, SourceLoc loc,
+                         std::string_view what);
+  // check_tile_memory.cpp: load (load) or store of an array tile.
+  // `self`: the partition view whose load/store method this is (nullptr: ct.load/ct.store).
+  Value tileLoadStore(bool load, const syntax::CallExpr& e, const std::string& what, FunctionSource::Face face,
+                      const std::optional<Value>& self);
+  // tensor_span(array) (the array, which knows its extents and strides) or
+  // partition_view(span, shape, padding='zero').
+  Value tileView(bool partition, const syntax::CallExpr& e, const std::string& what);
+  // check_tile_hints.cpp: an assume_* hint.
+  Value tileAssumption(const std::string& name, const syntax::CallExpr& e, const std::string& what);
+  // check_tile_reductions.cpp: a named reduction or scan, or reduce()/scan() with a function.
+  Value tileReduction(const std::string& name, const syntax::CallExpr& e, const std::string& what);
+  // The combining function `arg` of reduce()/scan() (a lambda or a Python function of two
+  // elements of `kind`) applied to MapInput 0 and 1, as a scalar of `kind`.
+  Value tileCombiner(const syntax::Expr& arg, types::ScalarKind kind, const std::string& what);
   Value tileMatmul(Value x, Value y, std::optional<const syntax::Expr*> accArg, SourceLoc loc, const std::string& what);
   Value tileArith(const std::string& name, const syntax::CallExpr& e, const std::string& what,
                   FunctionSource::Face face);
@@ -620,12 +644,20 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   Value tileAtomic(const std::string& name, const syntax::CallExpr& e, const std::string& what,
                    FunctionSource::Face face);
   bool tileIndex(const syntax::Expr& arg, int rank, const std::string& what, std::vector<TypedExpr*>& operands);
-  bool tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency, const syntax::Expr* allowTma, int rank,
-                         const std::string& what);
+  // The axis order of a load or store (order=: 'C', 'F' or a permutation; the identity when
+  // absent), after checking the hints latency= and allow_tma=; nullopt after an error.
+  std::optional<std::vector<int64_t>> tileOrderAndHints(const syntax::Expr* order, const syntax::Expr* latency,
+                                                        const syntax::Expr* allowTma, int rank, const std::string& what);
 
   std::vector<LocalState> locals_;
   std::map<std::string, int> localByName_;
   std::map<std::string, Value> constParams_;
+  // The parameters of a lambda whose body is being checked in place (a tile reduction's
+  // combining function, check_tile_reductions.cpp): they hide every other name.
+  std::map<std::string, Value> lambdaParams_;
+  // Set while building a conversion (astype) or the axis permutation of a load or store: the
+  // only tile operations besides load, store and mma that take restricted element types.
+  bool restrictedAllowed_ = false;
   std::vector<TypedStmt*>* out_ = nullptr;
   int loopDepth_ = 0;
   int temporaries_ = 0;
@@ -675,6 +707,12 @@ int tileThreadsFor(int64_t largestTile, int64_t largestAccumulator);
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.
 bool computesTiles(const TypedExpr& e);
+// Whether `name` is a reduction or scan of the tile modules (check_tile_reductions.cpp).
+bool isTileReduction(std::string_view name);
+// A tile shape as Python spells it: "(16,)", "(4, 8)".
+std::string shapeText(const std::vector<int64_t>& shape);
+// Whether `name` is an assume_* hint of the tile modules (check_tile_hints.cpp).
+bool isTileAssumption(std::string_view name);
 // Whether `module` is a tile module ("weft.tiles", "weft.cutile" and their namespaces).
 bool isTileModule(std::string_view module);
 // Member `member` of the tile module `module`; Kind::Error if unknown.

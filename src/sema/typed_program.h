@@ -70,6 +70,8 @@ enum class TileOp : uint8_t {
 enum class TileAtomic : uint8_t { Add, Max, Min, And, Or, Xor, Exchange };
 // The operations of TileOp::Arith.
 enum class TileArith : uint8_t { Add, Sub, Mul, Div, Fma, Sqrt, Max, Min };
+// The facts of TileOp::Assume: x % k == 0, lo <= x <= hi, lo <= x, x <= hi.
+enum class TileAssume : uint8_t { Divisible, Bounded, Below, Above };
 // What a tile Load gives for elements outside the array (the seed's view padding).
 enum class TilePadding : uint8_t { Zero, NegZero, PosInf, NegInf, NaN };
 

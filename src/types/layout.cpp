@@ -66,6 +66,7 @@ Layout layoutOf(const Type* type) {
       return Layout{(bytes + align - 1) / align * align, align, {}};
     }
     case TypeKind::AtomicRef: return Layout{8, 8, {}};
+    case TypeKind::TileView: return layoutOf(type->elements[0]);  // the array itself
     case TypeKind::InlineArray:
     case TypeKind::Tile: {
       uint64_t count = 1;

@@ -55,6 +55,11 @@ std::string keyOf(const Type& type) {
       for (int64_t extent : type.shape) key += "/" + std::to_string(extent);
       return key;
     }
+    case TypeKind::TileView: {
+      std::string key = "P" + keyOf(*type.elements[0]) + "@" + std::to_string(type.padding);
+      for (int64_t extent : type.shape) key += "/" + std::to_string(extent);
+      return key;
+    }
     case TypeKind::Struct: {
       std::string key = "R" + type.name + "#" + std::to_string(type.identity) + "@" + std::to_string(type.align) + "(";
       for (size_t i = 0; i < type.elements.size(); ++i) {
@@ -235,6 +240,19 @@ const Type* TypeContext::tile(ScalarKind element, const std::vector<int64_t>& sh
   return intern(type);
 }
 
+const Type* TypeContext::tileView(const Type* array, const std::vector<int64_t>& shape, int padding) {
+  WEFT_CHECK(array->isArray() && array->element == nullptr && array->ndim == static_cast<int>(shape.size()),
+             "a partition view is of an array of numbers, with a tile shape of its rank");
+  Type type;
+  type.kind = TypeKind::TileView;
+  type.scalar = array->scalar;
+  type.ndim = array->ndim;
+  type.elements = {array};
+  type.shape = shape;
+  type.padding = padding;
+  return intern(type);
+}
+
 const Type* TypeContext::atomicRef(ScalarKind element) {
   Type type;
   type.kind = TypeKind::AtomicRef;
@@ -288,8 +306,10 @@ std::string toString(const Type* type) {
         text += (d ? ", " : "") + std::to_string(type->shape[d]);
       return text + "]";
     }
-    case TypeKind::Tile: {
-      std::string text = "tile(" + std::string(pythonName(type->scalar)) + ", (";
+    case TypeKind::Tile:
+    case TypeKind::TileView: {
+      std::string text = type->kind == TypeKind::Tile ? "tile(" + std::string(pythonName(type->scalar)) + ", ("
+                                                      : "partition_view(" + toString(type->elements[0]) + ", (";
       for (size_t d = 0; d < type->shape.size(); ++d)
         text += (d ? ", " : "") + std::to_string(type->shape[d]);
       return text + (type->shape.size() == 1 ? ",))" : "))");

@@ -49,6 +49,10 @@ enum class TypeKind : uint8_t {
   // `shape` (0 to 8 extents, each a power of 2; rank 0 is a single element), held by the
   // threads of a tile block together.
   Tile,
+  // A partition view (docs/tiles.md: the seed's partition_view): the grid of tiles of the static
+  // `shape` over the array elements[0], whose loads pad with `padding` (sema's TilePadding). At
+  // run time it is that array.
+  TileView,
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.
@@ -67,7 +71,8 @@ struct Type {
   int align = 0;                             // Struct: the alignment asked for (0: natural)
   std::shared_ptr<const void> origin;        // Struct: the host's definition (sema's), for methods
   int size = 0;                              // Vector: the number of elements
-  std::vector<int64_t> shape;                // InlineArray, Tile: its extents (ndim is their count)
+  std::vector<int64_t> shape;                // InlineArray, Tile, TileView: the (tile) extents
+  int padding = 0;                           // TileView: the padding of its loads
   // Struct of a NumPy record: its size (its itemsize; 0 for a @struct class, which is laid out
   // as a C struct) and each field's byte offset, as the record places them; `align` is then the
   // record's alignment (1 when packed).
@@ -153,6 +158,8 @@ class TypeContext {
   const Type* inlineArray(ScalarKind element, const std::vector<int64_t>& shape);
   // The tile of `element` numbers with the power-of-2 extents `shape` (none: rank 0).
   const Type* tile(ScalarKind element, const std::vector<int64_t>& shape);
+  // The partition view of `array` (an array of numbers) into tiles of `shape` padded with `padding`.
+  const Type* tileView(const Type* array, const std::vector<int64_t>& shape, int padding);
   // WarpMask: a uint32 whose bit i is lane i.
   const Type* warpMask() const { return warpMask_; }
 

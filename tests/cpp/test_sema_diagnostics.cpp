@@ -497,6 +497,12 @@ std::vector<Example> examples() {
         "'shape'");
     add("Tiles", seed + "    x = ct.load(a, (0,))\n", args, "MissingArgument", 4, "'shape'");
     add("Tiles", seed + x + "    if x:\n        pass\n", args, "TileTruth", 5, "ambiguous");
+    add("Tiles", seed + x + "    y = ct.reduce(x, 0, lambda p: p, 0)\n", args, "TileCombiner", 5, "two float32 values");
+    add("Tiles", seed + "    n = ct.assume_divisible(ct.bid(0), -4)\n", args, "TileAssume", 4, "must be positive");
+    add("Tiles", seed + "    x = ct.load(a, (0,), (16,), order='A')\n", args, "TilePermutation", 4, "order='A'");
+    add("Tiles", seed + "    x = ct.zeros((16,), ct.float8e5m2)\n", args, "TileRestrictedType", 4, "float8e5m2");
+    add("Tiles", seed + "    v = ct.partition_view(a, (16,))\n    ct.store(v, (0,), ct.zeros((8,), ct.float32))\n", args,
+        "TileViewShape", 5, "(16,)");
     add("Tiles", seed + "    i = device.thread_idx.x\n", args, "SimtInTileKernel", 4, "one logical thread");
     add("Tiles", cu + "    device.syncthreads()\n", args, "SimtInTileKernel", 4, "syncthreads");
     add("Tiles", seed + x + "    print(ct.sum(x).item())\n", args, "TilePrint", 5, "once per tile block");

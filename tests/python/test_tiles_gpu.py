@@ -1,5 +1,6 @@
-"""Tile kernels on the GPU: every test of test_tiles_cpu.py again with target "gpu" (marker
-`gpu`, skipped without a GPU), and the GPU's results against the CPU target's."""
+"""Tile kernels on the GPU: every test of test_tiles_cpu.py and test_tile_surface_cpu.py again
+with target "gpu" (marker `gpu`, skipped without a GPU), and the GPU's results against the CPU
+target's."""
 
 import numpy as np
 import pytest
@@ -37,6 +38,28 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_tile_kernels_take_a_grid_only,
     test_true_division_of_integer_tiles_gives_floats,
     test_vec_add_with_edge_tiles,
+)
+from test_tile_surface_cpu import (  # noqa: F401
+    test_assumption_errors,
+    test_assumptions_are_hints,
+    test_bad_order_is_an_error,
+    test_cutile_fp8_type_names,
+    test_cutile_load_order_transposes_with_edge_tiles,
+    test_false_assumptions_raise_under_debug,
+    test_fp8_e4m3_has_no_infinite_padding,
+    test_fp8_elsewhere_is_an_error_at_the_users_line,
+    test_fp8_load_store_and_convert,
+    test_fp8_load_with_order,
+    test_fp8_mma_against_numpy,
+    test_integer_and_3d_partition_views,
+    test_load_and_store_orders_of_every_axis,
+    test_partition_view_errors,
+    test_partition_views_with_edge_tiles,
+    test_cutile_reduce_and_scan_keywords,
+    test_reduce_every_axis_of_a_3d_tile,
+    test_reverse_scans_along_every_axis,
+    test_reduce_errors_at_the_users_line,
+    test_seed_reduce_and_scan_with_functions,
 )
 
 pytestmark = pytest.mark.gpu

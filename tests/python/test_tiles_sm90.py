@@ -37,6 +37,54 @@ def reduce(a: ct.int32[:, :], s0: ct.int32[:], m1: ct.int32[:], c1: ct.int32[:, 
     ct.store(c1, (0, 0), ct.cumsum(t, axis=1))
     ct.store(i1, (0,), ct.argmin(t, axis=1))
 """,
+    "reduce_scan_functions": """
+@ct.function
+def larger(a, b):
+    return a if a > b else b
+
+@cu.kernel
+def combine(a: cu.float16[:, :], m: cu.float16[:], s: cu.float16[:, :], t: cu.float32[:, :]):
+    x = cu.load(a, (0, 0), (64, 32))
+    cu.store(m, (0,), cu.reduce(x, 1, larger, -1.0))
+    cu.store(s, (0, 0), cu.scan(x, axis=0, func=lambda p, q: p + q, identity=0))
+    cu.store(s, (0, 0), cu.scan(x, axis=1, func=lambda p, q: p * q, identity=1, reverse=True))
+    cu.store(t, (0, 0), cu.reduce(x.astype(cu.float32), None, lambda p, q: p * q, 1, keepdims=True))
+""",
+    "assumptions": """
+@ct.kernel
+def hinted(a: ct.float32[:], out: ct.float32[:], n: ct.int32):
+    i = ct.assume_bounded(ct.bid(0), 0, 65535)
+    m = ct.assume_bounded_above(ct.assume_bounded_below(ct.assume_divisible(n, 16), 0), 4096)
+    ct.store(out, (i,), ct.load(a, (i,), (256,)) * ct.assume_divisible(m, 8))
+""",
+    "load_store_orders": """
+@cu.kernel
+def orders(a: cu.float32[:, :], b: cu.float16[:, :, :], out: cu.float32[:, :], o3: cu.float16[:, :, :]):
+    t = cu.load(a, (cu.bid(1), cu.bid(0)), shape=(64, 32), order=(1, 0), padding_mode=cu.PaddingMode.ZERO)
+    cu.store(out, (cu.bid(1), cu.bid(0)), t, order="F")
+    cu.store(o3, (0, 0, 0), cu.load(b, (0, 0, 0), (16, 8, 4), order="F") + 1, order=(2, 0, 1))
+""",
+    "fp8": """
+@ct.kernel
+def fp8(a: ct.float8e4m3[:, :], b: ct.float8e5m2[:, :], c: ct.float32[:, :], d: ct.float8e5m2[:, :]):
+    x = ct.load(a, (0, 0), (64, 32))
+    ct.store(c, (0, 0), ct.mma(x, ct.load(a, (0, 0), (32, 64)), ct.zeros((64, 64), ct.float32)))
+    y = ct.load(b, (0, 0), (32, 64), padding="-inf")
+    ct.store(d, (0, 0), (y.astype(ct.float32) * 2).astype(ct.float8e5m2), order=(1, 0))
+""",
+    "partition_views": """
+@ct.function
+def doubled(v, i, j):
+    return v.load((i, j)) * 2
+
+@ct.kernel
+def views(a: ct.bfloat16[:, :], out: ct.bfloat16[:, :], n: ct.int32[:]):
+    v = ct.partition_view(ct.tensor_span(a), (64, 64), padding="nan")
+    o = ct.partition_view(out, (64, 64))
+    o.store((ct.bid(0), ct.bid(1)), doubled(v, ct.bid(0), ct.bid(1)))
+    ct.store(o, (ct.bid(1), ct.bid(0)), ct.load(v, (ct.bid(0), ct.bid(1))), order="F")
+    n[0] = v.num_tiles(0) * ct.num_tiles(o, 1)
+""",
     "shape_ops": """
 @ct.kernel
 def shapes(a: ct.float16[:, :], t: ct.float16[:, :], j: ct.float16[:, :], p: ct.float16[:, :]):
@@ -101,6 +149,7 @@ def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
     # A tile block is one CTA of 128 to 512 threads by the size of its tiles; with mma, a warp for
     # each 64 x 64 part of the accumulator (128 to 256 threads).
-    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "shape_ops": 256, "mma_bf16": 128,
-               "mma_f64_int8": 128}[name]
+    threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128,
+               "assumptions": 128, "load_store_orders": 128, "fp8": 128, "partition_views": 256, "shape_ops": 256,
+               "mma_bf16": 128, "mma_f64_int8": 128}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)

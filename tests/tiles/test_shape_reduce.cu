@@ -3,7 +3,7 @@
 // extract, broadcast_to (tiles larger than the scratch buffer are exchanged in rounds); sum, max,
 // min, prod, argmax, argmin and reduce with a custom op along every axis of shapes from 1
 // element to (4, 2048), with and without keepdims, and over all elements; cumsum, cumprod and
-// scan along every axis.
+// scan (and reverse_scan) along every axis.
 #include "tile_test.h"
 
 namespace ct = ::cuda::tiles;
@@ -121,7 +121,7 @@ __tile_global__ void reduce_kernel(const T* in, R* out) {
   }
 }
 
-// Scans: Op 0 cumsum, 1 cumprod, 2 scan(max).
+// Scans: Op 0 cumsum, 1 cumprod, 2 scan(max), 3 reverse_scan(max).
 template <class T, class S, int Op, int Axis>
 __tile_global__ void scan_kernel(const T* in, T* out) {
   auto x = ct::load(in + ct::iota<iota_t<S>>());
@@ -129,6 +129,7 @@ __tile_global__ void scan_kernel(const T* in, T* out) {
   if constexpr (Op == 0) r = ct::cumsum<Axis>(x);
   if constexpr (Op == 1) r = ct::cumprod<Axis>(x);
   if constexpr (Op == 2) r = ct::scan<Axis>(x, [](T a, T b) { return b < a ? a : b; });
+  if constexpr (Op == 3) r = ct::reverse_scan<Axis>(x, [](T a, T b) { return b < a ? a : b; });
   ct::store(out + ct::iota<iota_t<S>>(), r);
 }
 
@@ -397,6 +398,15 @@ void run_scan(Random& random) {
                      " size " + std::to_string(n);
   for (size_t j = 0; j < n / length; ++j) {
     size_t base = (j / inner) * inner * length + j % inner;
+    if constexpr (Op == 3) {
+      T best = in[base + (length - 1) * inner];
+      for (size_t a = length; a-- > 0;) {
+        size_t i = base + a * inner;
+        if (as_double(in[i]) > as_double(best)) best = in[i];
+        check(same_value(out[i], best), what + " element " + std::to_string(i));
+      }
+      continue;
+    }
     uint64_t wrapped = 0;
     double running = 0, magnitude = 0;
     T best = in[base];
@@ -431,6 +441,7 @@ void run_scan_axes(Random& random) {
     run_scan<float, S, 0, Axis>(random);
     run_scan<int64_t, S, 1, Axis>(random);
     run_scan<double, S, 2, Axis>(random);
+    run_scan<float, S, 3, Axis>(random);
     run_scan_axes<S, Axis + 1>(random);
   }
 }

@@ -444,6 +444,29 @@ WEFT_TILE_FN auto scan(const tile<T, S, L>& t, Op op) {
   detail::scan_fragment<tile<T, S>::size(), detail::axis_lo<S, Axis>, detail::axis_hi<S, Axis>>(x.frag_, op);
   return x;
 }
+namespace detail {
+// t with its elements along Axis in reverse order.
+template <size_t Axis, class T, class S, class L>
+WEFT_TILE_FN tile<T, S> flip(const tile<T, S, L>& t) {
+  tile<T, S> out;
+  exchange(out, t, [](uint32_t j) {
+    constexpr int32_t kStride = static_cast<int32_t>(shape_info<S>::stride(static_cast<uint32_t>(Axis)));
+    constexpr int32_t kExtent = static_cast<int32_t>(S::static_extent(Axis));
+    int32_t c = (static_cast<int32_t>(j) / kStride) % kExtent;
+    return static_cast<int32_t>(j) + (kExtent - 1 - 2 * c) * kStride;
+  });
+  return out;
+}
+}  // namespace detail
+
+// The inclusive scan of t along Axis from its end: element i combines elements i .. n-1, as
+// op(the combination of i+1 .. n-1, element i).
+template <size_t Axis, class T, class S, class L, class Op>
+WEFT_TILE_FN auto reverse_scan(const tile<T, S, L>& t, Op op) {
+  static_assert(detail::check_axis<S, Axis>());
+  return detail::flip<Axis>(::weft::tiles::scan<Axis>(detail::flip<Axis>(t), op));
+}
+
 // Inclusive cumulative sum / product along Axis (integers wrap).
 template <size_t Axis, class T, class S, class L>
 WEFT_TILE_FN auto cumsum(const tile<T, S, L>& t) {
