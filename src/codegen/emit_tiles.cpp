@@ -79,23 +79,28 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     for (size_t i = from; i < to; ++i) text += ", " + operand(i);
     return text;
   };
+  // debug=True: the checked overload's leading check site (include/weft/tiles/arrays.h).
+  auto checkedAt = [&]() { return e.checked ? "weft::tiles::checked_at{" + checkSite(e) + "u}, " : std::string(); };
   switch (e.tileOp) {
     case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
     case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
     case TileOp::Load: {
       std::string element = types::cxxName(e.type->scalar);
-      return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + operand(0) + ", " +
+      return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + checkedAt() + operand(0) + ", " +
              paddingValue(static_cast<sema::TilePadding>(e.ints.at(0)), element) +
              indices(1, e.operands.size()) + ")";
     }
     case TileOp::Store:
-      return "weft::tiles::store_array(" + operand(0) + ", " + operand(e.operands.size() - 1) +
+      return "weft::tiles::store_array(" + checkedAt() + operand(0) + ", " + operand(e.operands.size() - 1) +
              indices(1, e.operands.size() - 1) + ")";
     case TileOp::Gather:
-    case TileOp::Scatter:
-      return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array<" : "scatter_array<") +
-             (e.ints.at(0) ? "true" : "false") + ">(" + operand(0) + ", " + operand(1) + ", " + operand(2) +
-             indices(3, e.operands.size()) + ")";
+    case TileOp::Scatter: {
+      // check_bounds=True defines every index; debug=True checks them only without it.
+      bool bounds = e.ints.at(0) != 0;
+      return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array" : "scatter_array") +
+             (bounds ? "<true>(" : e.checked ? "(" + checkedAt() : "<false>(") + operand(0) + ", " + operand(1) +
+             ", " + operand(2) + indices(3, e.operands.size()) + ")";
+    }
     case TileOp::Arith: {
       static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "fma", "sqrt", "max", "min"};
       static constexpr const char* kRounding[] = {"round_ties_to_even_t", "round_toward_zero_t",
@@ -121,8 +126,9 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       static constexpr const char* kScopes[] = {"thread_scope_block_t", "thread_scope_device_t", "thread_scope_system_t"};
       std::string indexList = indices(3, e.operands.size());
       return std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(weft::tiles::array_pointers(" + operand(0) +
-             indexList + "), " + operand(1) + ", weft::tiles::array_access_mask<" + (e.ints.at(3) ? "true" : "false") +
-             ">(" + operand(0) + ", " + operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
+             indexList + "), " + operand(1) + ", weft::tiles::array_access_mask" +
+             (e.ints.at(3) ? "<true>(" : e.checked ? "(" + checkedAt() : "<false>(") + operand(0) + ", " +
+             operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
              "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
     }
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
@@ -135,7 +141,8 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Cat:
       return "weft::tiles::cat<" + std::to_string(e.ints.at(0)) + ">(" + operand(0) + ", " + operand(1) + ")";
     case TileOp::Extract:
-      return "weft::tiles::extract<" + shapeName(e.type->shape) + ">(" + operand(0) + indices(1, e.operands.size()) + ")";
+      return "weft::tiles::extract_wrapped<" + shapeName(e.type->shape) + ">(" + checkedAt() + operand(0) +
+             indices(1, e.operands.size()) + ")";
     case TileOp::Sum:
     case TileOp::Prod:
     case TileOp::Max:

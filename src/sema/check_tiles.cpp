@@ -381,6 +381,10 @@ TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceL
   TypedExpr* e = make(TypedExprKind::TileCall, type, loc, std::move(operands));
   e->tileOp = op;
   e->ints = std::move(ints);
+  // debug=True: tile positions and element indices are checked at run time (docs/tiles.md
+  // "Debugging tile kernels"); an atomic starts as a Scatter and keeps the mark.
+  e->checked = program.debug && (op == TileOp::Load || op == TileOp::Store || op == TileOp::Gather ||
+                                 op == TileOp::Scatter || op == TileOp::Extract);
   return e;
 }
 

@@ -1,11 +1,13 @@
 // weft's arrays (include/weft/device/array.h: a pointer, extents and strides in elements) as
 // the tile library's spans: the loads and stores the code generator emits for ct.load and
 // ct.store, gather, scatter and the atomics. A load's padding is a value of the element type (the
-// Python faces also have -0.0).
+// Python faces also have -0.0). Also the debug=True forms of these and of extract(), which check
+// what the seed and cuTile leave undefined (docs/tiles.md "Debugging tile kernels").
 #pragma once
 
 #include "weft/device/array.h"
 #include "weft/tiles/memory.h"
+#include "weft/tiles/shape_ops.h"
 
 namespace weft::tiles {
 namespace detail {
@@ -80,6 +82,183 @@ template <bool Checked, class T, int N, class V, class M, class... X>
 WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& values, const M& mask, const X&... index) {
   static_assert(sizeof...(X) == static_cast<size_t>(N), "scatter_array takes one index tile per dimension");
   store(array_pointers(array, index...), values, array_access_mask<Checked>(array, mask, index...));
+}
+
+// ---- debug=True (docs/tiles.md "Debugging tile kernels") ----
+//
+// The checked overloads below take the operation's check site first. They test what the seed
+// and cuTile leave undefined and raise IndexError with the SIMT debug mode's report
+// (weft/device/intrinsics.h) before anything is read or written. A tile block is one logical
+// thread: every thread of the block fails together with the same record, so the report (block,
+// thread 0, indices, shape) is the same on both targets. Only debug=True units (WEFT_CHECKS)
+// instantiate them; release code calls the unchecked forms and pays nothing.
+
+// The check site of a tile operation of a debug=True kernel.
+struct checked_at {
+  uint32_t site;
+};
+
+namespace detail {
+
+// Raises IndexError at `site` for the indices `given` into `shape`, out of bounds along `axis`.
+template <int N>
+[[noreturn]] WEFT_TILE_FN void fail_tile_index(uint32_t site, const int64_t (&given)[N], const uint64_t (&shape)[N],
+                                               int axis) {
+  ::weft::detail::fail(::weft::detail::Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis),
+                                               static_cast<uint32_t>(N), shape, static_cast<uint32_t>(N), given,
+                                               given[axis], shape[axis]});
+}
+
+// The first of `shape`'s axes along which index[d] lies outside [0, shape[d]), or -1.
+template <int N>
+WEFT_HD int axis_outside(const int64_t (&index)[N], const uint64_t (&shape)[N]) {
+  for (int d = 0; d < N; ++d)
+    if (index[d] < 0 || static_cast<uint64_t>(index[d]) >= shape[d]) return d;
+  return -1;
+}
+
+// The tile of shape S at block index `index` must overlap the array (cuTile: a tile wholly
+// outside is undefined). The report names the tile's first element.
+template <class S, class T, int N, class... I>
+WEFT_TILE_FN void check_tile_position(uint32_t site, const ::weft::Array<T, N>& array, I... index) {
+  const int64_t given[] = {static_cast<int64_t>(index)...};
+  int64_t first[N];
+  uint64_t shape[N], tiles[N];
+  for (int d = 0; d < N; ++d) {
+    const uint64_t extent = S::static_extent(static_cast<size_t>(d));
+    shape[d] = array.shape[d];
+    tiles[d] = (shape[d] + extent - 1) / extent;
+    first[d] = static_cast<int64_t>(static_cast<uint64_t>(given[d]) * extent);  // wraps, never overflows
+  }
+  int axis = axis_outside(given, tiles);
+  if (axis >= 0) fail_tile_index(site, first, shape, axis);
+}
+
+// Where `mask` holds, every index must lie inside the array (check_bounds=False leaves an index
+// outside undefined). The report names the first such element in row-major order: on the GPU
+// each thread finds its own first, and the block agrees on the smallest through the scratch
+// buffer (a debug-only cost of two barriers).
+template <class T, int N, class M, class... X>
+WEFT_TILE_FN void check_element_indices(uint32_t site, const ::weft::Array<T, N>& array, const M& mask,
+                                        const X&... index) {
+  using L = typename M::layout_type;
+  uint64_t shape[N];
+  for (int d = 0; d < N; ++d) shape[d] = array.shape[d];
+  constexpr uint32_t kNone = ~0u;
+  uint32_t first = kNone;  // the row-major index of the first failing element
+  int64_t at[N] = {};      // and its indices
+  auto scan = [&](const auto&... x) {
+    WEFT_UNROLL
+    for (uint32_t k = 0; k < L::kFragment; ++k) {
+      const int64_t i[] = {static_cast<int64_t>(element(x, k))...};
+      const uint32_t position = L::index(thread_rank(), k);
+      if (element(mask, k) && position < first && axis_outside(i, shape) >= 0) {
+        first = position;
+        for (int d = 0; d < N; ++d) at[d] = i[d];
+      }
+    }
+  };
+  scan(in_layout<L>(index)...);
+#if !defined(WEFT_TILES_SERIAL)
+  uint32_t* firsts = scratch_as<uint32_t>();  // one per thread, then the winner's indices
+  int64_t* winner = reinterpret_cast<int64_t*>(firsts + kBlockThreads);
+  static_assert(kBlockThreads * sizeof(uint32_t) + N * sizeof(int64_t) <= kScratchBytes);
+  block_sync();
+  firsts[thread_rank()] = first;
+  block_sync();
+  uint32_t who = 0;
+  for (uint32_t t = 0; t < kBlockThreads; ++t)
+    if (firsts[t] < firsts[who]) who = t;
+  first = firsts[who];
+  if (first == kNone) return;  // every thread returns; the next use of the scratch starts with a barrier
+  if (thread_rank() == who)
+    for (int d = 0; d < N; ++d) winner[d] = at[d];
+  block_sync();
+  for (int d = 0; d < N; ++d) at[d] = winner[d];
+#endif
+  if (first != kNone) fail_tile_index(site, at, shape, axis_outside(at, shape));
+}
+
+// The block index of extract()'s sub-tile of shape S in a tile of shape S0: each index must lie
+// in [-count, count) for the count of sub-tiles along its axis (a negative one counts from the
+// end, as Python's); the report names the indices and the counts.
+template <class S, class S0, class... I>
+WEFT_TILE_FN void check_extract_index(uint32_t site, I... index) {
+  constexpr int N = static_cast<int>(sizeof...(I));
+  const int64_t given[] = {static_cast<int64_t>(index)...};
+  uint64_t counts[N];
+  int64_t shifted[N];
+  for (int d = 0; d < N; ++d) {
+    counts[d] = S0::static_extent(static_cast<size_t>(d)) / S::static_extent(static_cast<size_t>(d));
+    shifted[d] = static_cast<int64_t>(static_cast<uint64_t>(given[d]) + counts[d]);  // wraps, never overflows
+  }
+  uint64_t doubled[N];
+  for (int d = 0; d < N; ++d) doubled[d] = 2 * counts[d];
+  int axis = axis_outside(shifted, doubled);
+  if (axis >= 0) fail_tile_index(site, given, counts, axis);
+}
+
+template <class S, class T, class S0, class L, size_t... D, class... I>
+WEFT_TILE_FN auto extract_wrapped(const tile<T, S0, L>& t, index_sequence<D...>, I... index) {
+  return extract<S>(t, static_cast<uint32_t>(index) &
+                           static_cast<uint32_t>(S0::static_extent(D) / S::static_extent(D) - 1)...);
+}
+
+}  // namespace detail
+
+// load_array, checked: the tile must overlap the array.
+template <class S, class T, int N, class... I>
+WEFT_TILE_FN tile<T, S> load_array(checked_at at, const ::weft::Array<T, N>& array, T pad, I... index) {
+  detail::check_tile_position<S>(at.site, array, index...);
+  return load_array<S>(array, pad, index...);
+}
+
+// store_array, checked: the tile must overlap the array.
+template <class T, int N, class S, class L, class... I>
+WEFT_TILE_FN void store_array(checked_at at, const ::weft::Array<T, N>& array, const tile<T, S, L>& value,
+                              I... index) {
+  detail::check_tile_position<S>(at.site, array, index...);
+  store_array(array, value, index...);
+}
+
+// array_access_mask of check_bounds=False, checked: every index the mask selects must lie inside.
+template <class T, int N, class M, class... X>
+WEFT_TILE_FN auto array_access_mask(checked_at at, const ::weft::Array<T, N>& array, const M& mask,
+                                    const X&... index) {
+  detail::check_element_indices(at.site, array, mask, index...);
+  return array_access_mask<false>(array, mask, index...);
+}
+
+// gather_array of check_bounds=False, checked.
+template <class T, int N, class M, class... X>
+WEFT_TILE_FN auto gather_array(checked_at at, const ::weft::Array<T, N>& array, T pad, const M& mask,
+                               const X&... index) {
+  detail::check_element_indices(at.site, array, mask, index...);
+  return gather_array<false>(array, pad, mask, index...);
+}
+
+// scatter_array of check_bounds=False, checked.
+template <class T, int N, class V, class M, class... X>
+WEFT_TILE_FN void scatter_array(checked_at at, const ::weft::Array<T, N>& array, const V& values, const M& mask,
+                                const X&... index) {
+  detail::check_element_indices(at.site, array, mask, index...);
+  scatter_array<false>(array, values, mask, index...);
+}
+
+// extract() of the Python faces: block index i along an axis of n sub-tiles is taken modulo n
+// (n is a power of 2: one `and`), so that an index outside [0, n) never reads outside the tile
+// and -1 is the last sub-tile.
+template <class S, class T, class S0, class L, class... I>
+WEFT_TILE_FN auto extract_wrapped(const tile<T, S0, L>& t, I... index) {
+  static_assert(sizeof...(I) == S0::rank(), "extract_wrapped takes one block index per dimension");
+  return detail::extract_wrapped<S>(t, detail::make_index_sequence<sizeof...(I)>{}, index...);
+}
+
+// extract_wrapped, checked: each index must lie in [-n, n).
+template <class S, class T, class S0, class L, class... I>
+WEFT_TILE_FN auto extract_wrapped(checked_at at, const tile<T, S0, L>& t, I... index) {
+  detail::check_extract_index<S, S0>(at.site, index...);
+  return extract_wrapped<S>(t, index...);
 }
 
 }  // namespace weft::tiles
