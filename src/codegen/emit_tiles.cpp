@@ -51,6 +51,12 @@ const char* reductionName(TileOp op) {
   return nullptr;
 }
 
+// The integer divisions a TileMap's scalar expression checks (debug=True).
+void checkedDivisions(const TypedExpr& e, std::vector<const TypedExpr*>& out) {
+  if (e.kind == TypedExprKind::Binary && e.checked) out.push_back(&e);
+  for (const TypedExpr* operand : e.operands) checkedDivisions(*operand, out);
+}
+
 }  // namespace
 
 std::string CudaEmitter::tileTypeName(const Type* type) {
@@ -66,9 +72,26 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
   for (size_t i = 1; i < e.operands.size(); ++i) params += (i > 1 ? ", " : "") + std::string("auto weft_in") + std::to_string(i - 1);
   // The body is a scalar expression of the inputs: it reads nothing else that could change.
   std::string body = expr(*e.operands[0]);
-  std::string out = "weft::tiles::map([&](" + params + ") { return " + body + "; }";
-  for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + expr(*e.operands[i]);
-  return out + ")";
+  std::vector<const TypedExpr*> divisions;
+  checkedDivisions(*e.operands[0], divisions);
+  if (divisions.empty()) {
+    std::string out = "weft::tiles::map([&](" + params + ") { return " + body + "; }";
+    for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + expr(*e.operands[i]);
+    return out + ")";
+  }
+  // debug=True: each divisor is checked over the whole tile by the whole tile block first
+  // (weft::tiles::check_divisors), as Python computes a tile's // on every element; the inputs
+  // are evaluated once, into temporaries.
+  std::string out = "[&]() { ", inputs;
+  for (size_t i = 1; i < e.operands.size(); ++i) {
+    std::string temp = freshTemp();
+    out += "const auto " + temp + " = " + expr(*e.operands[i]) + "; ";
+    inputs += ", " + temp;
+  }
+  for (const TypedExpr* division : divisions)
+    out += "weft::tiles::check_divisors(" + checkSite(*division) + "u, weft::tiles::map([&](" + params +
+           ") { return " + expr(*division->operands[1]) + "; }" + inputs + ")); ";
+  return out + "return weft::tiles::map([&](" + params + ") { return " + body + "; }" + inputs + "); }()";
 }
 
 std::string CudaEmitter::tileCall(const TypedExpr& e) {

@@ -96,10 +96,27 @@ def test_integer_division_by_zero_in_a_tile_raises(target, kernel, dtype, rng):
     np.testing.assert_array_equal(r, a % b)
     b[rng.integers(128, 192)] = 0  # in the third tile block
     message = failure(ZeroDivisionError, target, kernel, a, b, q, r, 64, grid=4)
-    expected = report(kernel, "x // y)", "integer division or modulo by zero", block=(2, 0, 0))
-    if target == "gpu":  # the CUDA thread that holds the element is named (docs/tiles.md)
-        expected = expected.rsplit("(0, 0, 0)", 1)[0]
-    assert message.startswith(expected), message
+    assert message.startswith(report(kernel, "x // y)", "integer division or modulo by zero", block=(2, 0, 0))), message
+
+
+@ct.kernel(debug=True)
+def guarded_divide(a, b, q):
+    x = ct.load(a, (0,), (64,))
+    y = ct.load(b, (0,), (64,))
+    ct.store(q, (0,), ct.where(y != 0, x % y, 0))
+
+
+def test_a_tile_division_checks_every_element_as_python_computes_it(target, rng):
+    """`x % y` is a whole tile before where() picks from it, so a zero anywhere in y raises,
+    even where the condition does not take the quotient."""
+    a = rng.integers(-1000, 1000, 64).astype(np.int32)
+    b = rng.integers(1, 9, 64).astype(np.int32)
+    q = np.zeros_like(a)
+    launch(target, guarded_divide, a, b, q)
+    np.testing.assert_array_equal(q, a % b)
+    b[int(rng.integers(0, 64))] = 0
+    message = failure(ZeroDivisionError, target, guarded_divide, a, b, q)
+    assert message.startswith(report(guarded_divide, "x % y", "integer division or modulo by zero")), message
 
 
 def test_without_debug_division_by_zero_gives_weft_s_defined_zero(target, rng):

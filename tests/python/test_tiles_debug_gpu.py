@@ -1,14 +1,14 @@
 """debug=True in tile kernels on the GPU (marker `gpu`, skipped without one): the tests of
-test_tiles_debug_cpu.py that take `target` again with target "gpu". The checks of tile
-positions and element indices fail in every thread of the tile block together, so the report
-(block, thread 0, indices, shape) is the CPU target's; after a failed check the context stays
-usable (the tests launch again)."""
+test_tiles_debug_cpu.py that take `target` again with target "gpu". Every check fails in every
+thread of the tile block together, so the report (block, thread 0, indices, shape) is the CPU
+target's; after a failed check the context stays usable (the tests launch again)."""
 
 import pytest
 
 from test_tiles_debug_cpu import (  # noqa: F401  (the tests are collected again under this module)
     test_a_load_overlapping_the_array_is_padded_and_one_wholly_outside_raises,
     test_a_store_wholly_outside_raises_and_stores_nothing,
+    test_a_tile_division_checks_every_element_as_python_computes_it,
     test_cdiv_by_zero_raises,
     test_check_bounds_true_stays_defined_under_debug,
     test_defined_results_are_kept_with_and_without_debug,

@@ -134,6 +134,27 @@ WEFT_TILE_FN void check_tile_position(uint32_t site, const ::weft::Array<T, N>& 
   if (axis >= 0) fail_tile_index(site, first, shape, axis);
 }
 
+// The smallest of the block's threads' `value`s and the lowest thread that holds it, through
+// the scratch buffer (one slot per thread, no races); every thread calls it. On the CPU target
+// the block's one thread has it.
+struct block_minimum {
+  uint32_t value, thread;
+};
+WEFT_TILE_FN block_minimum block_min(uint32_t value) {
+#if defined(WEFT_TILES_SERIAL)
+  return {value, 0};
+#else
+  uint32_t* slots = scratch_as<uint32_t>();
+  block_sync();
+  slots[thread_rank()] = value;
+  block_sync();
+  uint32_t who = 0;
+  for (uint32_t t = 0; t < kBlockThreads; ++t)
+    if (slots[t] < slots[who]) who = t;
+  return {slots[who], who};  // the next use of the scratch starts with a barrier
+#endif
+}
+
 // Where `mask` holds, every index must lie inside the array (check_bounds=False leaves an index
 // outside undefined). The report names the first such element in row-major order: on the GPU
 // each thread finds its own first, and the block agrees on the smallest through the scratch
@@ -159,24 +180,18 @@ WEFT_TILE_FN void check_element_indices(uint32_t site, const ::weft::Array<T, N>
     }
   };
   scan(in_layout<L>(index)...);
+  const block_minimum smallest = block_min(first);
+  if (smallest.value == kNone) return;  // the same answer in every thread
 #if !defined(WEFT_TILES_SERIAL)
-  uint32_t* firsts = scratch_as<uint32_t>();  // one per thread, then the winner's indices
-  int64_t* winner = reinterpret_cast<int64_t*>(firsts + kBlockThreads);
+  // The winner's indices, after the slots block_min used.
+  int64_t* winner = reinterpret_cast<int64_t*>(scratch_as<uint32_t>() + kBlockThreads);
   static_assert(kBlockThreads * sizeof(uint32_t) + N * sizeof(int64_t) <= kScratchBytes);
-  block_sync();
-  firsts[thread_rank()] = first;
-  block_sync();
-  uint32_t who = 0;
-  for (uint32_t t = 0; t < kBlockThreads; ++t)
-    if (firsts[t] < firsts[who]) who = t;
-  first = firsts[who];
-  if (first == kNone) return;  // every thread returns; the next use of the scratch starts with a barrier
-  if (thread_rank() == who)
+  if (thread_rank() == smallest.thread)
     for (int d = 0; d < N; ++d) winner[d] = at[d];
   block_sync();
   for (int d = 0; d < N; ++d) at[d] = winner[d];
 #endif
-  if (first != kNone) fail_tile_index(site, at, shape, axis_outside(at, shape));
+  fail_tile_index(site, at, shape, axis_outside(at, shape));
 }
 
 // The block index of extract()'s sub-tile of shape S in a tile of shape S0: each index must lie
@@ -205,6 +220,23 @@ WEFT_TILE_FN auto extract_wrapped(const tile<T, S0, L>& t, index_sequence<D...>,
 }
 
 }  // namespace detail
+
+// The divisors of an integer // or % in a tile expression must be nonzero: checked over the
+// whole tile by every thread of the block together, before the element-wise expression runs
+// (whose own per-element check then never fails), so that the block stops at once with the
+// same report on both targets.
+template <class D>
+WEFT_TILE_FN void check_divisors(uint32_t site, const D& divisors) {
+  uint32_t nonzero = 1;  // 0 in a thread that holds a zero divisor
+  if constexpr (detail::is_tile<D>) {
+    WEFT_UNROLL
+    for (uint32_t k = 0; k < D::layout_type::kFragment; ++k) nonzero = nonzero && detail::element(divisors, k) != 0;
+  } else {
+    nonzero = divisors != 0;
+  }
+  if (detail::block_min(nonzero).value == 0)
+    ::weft::detail::fail(::weft::detail::Failure{CheckKind::ZeroDivision, site, 0, 0, nullptr, 0, nullptr, 0, 0});
+}
 
 // load_array, checked: the tile must overlap the array.
 template <class S, class T, int N, class... I>
