@@ -4,9 +4,10 @@ program written from docs/tiles.md and docs/types.md (not from weft's sources), 
 mode the GPU's results compared with the CPU target's.
 
 A program loads one to three 2-D tiles of random shapes and dtypes from arrays of random sizes
-(the last tile of each axis is usually an edge tile) with a random padding, computes on them
-(element-wise operators and functions with broadcasting, literals, comparisons and `where`,
-`astype`, reductions along an axis or all, scans, shape operations) and stores one to three
+(the last tile of each axis is usually an edge tile; some arrays hold NaNs and infinities) with a
+random padding, computes on them (element-wise operators and functions with broadcasting, mixed
+element types, literals, comparisons and `where`, `astype`, reductions along an axis or all,
+scans, shape operations, creation, `gather` with and without a mask) and stores one to three
 results into arrays that are not multiples of the tile either, so stores clip. Every tile block
 of a 2-D grid runs it at its own position.
 
@@ -125,7 +126,10 @@ class Program:
             spelled = PADDINGS[load.padding][0 if self.face == "seed" else 1]
             pad = f", padding={spelled}" if self.face == "seed" else f", padding_mode={m}.PaddingMode.{spelled}"
             lines.append(f"    {load.value.name} = {m}.load(a{first_array + i}, (bi, bj), {load.value.shape}{pad})")
-        lines += [f"    {s.target.name} = {s.text}" for s in self.statements]
+        body = [f"    {s.target.name} = {s.text}" for s in self.statements]
+        for i, load in enumerate(self.loads):  # a gather names the array of a load
+            body = [line.replace(f"@{load.value.name}@", f"a{first_array + i}") for line in body]
+        lines += body
         first_out = first_array + len(self.loads)
         lines += [f"    {m}.store(a{first_out + i}, (bi, bj), {s.value.name})" for i, s in enumerate(self.stores)]
         return lines
@@ -243,6 +247,7 @@ class Generator:
             array_shape = tuple(max(1, grid[d] * shape[d] - rng.randint(0, shape[d] - 1)) for d in (0, 1))
             loads.append(Load(value, array_shape, padding, specials))
             self.values.append(value)
+        self.loads = loads
         for _ in range(rng.randint(1, self.config.max_statements)):
             self.statement()
         storable = [v for v in self.values if len(v.shape) == 2 and v.dtype in CONVERT]
@@ -259,7 +264,8 @@ class Generator:
         return self.rng.choice(choices) if choices else None
 
     def statement(self):
-        kinds = ["binary", "binary", "literal", "unary", "compare", "astype", "reduce", "scan", "shape", "create"]
+        kinds = ["binary"] * 5 + ["literal"] * 2 + ["compare"] * 2 + ["reduce"] * 2 + ["shape"] * 2 + [
+            "unary", "astype", "scan", "create", "gather"]
         for _ in range(20):
             if getattr(self, "op_" + self.rng.choice(kinds))():
                 return
@@ -277,6 +283,8 @@ class Generator:
 
     def op_binary(self) -> bool:
         x = self.pick(lambda v: v.dtype in ARITH + ("float16",) and len(v.shape) == 2)
+        if x is not None and self.rng.random() < 0.25:
+            return self.op_mixed(x)
         y = x and self.broadcast_partner(x)
         if y is None:
             return False
@@ -330,6 +338,60 @@ class Generator:
                     "^": np.bitwise_xor}[op]
         return self.emit(t, f"{x.name} {op} {y.name}", lambda e, a=x.name, b=y.name, f=numpy_op: f(e[a], e[b]), (x, y),
                          "broadcast" if x.shape != y.shape else "binary")
+
+    def op_mixed(self, x: Value) -> bool:
+        """x + - * y for a y of another dtype: both faces give the float type if either is one
+        (the wider of two), else the wider integer type (docs/tiles.md "How element types meet";
+        signed with signed only), and convert both operands to it first."""
+
+        def fits(v):
+            tail = x.shape[len(x.shape) - len(v.shape):]
+            return (v.dtype in ARITH + ("float16",) and v.dtype != x.dtype and len(v.shape) <= 2 and
+                    all(a == b or a == 1 for a, b in zip(v.shape, tail)))
+
+        y = self.pick(fits)
+        if y is None:
+            return False
+        floats = [d for d in (x.dtype, y.dtype) if _is_float(d)]
+        dtype = max(floats or (x.dtype, y.dtype), key=lambda d: _np(d).itemsize)
+        op = self.rng.choice(["+", "-", "*"])
+        floating = _is_float(dtype)
+        t = self.fresh(dtype, x.shape, approx=x.approx or y.approx or (op == "*" and floating and self.config.contraction),
+                       nan=x.nan or y.nan or (x.inf or y.inf), inf=floating)
+        numpy_op = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
+        return self.emit(t, f"{x.name} {op} {y.name}",
+                         lambda e, a=x.name, b=y.name, f=numpy_op, d=dtype: f(astype(e[a], d), astype(e[b], d)), (x, y),
+                         "mixed_types")
+
+    def op_gather(self) -> bool:
+        """gather() from an input array at indices computed from integer tiles, about a tenth of
+        them outside the array (the padding value), with or without a mask."""
+        load = self.rng.choice(self.loads)
+        if load.value.dtype not in ARITH:
+            return False
+        p = self.pick(lambda v: v.dtype in ("int32", "int64") and len(v.shape) == 2)
+        q = p and self.broadcast_partner(p)
+        if q is None:
+            return False
+        rows, cols = load.array_shape
+        m = self.m(self.face)
+        pad = self.rng.choice([0, -1.5] if _is_float(load.value.dtype) else [0, -1])
+        masked = self.rng.random() < 0.5
+        mask = f", mask={p.name} % 3 != 0" if masked else ""
+        text = (f"{m}.gather(@{load.value.name}@, ({p.name} % {rows + 2} - 1, {q.name} % {cols + 2} - 1), "
+                f"padding_value={pad}{mask})")
+        t = self.fresh(load.value.dtype, p.shape, nan=load.specials, inf=load.specials)
+
+        def model(e, a=f"@{load.value.name}@", i=p.name, j=q.name, pad=pad, masked=masked):
+            array = e[a]
+            r, c = np.broadcast_arrays(np.mod(e[i], rows + 2) - 1, np.mod(e[j], cols + 2) - 1)
+            inside = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
+            if masked:
+                inside &= np.mod(e[i], 3) != 0
+            values = array[np.clip(r, 0, rows - 1), np.clip(c, 0, cols - 1)]
+            return np.where(inside, values, array.dtype.type(pad)).astype(array.dtype)
+
+        return self.emit(t, text, model, (p, q, load.value), "gather")
 
     def op_literal(self) -> bool:
         x = self.pick(lambda v: v.dtype in ARITH and len(v.shape) == 2)
@@ -554,6 +616,7 @@ def model(program: Program, ins: list, outs: list) -> list:
                 padded = np.full((program.grid[0] * m, program.grid[1] * n), PADDINGS[load.padding][2], dtype=array.dtype)
                 padded[: array.shape[0], : array.shape[1]] = array
                 env[load.value.name] = padded[bi * m:(bi + 1) * m, bj * n:(bj + 1) * n].copy()
+                env[f"@{load.value.name}@"] = array
             for s in program.statements:
                 result = np.asarray(s.model(env))
                 assert result.shape == s.target.shape and result.dtype == _np(s.target.dtype), (s.text, result.shape,
