@@ -103,7 +103,13 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     return text;
   };
   // debug=True: the checked overload's leading check site (include/weft/tiles/arrays.h).
-  auto checkedAt = [&]() { return e.checked ? "weft::tiles::checked_at{" + checkSite(e) + "u}, " : std::string(); };
+  auto checkedAt = [&]() {
+    return e.checked ? "weft::tiles::checked_at{" + checkSite(e) + "u}, " : std::string();
+  };
+  // gather_array, scatter_array, array_access_mask: the checked overload, else check_bounds's form.
+  auto addressing = [&](bool checkBounds) {
+    return e.checked ? "(" + checkedAt() : std::string(checkBounds ? "<true>(" : "<false>(");
+  };
   switch (e.tileOp) {
     case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
     case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
@@ -117,13 +123,10 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       return "weft::tiles::store_array(" + checkedAt() + operand(0) + ", " + operand(e.operands.size() - 1) +
              indices(1, e.operands.size() - 1) + ")";
     case TileOp::Gather:
-    case TileOp::Scatter: {
-      // check_bounds=True defines every index; debug=True checks them only without it.
-      bool bounds = e.ints.at(0) != 0;
+    case TileOp::Scatter:
       return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array" : "scatter_array") +
-             (bounds ? "<true>(" : e.checked ? "(" + checkedAt() : "<false>(") + operand(0) + ", " + operand(1) +
-             ", " + operand(2) + indices(3, e.operands.size()) + ")";
-    }
+             addressing(e.ints.at(0) != 0) + operand(0) + ", " + operand(1) + ", " + operand(2) +
+             indices(3, e.operands.size()) + ")";
     case TileOp::Arith: {
       static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "fma", "sqrt", "max", "min"};
       static constexpr const char* kRounding[] = {"round_ties_to_even_t", "round_toward_zero_t",
@@ -148,11 +151,10 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
                                                 "memory_order_release_t", "memory_order_acq_rel_t"};
       static constexpr const char* kScopes[] = {"thread_scope_block_t", "thread_scope_device_t", "thread_scope_system_t"};
       std::string indexList = indices(3, e.operands.size());
-      return std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(weft::tiles::array_pointers(" + operand(0) +
-             indexList + "), " + operand(1) + ", weft::tiles::array_access_mask" +
-             (e.ints.at(3) ? "<true>(" : e.checked ? "(" + checkedAt() : "<false>(") + operand(0) + ", " +
-             operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
-             "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
+      return std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(weft::tiles::array_pointers(" +
+             operand(0) + indexList + "), " + operand(1) + ", weft::tiles::array_access_mask" +
+             addressing(e.ints.at(3) != 0) + operand(0) + ", " + operand(2) + indexList +
+             "), weft::tiles::" + kOrders[e.ints.at(1)] + "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
     }
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
     case TileOp::Reshape: return "weft::tiles::reshape<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";

@@ -102,11 +102,11 @@ namespace detail {
 
 // Raises IndexError at `site` for the indices `given` into `shape`, out of bounds along `axis`.
 template <int N>
-[[noreturn]] WEFT_TILE_FN void fail_tile_index(uint32_t site, const int64_t (&given)[N], const uint64_t (&shape)[N],
-                                               int axis) {
+[[noreturn]] WEFT_TILE_FN void fail_tile_index(uint32_t site, const int64_t (&given)[N],
+                                               const uint64_t (&shape)[N], int axis) {
   ::weft::detail::fail(::weft::detail::Failure{CheckKind::Bounds, site, static_cast<uint32_t>(axis),
-                                               static_cast<uint32_t>(N), shape, static_cast<uint32_t>(N), given,
-                                               given[axis], shape[axis]});
+                                               static_cast<uint32_t>(N), shape, static_cast<uint32_t>(N),
+                                               given, given[axis], shape[axis]});
 }
 
 // The first of `shape`'s axes along which index[d] lies outside [0, shape[d]), or -1.
@@ -230,12 +230,14 @@ WEFT_TILE_FN void check_divisors(uint32_t site, const D& divisors) {
   uint32_t nonzero = 1;  // 0 in a thread that holds a zero divisor
   if constexpr (detail::is_tile<D>) {
     WEFT_UNROLL
-    for (uint32_t k = 0; k < D::layout_type::kFragment; ++k) nonzero = nonzero && detail::element(divisors, k) != 0;
+    for (uint32_t k = 0; k < D::layout_type::kFragment; ++k)
+      nonzero = nonzero && detail::element(divisors, k) != 0;
   } else {
     nonzero = divisors != 0;
   }
   if (detail::block_min(nonzero).value == 0)
-    ::weft::detail::fail(::weft::detail::Failure{CheckKind::ZeroDivision, site, 0, 0, nullptr, 0, nullptr, 0, 0});
+    ::weft::detail::fail(
+        ::weft::detail::Failure{CheckKind::ZeroDivision, site, 0, 0, nullptr, 0, nullptr, 0, 0});
 }
 
 // load_array, checked: the tile must overlap the array.
@@ -271,8 +273,8 @@ WEFT_TILE_FN auto gather_array(checked_at at, const ::weft::Array<T, N>& array, 
 
 // scatter_array of check_bounds=False, checked.
 template <class T, int N, class V, class M, class... X>
-WEFT_TILE_FN void scatter_array(checked_at at, const ::weft::Array<T, N>& array, const V& values, const M& mask,
-                                const X&... index) {
+WEFT_TILE_FN void scatter_array(checked_at at, const ::weft::Array<T, N>& array, const V& values,
+                                const M& mask, const X&... index) {
   detail::check_element_indices(at.site, array, mask, index...);
   scatter_array<false>(array, values, mask, index...);
 }
