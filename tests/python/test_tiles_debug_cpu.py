@@ -375,6 +375,13 @@ def test_release_tile_code_has_no_check():
     assert "checked_at" in extract_block._emit_cuda(a, out, 0, 0, target="cpu")
     release = extract_block_release._emit_cuda(a, out, 0, 0, target="cpu")
     assert "checked_at" not in release and "weft_error_record" not in release
+    ints = np.zeros(64, np.int32)
+    assert "check_divisors" in seed_divide._emit_cuda(ints, ints, ints, ints, 64, target="cpu")
+    release = seed_divide_release._emit_cuda(ints, ints, ints, ints, 64, target="cpu")
+    assert "check_divisors" not in release and "checked_divisor" not in release
+    rows = np.zeros((8, 16), np.float32)
+    release = shifted_rows_release._emit_cuda(rows, rows, 0, 0, target="cpu")
+    assert "checked_at" not in release and "weft_error_record" not in release
 
 
 def nvrtc_ptx(source):
