@@ -8,7 +8,8 @@ A program loads one to three 2-D tiles of random shapes and dtypes from arrays o
 random padding, computes on them (element-wise operators and functions with broadcasting, mixed
 element types, literals, comparisons and `where`, `astype`, reductions along an axis or all,
 scans, shape operations, creation, `gather` with and without a mask) and stores one to three
-results into arrays that are not multiples of the tile either, so stores clip. Every tile block
+results into arrays that are not multiples of the tile either, so stores clip; some also update
+a 1-D array with an atomic (add, max, min, and, or, xor) from every tile block. Every tile block
 of a 2-D grid runs it at its own position.
 
 Values that an approximate operation produced (exp, floating sums, products and scans; on the
@@ -94,10 +95,35 @@ class Load:
 
 @dataclasses.dataclass
 class Store:
-    """An output array of `value`'s tiles: its shape (stores clip at its edges)."""
+    """An output array of `value`'s tiles: its shape (stores clip at its edges). With `atomic`
+    (add, max, min, and, or, xor), a 1-D array that every tile block updates with that atomic
+    at the elements `index % (n + 2) - 1` (some outside: skipped), where `index % 3 != 0` if
+    `masked`; the old values it gives back are not used (their order between blocks is free)."""
 
     value: Value
     array_shape: tuple
+    atomic: str = ""
+    index: Value = None
+    masked: bool = False
+
+    def line(self, m: str, array: str) -> str:
+        if not self.atomic:
+            return f"{m}.store({array}, (bi, bj), {self.value.name})"
+        mask = f", mask={self.index.name} % 3 != 0" if self.masked else ""
+        return (f"{m}.atomic_{self.atomic}({array}, {self.index.name} % {self.array_shape[0] + 2} - 1, "
+                f"{self.value.name}{mask})")
+
+    def apply(self, env: dict, out):
+        """The model of one tile block's atomic update of `out`."""
+        value = env[self.value.name]
+        size = self.array_shape[0]
+        index = np.mod(env[self.index.name], size + 2) - 1
+        keep = (index >= 0) & (index < size)
+        if self.masked:
+            keep &= np.mod(env[self.index.name], 3) != 0
+        ufunc = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
+                 "xor": np.bitwise_xor}[self.atomic]
+        ufunc.at(out, index[keep], value[keep])
 
 
 @dataclasses.dataclass
@@ -113,6 +139,7 @@ class Program:
     def features(self) -> set:
         found = {s.feature for s in self.statements} | {f"pad_{l.padding}" for l in self.loads} | {self.face}
         found |= {"nan_inf_inputs"} if any(l.specials for l in self.loads) else set()
+        found |= {f"atomic_{s.atomic}" for s in self.stores if s.atomic}
         edges = any(l.array_shape[d] % l.value.shape[d] for l in self.loads for d in (0, 1))
         return found | ({"edge_tiles"} if edges else set())
 
@@ -131,7 +158,7 @@ class Program:
             body = [line.replace(f"@{load.value.name}@", f"a{first_array + i}") for line in body]
         lines += body
         first_out = first_array + len(self.loads)
-        lines += [f"    {m}.store(a{first_out + i}, (bi, bj), {s.value.name})" for i, s in enumerate(self.stores)]
+        lines += [f"    {s.line(m, f'a{first_out + i}')}" for i, s in enumerate(self.stores)]
         return lines
 
     @property
@@ -255,7 +282,21 @@ class Generator:
         for value in rng.sample(storable[-4:], min(len(storable[-4:]), rng.randint(1, 3))):
             array_shape = tuple(max(1, grid[d] * value.shape[d] - rng.randint(0, value.shape[d] - 1)) for d in (0, 1))
             stores.append(Store(value, array_shape))
+        if rng.random() < 0.4:
+            stores += self.atomic()
         return Program(self.name, face, grid, loads, self.statements, stores)
+
+    def atomic(self) -> list:
+        """An atomic update of a 1-D output by every tile block (integers; float32 max and min of
+        values that hold no NaN), indexed by an integer tile of the update's shape."""
+        update = self.pick(lambda v: len(v.shape) == 2 and (v.dtype in ("int32", "int64") or (
+            v.dtype == "float32" and not v.nan and not v.approx)))
+        index = update and self.pick(lambda v: v.shape == update.shape and v.dtype in ("int32", "int64"))
+        if index is None:
+            return []
+        ops = ["add", "max", "min", "and", "or", "xor"] if update.dtype != "float32" else ["max", "min"]
+        size = self.rng.randint(3, 40)
+        return [Store(update, (size,), self.rng.choice(ops), index, self.rng.random() < 0.5)]
 
     # ---- operations ----
 
@@ -623,6 +664,9 @@ def model(program: Program, ins: list, outs: list) -> list:
                                                                                               result.dtype)
                 env[s.target.name] = result
             for store, out in zip(program.stores, expected):
+                if store.atomic:
+                    store.apply(env, out)
+                    continue
                 m, n = store.value.shape
                 rows = out[bi * m:(bi + 1) * m, bj * n:(bj + 1) * n]
                 rows[...] = env[store.value.name][: rows.shape[0], : rows.shape[1]]
@@ -736,7 +780,7 @@ def reduce_program(program: Program, seed: int, targets: tuple, work: pathlib.Pa
         if len(program.stores) > 1 and fails(alone):
             program = alone
             break
-    needed = {s.value.name for s in program.stores}
+    needed = {s.value.name for s in program.stores} | {s.index.name for s in program.stores if s.atomic}
     kept = []
     for s in reversed(program.statements):
         if s.target.name in needed:
