@@ -428,3 +428,95 @@ def test_checked_tile_units_compile_for_sm90(tmp_path, name):
         proc = subprocess.run([str(PTXAS), "-arch=sm_90", str(tmp_path / "unit.ptx"), "-o", str(tmp_path / "unit.cubin")],
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
+
+
+# ---- the block-wide search for the first index outside, with the GPU's algorithm on the host ----
+
+FIRST_OUTSIDE_PROGRAM = r"""
+#include "tile_test.h"
+#include <weft/tiles/arrays.h>
+
+namespace ct = ::cuda::tiles;
+
+// Every thread of the one tile block writes what first_outside found (position, two indices).
+template <uint32_t R, uint32_t C>
+__tile_global__ void first_kernel(const int64_t* rows, const int64_t* cols, const int32_t* keep, long n0, long n1,
+                                  int64_t* out) {
+  using I = ct::tile<int32_t, ct::shape<R, C>>;
+  auto dense = ct::iota<I>();
+  auto mask = ct::load(keep + dense) != 0;
+  ::weft::Array<float, 2> array{nullptr, {static_cast<uint64_t>(n0), static_cast<uint64_t>(n1)},
+                                {static_cast<uint64_t>(n1), 1}};
+  auto first = ct::detail::first_outside(array, mask, ct::load(rows + dense), ct::load(cols + dense));
+  int64_t* mine = out + 3 * ct::detail::thread_rank();
+  mine[0] = first.position;
+  mine[1] = first.index[0];
+  mine[2] = first.index[1];
+}
+
+template <uint32_t R, uint32_t C>
+void run(tile_test::Random& rng) {
+  constexpr uint32_t n = R * C;
+  for (int trial = 0; trial < 12; ++trial) {
+    long n0 = 1 + static_cast<long>(rng.next() % 9), n1 = 1 + static_cast<long>(rng.next() % 9);
+    tile_test::Buffer<int64_t> rows(n), cols(n), out(3 * ct::kBlockThreads);
+    tile_test::Buffer<int32_t> keep(n);
+    for (uint32_t e = 0; e < n; ++e) {
+      rows[e] = static_cast<int64_t>(rng.next() % n0);
+      cols[e] = static_cast<int64_t>(rng.next() % n1);
+      keep[e] = rng.next() % 4 != 0;
+    }
+    for (uint64_t b = rng.next() % 4; b > 0; --b) {
+      uint32_t e = static_cast<uint32_t>(rng.next() % n);
+      if (rng.next() % 2) rows[e] = n0 + static_cast<int64_t>(rng.next() % 3);
+      else cols[e] = -1 - static_cast<int64_t>(rng.next() % 3);
+    }
+    int64_t want[3] = {static_cast<int64_t>(~0u), 0, 0};
+    for (uint32_t e = 0; e < n; ++e) {
+      if (keep[e] && (rows[e] < 0 || rows[e] >= n0 || cols[e] < 0 || cols[e] >= n1)) {
+        want[0] = e, want[1] = rows[e], want[2] = cols[e];
+        break;
+      }
+    }
+    tile_test::launch(ct::dim3_t{1, 1, 1}, first_kernel<R, C>, rows.get(), cols.get(), keep.get(), n0, n1, out.get());
+    for (uint32_t t = 0; t < ct::kBlockThreads; ++t) {
+      bool same = out[3 * t] == want[0] && (want[0] == static_cast<int64_t>(~0u) ||
+                                             (out[3 * t + 1] == want[1] && out[3 * t + 2] == want[2]));
+      tile_test::check(same, std::to_string(R) + "x" + std::to_string(C) + " trial " + std::to_string(trial) +
+                                 " thread " + std::to_string(t) + ": got " + std::to_string(out[3 * t]) + " want " +
+                                 std::to_string(want[0]));
+    }
+  }
+}
+
+int main() {
+  tile_test::Random rng(tile_test::seed());
+  run<1, 1>(rng);
+  run<2, 4>(rng);
+  run<8, 16>(rng);
+  run<16, 32>(rng);
+  run<32, 64>(rng);
+  return tile_test::finish("first_outside");
+}
+"""
+
+
+@pytest.mark.parametrize("mode", [[], ["-DWEFT_TILES_EMULATE_BLOCK"],
+                                  ["-DWEFT_TILES_EMULATE_BLOCK", "-DWEFT_TILE_THREADS=512"]],
+                         ids=["serial", "emulated", "emulated512"])
+def test_the_first_index_outside_is_agreed_by_every_thread_of_the_block(tmp_path, mode):
+    """check_element_indices' search (weft::tiles::detail::first_outside): the first element in
+    row-major order that the mask selects and that lies outside, found by every thread alike; on
+    the host with one thread, and with the GPU's algorithm (per-thread fragments of replicated and
+    blocked layouts, the scratch buffer, barriers) run by 128 and 512 host threads."""
+    repo = pathlib.Path(__file__).resolve().parents[2]
+    source = tmp_path / "first_outside.cpp"
+    source.write_text(FIRST_OUTSIDE_PROGRAM)
+    executable = tmp_path / "first_outside"
+    build = subprocess.run(["g++", "-std=c++20", "-O0", "-Wall", "-Wextra", "-Werror", "-DWEFT_HOST", *mode,
+                            f"-I{repo / 'include'}", f"-I{repo / 'tests' / 'tiles'}", str(source), "-o", str(executable),
+                            "-pthread"], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr[-6000:]
+    run = subprocess.run([str(executable)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:]
+    assert "0 failures" in run.stdout

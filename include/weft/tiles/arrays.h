@@ -155,43 +155,61 @@ WEFT_TILE_FN block_minimum block_min(uint32_t value) {
 #endif
 }
 
-// Where `mask` holds, every index must lie inside the array (check_bounds=False leaves an index
-// outside undefined). The report names the first such element in row-major order: on the GPU
-// each thread finds its own first, and the block agrees on the smallest through the scratch
-// buffer (a debug-only cost of two barriers).
+// The first element, in row-major order, of index tiles `index` (one per dimension of `array`,
+// all of the mask's shape) that the mask selects and that lies outside the array: its row-major
+// position (kNoElement when none does) and its indices, the same in every thread of the block.
+// On the GPU each thread finds its own first, and the block agrees on the smallest through the
+// scratch buffer (two barriers, then one more to share the winner's indices).
+inline constexpr uint32_t kNoElement = ~0u;
+template <int N>
+struct element_outside {
+  uint32_t position;
+  int64_t index[N];
+};
 template <class T, int N, class M, class... X>
-WEFT_TILE_FN void check_element_indices(uint32_t site, const ::weft::Array<T, N>& array, const M& mask,
-                                        const X&... index) {
+WEFT_TILE_FN element_outside<N> first_outside(const ::weft::Array<T, N>& array, const M& mask,
+                                              const X&... index) {
   using L = typename M::layout_type;
   uint64_t shape[N];
   for (int d = 0; d < N; ++d) shape[d] = array.shape[d];
-  constexpr uint32_t kNone = ~0u;
-  uint32_t first = kNone;  // the row-major index of the first failing element
-  int64_t at[N] = {};      // and its indices
+  element_outside<N> first{kNoElement, {}};
   auto scan = [&](const auto&... x) {
     WEFT_UNROLL
     for (uint32_t k = 0; k < L::kFragment; ++k) {
       const int64_t i[] = {static_cast<int64_t>(element(x, k))...};
       const uint32_t position = L::index(thread_rank(), k);
-      if (element(mask, k) && position < first && axis_outside(i, shape) >= 0) {
-        first = position;
-        for (int d = 0; d < N; ++d) at[d] = i[d];
+      if (element(mask, k) && position < first.position && axis_outside(i, shape) >= 0) {
+        first.position = position;
+        for (int d = 0; d < N; ++d) first.index[d] = i[d];
       }
     }
   };
   scan(in_layout<L>(index)...);
-  const block_minimum smallest = block_min(first);
-  if (smallest.value == kNone) return;  // the same answer in every thread
+  const block_minimum smallest = block_min(first.position);
+  if (smallest.value == kNoElement) return first;  // the same answer in every thread
 #if !defined(WEFT_TILES_SERIAL)
   // The winner's indices, after the slots block_min used.
   int64_t* winner = reinterpret_cast<int64_t*>(scratch_as<uint32_t>() + kBlockThreads);
   static_assert(kBlockThreads * sizeof(uint32_t) + N * sizeof(int64_t) <= kScratchBytes);
   if (thread_rank() == smallest.thread)
-    for (int d = 0; d < N; ++d) winner[d] = at[d];
+    for (int d = 0; d < N; ++d) winner[d] = first.index[d];
   block_sync();
-  for (int d = 0; d < N; ++d) at[d] = winner[d];
+  first.position = smallest.value;
+  for (int d = 0; d < N; ++d) first.index[d] = winner[d];
 #endif
-  fail_tile_index(site, at, shape, axis_outside(at, shape));
+  return first;
+}
+
+// Where `mask` holds, every index must lie inside the array (check_bounds=False leaves an index
+// outside undefined); the report names the first one outside in row-major order.
+template <class T, int N, class M, class... X>
+WEFT_TILE_FN void check_element_indices(uint32_t site, const ::weft::Array<T, N>& array, const M& mask,
+                                        const X&... index) {
+  element_outside<N> first = first_outside(array, mask, index...);
+  if (first.position == kNoElement) return;
+  uint64_t shape[N];
+  for (int d = 0; d < N; ++d) shape[d] = array.shape[d];
+  fail_tile_index(site, first.index, shape, axis_outside(first.index, shape));
 }
 
 // The block index of extract()'s sub-tile of shape S in a tile of shape S0: each index must lie
