@@ -120,11 +120,17 @@ if has_step sanitize; then
 fi
 
 # The differential fuzzer's long run (tests/fuzz): generated programs on the GPU and the CPU target
-# against the model, compiled to sm_90 cubins, a job per CPU; no batch starts after 200 s.
+# against the model, compiled to sm_90 cubins, a job per CPU; no batch starts after 200 s. Then the
+# tile fuzzer's (the two timeouts together fit one 10-minute device call).
 if has_step fuzz; then
   timeout 450 "$PY" -m tests.fuzz differential --long --seed "${FUZZ_SEED:-7}" --time-limit 200 \
     --json "$OUT/fuzz-differential.json" --work /tmp/weft-fuzz-differential 2>&1 | tee "$OUT/fuzz-differential.log"
   record fuzz "rc=$? $(tail -n 1 "$OUT/fuzz-differential.log")"
+  # The tile fuzzer's long run (tests/fuzz/tiles.py): generated tile kernels on the GPU against
+  # the CPU target and the CPU target against the NumPy model; no batch starts after 90 s.
+  timeout 140 "$PY" -m tests.fuzz tiles --long --seed "${FUZZ_SEED:-7}" --time-limit 90 \
+    --json "$OUT/fuzz-tiles.json" --work /tmp/weft-fuzz-tiles 2>&1 | tee "$OUT/fuzz-tiles.log"
+  record fuzz-tiles "rc=$? $(tail -n 1 "$OUT/fuzz-tiles.log")"
 fi
 
 # The malformed-input fuzzer's long run: mutated kernels through weftc and the Python API.

@@ -51,6 +51,12 @@ const char* reductionName(TileOp op) {
   return nullptr;
 }
 
+// The integer divisions a TileMap's scalar expression checks (debug=True).
+void checkedDivisions(const TypedExpr& e, std::vector<const TypedExpr*>& out) {
+  if (e.kind == TypedExprKind::Binary && e.checked) out.push_back(&e);
+  for (const TypedExpr* operand : e.operands) checkedDivisions(*operand, out);
+}
+
 }  // namespace
 
 std::string CudaEmitter::tileTypeName(const Type* type) {
@@ -66,9 +72,26 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
   for (size_t i = 1; i < e.operands.size(); ++i) params += (i > 1 ? ", " : "") + std::string("auto weft_in") + std::to_string(i - 1);
   // The body is a scalar expression of the inputs: it reads nothing else that could change.
   std::string body = expr(*e.operands[0]);
-  std::string out = "weft::tiles::map([&](" + params + ") { return " + body + "; }";
-  for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + expr(*e.operands[i]);
-  return out + ")";
+  std::vector<const TypedExpr*> divisions;
+  checkedDivisions(*e.operands[0], divisions);
+  if (divisions.empty()) {
+    std::string out = "weft::tiles::map([&](" + params + ") { return " + body + "; }";
+    for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + expr(*e.operands[i]);
+    return out + ")";
+  }
+  // debug=True: each divisor is checked over the whole tile by the whole tile block first
+  // (weft::tiles::check_divisors), as Python computes a tile's // on every element; the inputs
+  // are evaluated once, into temporaries.
+  std::string out = "[&]() { ", inputs;
+  for (size_t i = 1; i < e.operands.size(); ++i) {
+    std::string temp = freshTemp();
+    out += "const auto " + temp + " = " + expr(*e.operands[i]) + "; ";
+    inputs += ", " + temp;
+  }
+  for (const TypedExpr* division : divisions)
+    out += "weft::tiles::check_divisors(" + checkSite(*division) + "u, weft::tiles::map([&](" + params +
+           ") { return " + expr(*division->operands[1]) + "; }" + inputs + ")); ";
+  return out + "return weft::tiles::map([&](" + params + ") { return " + body + "; }" + inputs + "); }()";
 }
 
 // A pipelined K loop (sema::MmaPipeline): the bounds evaluated once, in order, as forRange does,
@@ -113,22 +136,30 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     for (size_t i = from; i < to; ++i) text += ", " + operand(i);
     return text;
   };
+  // debug=True: the checked overload's leading check site (include/weft/tiles/arrays.h).
+  auto checkedAt = [&]() {
+    return e.checked ? "weft::tiles::checked_at{" + checkSite(e) + "u}, " : std::string();
+  };
+  // gather_array, scatter_array, array_access_mask: the checked overload, else check_bounds's form.
+  auto addressing = [&](bool checkBounds) {
+    return e.checked ? "(" + checkedAt() : std::string(checkBounds ? "<true>(" : "<false>(");
+  };
   switch (e.tileOp) {
     case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
     case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
     case TileOp::Load: {
       std::string element = types::cxxName(e.type->scalar);
-      return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + operand(0) + ", " +
+      return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + checkedAt() + operand(0) + ", " +
              paddingValue(static_cast<sema::TilePadding>(e.ints.at(0)), element) +
              indices(1, e.operands.size()) + ")";
     }
     case TileOp::Store:
-      return "weft::tiles::store_array(" + operand(0) + ", " + operand(e.operands.size() - 1) +
+      return "weft::tiles::store_array(" + checkedAt() + operand(0) + ", " + operand(e.operands.size() - 1) +
              indices(1, e.operands.size() - 1) + ")";
     case TileOp::Gather:
     case TileOp::Scatter:
-      return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array<" : "scatter_array<") +
-             (e.ints.at(0) ? "true" : "false") + ">(" + operand(0) + ", " + operand(1) + ", " + operand(2) +
+      return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array" : "scatter_array") +
+             addressing(e.ints.at(0) != 0) + operand(0) + ", " + operand(1) + ", " + operand(2) +
              indices(3, e.operands.size()) + ")";
     case TileOp::Arith: {
       static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "fma", "sqrt", "max", "min"};
@@ -154,10 +185,10 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
                                                 "memory_order_release_t", "memory_order_acq_rel_t"};
       static constexpr const char* kScopes[] = {"thread_scope_block_t", "thread_scope_device_t", "thread_scope_system_t"};
       std::string indexList = indices(3, e.operands.size());
-      return std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(weft::tiles::array_pointers(" + operand(0) +
-             indexList + "), " + operand(1) + ", weft::tiles::array_access_mask<" + (e.ints.at(3) ? "true" : "false") +
-             ">(" + operand(0) + ", " + operand(2) + indexList + "), weft::tiles::" + kOrders[e.ints.at(1)] +
-             "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
+      return std::string("weft::tiles::") + kNames[e.ints.at(0)] + "(weft::tiles::array_pointers(" +
+             operand(0) + indexList + "), " + operand(1) + ", weft::tiles::array_access_mask" +
+             addressing(e.ints.at(3) != 0) + operand(0) + ", " + operand(2) + indexList +
+             "), weft::tiles::" + kOrders[e.ints.at(1)] + "{}, weft::tiles::" + kScopes[e.ints.at(2)] + "{})";
     }
     case TileOp::PartitionView: return operand(0);  // the view is its array at run time
     case TileOp::BroadcastTo: return "weft::tiles::broadcast_to<" + shapeName(e.type->shape) + ">(" + operand(0) + ")";
@@ -170,7 +201,8 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Cat:
       return "weft::tiles::cat<" + std::to_string(e.ints.at(0)) + ">(" + operand(0) + ", " + operand(1) + ")";
     case TileOp::Extract:
-      return "weft::tiles::extract<" + shapeName(e.type->shape) + ">(" + operand(0) + indices(1, e.operands.size()) + ")";
+      return "weft::tiles::extract_wrapped<" + shapeName(e.type->shape) + ">(" + checkedAt() + operand(0) +
+             indices(1, e.operands.size()) + ")";
     case TileOp::Sum:
     case TileOp::Prod:
     case TileOp::Max:

@@ -417,6 +417,12 @@ TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceL
   TypedExpr* e = make(TypedExprKind::TileCall, type, loc, std::move(operands));
   e->tileOp = op;
   e->ints = std::move(ints);
+  // debug=True: tile positions and element indices are checked at run time (docs/tiles.md
+  // "Debugging tile kernels"); gather's and scatter's only with check_bounds=False (ints[0] 0),
+  // which leaves them undefined; an atomic starts as a Scatter and keeps the mark.
+  bool addressed = op == TileOp::Gather || op == TileOp::Scatter;
+  e->checked = program.debug && (op == TileOp::Load || op == TileOp::Store || op == TileOp::Extract ||
+                                 (addressed && e->ints.at(0) == 0));
   return e;
 }
 

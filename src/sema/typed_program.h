@@ -165,7 +165,8 @@ struct TypedExpr {
   std::string text;  // BuiltinCall Print: the printf format; AssertFail: the assert's message
   std::vector<ArrayAxis> axes;  // ArraySlice
   // ArraySlice, ArrayView, ArrayReshape: see above. Binary FloorDiv/Mod of integers: a zero
-  // divisor raises ZeroDivisionError (debug=True) instead of giving 0.
+  // divisor raises ZeroDivisionError (debug=True) instead of giving 0. TileCall Load, Store,
+  // Gather, Scatter, Atomic, Extract: debug=True checks the positions and indices.
   bool checked = false;
   TileOp tileOp = TileOp::Full;  // TileCall
   std::vector<int64_t> ints;     // TileCall: the operation's integer parameters (tile_ops.def)

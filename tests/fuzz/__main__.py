@@ -4,6 +4,8 @@
     python -m tests.fuzz differential --long --time-limit 500          # the GPU machine's run
     python -m tests.fuzz malformed --seed 1 --mutants 150
     python -m tests.fuzz reduce REPORT.json                            # minimal reproducers
+    python -m tests.fuzz tiles --seed 1 --programs 12                  # tile kernels, CPU vs NumPy
+    python -m tests.fuzz tiles --long --time-limit 200                 # the GPU machine's run
 
 Each prints its counts, writes a JSON report with --json, and exits 1 when a failure was found, 0
 otherwise.
@@ -17,7 +19,7 @@ import sys
 import time
 from dataclasses import replace
 
-from . import differential, generator, malformed
+from . import differential, generator, malformed, tiles
 
 
 def _differential(args) -> dict:
@@ -69,6 +71,21 @@ def _reduce(args) -> dict:
     return {"reductions": out, "failures": []}
 
 
+def _tiles(args) -> dict:
+    """Generated tile kernels: the CPU target against the NumPy model; with the GPU, the GPU
+    against the CPU target (floating products approximate there: the GPU may fuse them)."""
+    import weft
+
+    targets = tuple(args.targets)
+    if "gpu" in targets and not weft.gpu_available():
+        print("fuzz: no usable GPU; running the CPU target only")
+        targets = tuple(t for t in targets if t != "gpu")
+    config = tiles.Config(contraction="gpu" in targets, known_bugs=args.known_bugs)
+    if args.long:
+        config = replace(config, max_statements=14, max_elements=1024)
+    return tiles.run(args.seed, args.programs, targets, config, args.work, time_limit=args.time_limit, first=args.first)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -95,7 +112,16 @@ def main(argv=None) -> int:
     m.add_argument("--jobs", type=int, default=1, help="weftc processes at a time")
     r = sub.add_parser("reduce", help="minimal reproducers of a differential report's failures")
     r.add_argument("report", type=pathlib.Path)
-    for p in (d, m, r):
+    t = sub.add_parser("tiles", help="generated tile kernels against a NumPy model (and the GPU against the CPU)")
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--programs", type=int, default=12)
+    t.add_argument("--first", type=int, default=0, help="the number of the first program")
+    t.add_argument("--targets", type=lambda s: s.split(","), default=["cpu"], help="cpu, gpu or cpu,gpu")
+    t.add_argument("--long", action="store_true",
+                   help="the GPU machine's run: bigger programs and tiles, cpu and gpu targets, 3000 programs")
+    t.add_argument("--time-limit", type=float, default=0, help="stop starting programs after this many seconds")
+    t.add_argument("--known-bugs", action="store_true", help="also generate what tiles.KNOWN_BUGS leaves out")
+    for p in (d, m, r, t):
         p.add_argument("--json", type=pathlib.Path, help="write the report here")
         p.add_argument("--work", type=pathlib.Path, default=pathlib.Path(f"/tmp/weft-fuzz-{os.getpid()}"))
     args = parser.parse_args(argv)
@@ -110,7 +136,13 @@ def main(argv=None) -> int:
             args.jobs = min(16, os.cpu_count() or 1)
     args.work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    report = {"differential": _differential, "malformed": _malformed, "reduce": _reduce}[args.command](args)
+    if args.command == "tiles" and args.long:
+        if args.programs == 12:
+            args.programs = 3000
+        if args.targets == ["cpu"]:
+            args.targets = ["cpu", "gpu"]
+    report = {"differential": _differential, "malformed": _malformed, "reduce": _reduce,
+              "tiles": _tiles}[args.command](args)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
     failures = report["failures"]
