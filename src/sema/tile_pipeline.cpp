@@ -6,7 +6,7 @@
 //   x = load(a, index_a, (M, K)); y = load(b, index_b, (K, N)); acc = mma(x, y, acc)
 //
 // (the loads may also be written inside the mma, in any order), a and b are 2-D float16 or
-// bfloat16 arrays loaded with zero padding, the indices are computed without effects or traps
+// bfloat16 arrays loaded with zero padding and without debug=True's checks, the indices are computed without effects or traps
 // from the loop variable and values the loop does not assign, the loop steps by 1 and has no
 // else, and x, y and the loop variable are read nowhere else (their values after the loop are
 // never observed).
@@ -111,8 +111,9 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads)
   Reads indexReads;
   for (const TypedExpr* load : loads) {
     const TypedExpr& array = *load->operands[0];
+    // A checked load (debug=True) keeps its run-time check: the loop stays as written.
     if (array.kind != TypedExprKind::Local || !array.type->isArray() || array.type->ndim != 2 ||
-        !pipelinesElement(load->type) || load->ints.at(0) != static_cast<int64_t>(TilePadding::Zero))
+        !pipelinesElement(load->type) || load->ints.at(0) != static_cast<int64_t>(TilePadding::Zero) || load->checked)
       return {};
     for (size_t i = 1; i < load->operands.size(); ++i) {
       if (!isPureIndex(*load->operands[i], assigned)) return {};

@@ -434,6 +434,30 @@ def test_pipelined_k_loop_against_numpy_and_the_plain_loop(target, rng, dtype, m
     np.testing.assert_array_equal(last, (k + tk - 1) // tk - 1 if k > skip else -1)
 
 
+@cu.kernel(debug=True)
+def matmul_checked(a, b, c, tm: cu.Constant[int], tn: cu.Constant[int], tk: cu.Constant[int], first: cu.Constant[int]):
+    acc = cu.zeros((tm, tn), dtype=cu.float32)
+    for k in range(first, cu.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (tm, tk)), cu.load(b, (k, cu.bid(1)), (tk, tn)), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+
+
+def test_debug_k_loops_keep_their_load_checks(target, rng):
+    """debug=True checks each load of a K loop (a tile wholly outside raises), so the loop is not
+    pipelined; without debug the same loop is, and pads."""
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    assert "mma_pipeline_arrays" not in matmul_checked._emit_cuda(a, b, c, 64, 64, 32, 0, target="cpu")
+    assert "mma_pipeline_arrays" in matmul_pipelined._emit_cuda(a, b, c, 64, 64, 32, 0, target="cpu")
+    run_tiles(target, matmul_checked, a, b, c, 64, 64, 32, 0, grid=(1, 1))
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-3, atol=1e-2)
+    with pytest.raises(IndexError):
+        run_tiles(target, matmul_checked, a, b, c, 64, 64, 32, -1, grid=(1, 1))
+    run_tiles(target, matmul_pipelined, a, b, c, 64, 64, 32, -1, grid=(1, 1))
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-3, atol=1e-2)
+
+
 @ct.kernel
 def matmul_operator(a, b, c):
     x = ct.load(a, (0, 0), (16, 32))

@@ -16,6 +16,7 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_creation,
     test_cutile_face_runs_a_cutile_program,
     test_cutile_padding_mode,
+    test_debug_k_loops_keep_their_load_checks,
     test_element_wise_operators_follow_python,
     test_function_decorator_options_and_hints,
     test_gather_and_scatter_with_bounds_and_masks,
