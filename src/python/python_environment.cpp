@@ -36,6 +36,30 @@ PyObject* numpyIfImported() {
   return PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
 }
 
+// A function's captured variables: a dict from each free variable's name to its cell, or None
+// when it captures nothing.
+nb::object capturedCells(nb::handle function) {
+  nb::object closure = function.attr("__closure__");
+  if (closure.is_none()) return nb::none();
+  nb::object names = function.attr("__code__").attr("co_freevars");
+  nb::dict cells;
+  for (size_t i = 0; i < nb::len(names); ++i) cells[names[i]] = closure[i];
+  return cells;
+}
+
+// Sets a lambda's bodyLine and bodyColumn from the first instruction with a real position (the
+// RESUME before it has none).
+void lambdaPosition(nb::handle function, sema::FunctionSource& source) {
+  for (nb::handle position : function.attr("__code__").attr("co_positions")()) {
+    nb::object line = position[0], column = position[2], endColumn = position[3];
+    if (line.is_none() || column.is_none() || endColumn.is_none()) continue;
+    if (nb::cast<uint32_t>(column) == nb::cast<uint32_t>(endColumn)) continue;
+    source.bodyLine = nb::cast<uint32_t>(line);
+    source.bodyColumn = nb::cast<uint32_t>(column);
+    return;
+  }
+}
+
 bool truthy(nb::handle value) {
   int result = PyObject_IsTrue(value.ptr());
   if (result < 0) throw nb::python_error();
@@ -51,19 +75,27 @@ PythonEnvironment::~PythonEnvironment() {
   }
   nb::gil_scoped_acquire gil;
   globals_.reset();
+  cells_.reset();
+}
+
+PyObject* PythonEnvironment::cell(PyObject* name) const {
+  return cells_.is_none() ? nullptr : PyDict_GetItem(cells_.ptr(), name);
 }
 
 PyObject* PythonEnvironment::current(PyObject* name) const {
+  if (PyObject* captured = cell(name)) return PyCell_GET(captured);
   return PyDict_GetItem(globals_.ptr(), name);
 }
 
 GlobalValue PythonEnvironment::lookup(std::string_view name) {
   nb::str key(name.data(), name.size());
-  PyObject* value = PyDict_GetItem(globals_.ptr(), key.ptr());
+  PyObject* value = current(key.ptr());
   // Names that are not globals (range, abs, len, ...) are sema's builtins: it knows which of
-  // Python's builtins device code supports.
+  // Python's builtins device code supports. A captured variable not yet assigned is undefined.
   if (!value) return GlobalValue{};
-  return classifyGlobal(value);
+  GlobalValue result = classifyGlobal(value);
+  result.captured = cell(key.ptr()) != nullptr;
+  return result;
 }
 
 GlobalValue classifyGlobal(nb::handle value) {
@@ -132,9 +164,10 @@ std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
   source->line = nb::cast<uint32_t>(info[1]);
   source->name = nb::cast<std::string>(info[2]);
   source->identity = reinterpret_cast<uintptr_t>(function.ptr());
+  if (source->name == "<lambda>") lambdaPosition(function, *source);
   source->decorator = decorator;
   source->interop = interop;
-  source->globals = std::make_shared<PythonEnvironment>(nb::borrow(function.attr("__globals__")));
+  source->globals = std::make_shared<PythonEnvironment>(nb::borrow(function.attr("__globals__")), capturedCells(function));
   return source;
 }
 

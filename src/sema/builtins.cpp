@@ -170,6 +170,7 @@ std::optional<Builtin> intrinsicBuiltin(Intrinsic intrinsic) { return kIntrinsic
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
   GlobalMeaning meaning;
   GlobalValue global = environment != nullptr ? environment->lookup(name) : GlobalValue{};
+  meaning.captured = global.captured;
   switch (global.kind) {
     case GlobalValue::Kind::Constant:
       meaning.value.kind = Value::Kind::Constant;

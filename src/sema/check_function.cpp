@@ -146,6 +146,40 @@ bool definesAt(const syntax::FunctionDefStmt& def, const std::string& name, uint
           (!def.decoratorList.empty() && def.decoratorList.front()->loc.line == line));
 }
 
+// The def equivalent to the innermost lambda of `module` around 1-based `line`, 0-based byte
+// `column` (`lambda x: e` is `def <lambda>(x): return e`), made in `module` on first use;
+// nullptr when no lambda is there.
+const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, uint32_t line, uint32_t column) {
+  auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
+  const syntax::LambdaExpr* found = nullptr;
+  for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
+    const auto* lambda = dynamic_cast<const syntax::LambdaExpr*>(node.get());
+    if (lambda == nullptr || !before(lambda->loc.line, lambda->loc.column, line, column) ||
+        !before(line, column + 1, lambda->endLine, lambda->endColumn))
+      continue;
+    if (found == nullptr || before(found->loc.line, found->loc.column, lambda->loc.line, lambda->loc.column))
+      found = lambda;
+  }
+  if (found == nullptr) return nullptr;
+  for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
+    const auto* def = dynamic_cast<const syntax::FunctionDefStmt*>(node.get());
+    if (def != nullptr && def->name == "<lambda>" && def->body.size() == 1 &&
+        syntax::as<syntax::ReturnStmt>(*def->body[0]).value == found->body)
+      return def;
+  }
+  auto* body = module.make<syntax::ReturnStmt>();
+  body->loc = found->body->loc;
+  body->value = found->body;
+  auto* def = module.make<syntax::FunctionDefStmt>();
+  def->loc = found->loc;
+  def->endLine = found->endLine;
+  def->endColumn = found->endColumn;
+  def->name = "<lambda>";
+  def->args = found->args;
+  def->body.push_back(body);
+  return def;
+}
+
 }  // namespace
 
 const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
@@ -283,17 +317,21 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     for (const syntax::FunctionDefStmt* def : candidates->second)
       if (definesAt(*def, source.name, source.line)) return def;
   }
+  if (source.name == "<lambda>" && source.bodyLine != 0) {
+    if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source.bodyLine, source.bodyColumn))
+      return def;
+  }
   sink.error(diag::FunctionNotFound, callLoc,
              {source.name, source.file->name(), std::to_string(source.line)});
   return nullptr;
 }
 
 void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name,
-                                  const ConstValue& value) {
+                                  const ConstValue& value, bool byIdentity) {
   for (const GlobalDependency& dependency : globals_) {
     if (dependency.environment == environment && dependency.name == name) return;
   }
-  globals_.push_back(GlobalDependency{environment, name, value});
+  globals_.push_back(GlobalDependency{environment, name, value, byIdentity});
 }
 
 int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
@@ -636,7 +674,11 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
       sink.error(diag::UnsupportedEntity, e.loc, {meaning.detail});
       return errorValue();
   }
-  if (meaning.fromEnvironmentConstant) program.recordGlobal(environment, e.id, *meaning.value.constant);
+  // A captured function or module is baked in as much as a constant is: a closure's cell can
+  // be rebound (nonlocal) between launches.
+  if (meaning.fromEnvironmentConstant || meaning.captured)
+    program.recordGlobal(environment, e.id, meaning.fromEnvironmentConstant ? *meaning.value.constant : ConstValue{},
+                         !meaning.fromEnvironmentConstant);
   if (meaning.value.kind == Value::Kind::Constant) return constantValue(*meaning.value.constant, e.loc);
   return meaning.value;
 }

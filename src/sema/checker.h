@@ -97,6 +97,7 @@ struct GlobalMeaning {
   Value value;
   std::string detail;  // Unsupported: the Python type; UnsupportedEntity: the qualified name
   bool fromEnvironmentConstant = false;
+  bool captured = false;  // a variable of an enclosing function (GlobalValue::captured)
 };
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name);
 
@@ -257,8 +258,10 @@ class ProgramChecker {
   void checkInteropName(const FunctionSource& source, const syntax::FunctionDefStmt& def, Diagnostics& sink);
   // Copies a specialization's diagnostics into `sink` once, with a note at the call site.
   void replay(int index, Diagnostics& sink, SourceLoc callLoc);
-  // Remembers that the program baked in global `name` = `value`.
-  void recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name, const ConstValue& value);
+  // Remembers that the program baked in global `name` = `value` (byIdentity: whatever object
+  // the name is bound to; GlobalDependency).
+  void recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name, const ConstValue& value,
+                    bool byIdentity);
 
   types::TypeContext& types;
   SourceManager& sources;

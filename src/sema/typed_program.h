@@ -233,11 +233,14 @@ struct TypedFunction {
   std::vector<TypedStmt*> body;
 };
 
-// A global constant whose value the program baked in: the runtime re-checks it at launch.
+// A global constant whose value the program baked in, or a captured variable (a closure's
+// cell) whatever it holds: the runtime re-checks it at launch.
 struct GlobalDependency {
   std::shared_ptr<Environment> environment;
   std::string name;
   ConstValue value;
+  // A captured function, module, class...: `value` is unused and any rebinding counts as a change.
+  bool byIdentity = false;
 };
 
 struct TypedProgram {
