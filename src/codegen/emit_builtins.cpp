@@ -36,7 +36,7 @@ ScalarKind mathPrecision(const TypedExpr& e) {
 // math.f(x...): operands converted to the computing precision, the result to the expression's
 // type (e.g. math.floor returning an integer).
 std::string CudaEmitter::mathCall(const TypedExpr& e, std::string_view helper) {
-  WEFT_CHECK(!e.operands.empty() && e.operands.size() <= 3, "a math function with a bad arity");
+  WEFT_CHECK(!e.operands.empty() && e.operands.size() <= 4, "a math function with a bad arity");
   useHeader(sema::BuiltinHeader::Math);
   ScalarKind precision = mathPrecision(e);
   std::string type = precision == ScalarKind::Float32 ? "float" : "double";
@@ -93,7 +93,11 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
       return convertScalar(helper + "(" + expr(*e.operands[0]) + ")", native, e.type);
     }
     case Builtin::Min:
-    case Builtin::Max: {
+    case Builtin::Max:
+    case Builtin::NanMinimum:
+    case Builtin::NanMaximum:
+    case Builtin::Fmin:
+    case Builtin::Fmax: {
       WEFT_CHECK(e.operands.size() >= 2 && e.type->isScalar(), "min/max takes two or more numbers");
       std::string type = typeName(e.type);
       // min(a, b, c) == min(min(a, b), c): the first of equal candidates wins either way.
@@ -140,6 +144,13 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::Cbrt:
     case Builtin::Hypot:
     case Builtin::Remainder:
+    case Builtin::Degrees:
+    case Builtin::Radians:
+    case Builtin::Nextafter:
+    case Builtin::Ldexp:
+    case Builtin::IsClose:
+    case Builtin::Rint:
+    case Builtin::RoundDigits:
     case Builtin::Fma: return mathCall(e, helper);
     case Builtin::IsNan:
     case Builtin::IsInf:

@@ -136,6 +136,16 @@ GlobalValue classifyGlobal(nb::handle value) {
     }
     return unsupported(value);
   }
+  if (PyObject* numpy = numpyIfImported()) {
+    // A NumPy ufunc (`from numpy import exp`, or np.exp passed to a kernel factory).
+    nb::object ufunc = nb::steal(PyObject_GetAttrString(numpy, "ufunc"));
+    if (ufunc.is_valid() && PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(ufunc.ptr()))) {
+      result.kind = GlobalValue::Kind::Entity;
+      result.qualifiedName = "numpy." + nb::cast<std::string>(value.attr("__name__"));
+      return result;
+    }
+    PyErr_Clear();
+  }
   if (PyObject* numpy = numpyIfImported(); numpy && PyType_Check(object)) {
     nb::object generic = nb::steal(PyObject_GetAttrString(numpy, "generic"));
     if (generic.is_valid() && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),

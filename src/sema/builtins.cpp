@@ -102,7 +102,7 @@ Value resolveEntity(std::string_view qualifiedName) {
       v.vectorSize = vector->second;
       return v;
     }
-    if (module == "numpy") return {};
+    if (module == "numpy") return resolveNumpyEntity(member);
     // WarpMask (SIMT.md: an int32 with bit access) is a uint32, bit i = lane i, with mask[i].
     if (member == "tiles" || member == "cutile") {
       Value v;
@@ -151,6 +151,7 @@ Value resolvePythonBuiltin(std::string_view name) {
   if (name == "float") return numberType(types::ScalarKind::Float32, "float");
   if (name == "bool") return numberType(types::ScalarKind::Bool, "bool");
   if (name == "complex") return numberType(types::ScalarKind::Complex64, "complex");
+  if (Value builtin = resolvePyBuiltin(name); builtin.kind != Value::Kind::Error) return builtin;
   for (const IntrinsicEntry& entry : kIntrinsics) {
     if (entry.name.starts_with("builtins.") && entry.name.substr(9) == name) {
       Value v;

@@ -125,6 +125,7 @@ std::string FunctionChecker::describe(const Value& v) const {
     case Value::Kind::Intrinsic: return v.name;
     case Value::Kind::StructType: return v.name;
     case Value::Kind::Method: return "method " + v.name;
+    case Value::Kind::PyBuiltin: return "builtin " + v.name + "()";
   }
   return "?";
 }
@@ -204,6 +205,7 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
     case Value::Kind::Method:
+    case Value::Kind::PyBuiltin:
       sink.error(diag::UnsupportedExpression, loc, {describe(v) + " used as a value", ""});
       return errorValue();
   }

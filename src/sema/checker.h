@@ -38,6 +38,7 @@ struct Value {
     Intrinsic,   // `intrinsic` (and `math` for Intrinsic::Math)
     StructType,  // a @struct class: `structSource` (its type is resolved where it is used)
     Method,      // a method bound to the struct value `expr`: `function` (nullptr: `replace`)
+    PyBuiltin,   // a Python builtin python_builtins.cpp checks (round, divmod, sum...): `name`
   } kind = Kind::Error;
   TypedExpr* expr = nullptr;
   bool weak = false;         // a Python literal (folded constant) whose type adapts to typed operands
@@ -429,11 +430,17 @@ class FunctionChecker {
   // `v[i]` (a constant index is checked; a negative one counts from the end).
   Value vectorIndex(Value vector, const syntax::Expr& index, SourceLoc loc);
   // `for e in v:` (and, with `counter`, `for i, e in enumerate(v, start):`): a loop over the
-  // components of one evaluation of the vector `vector`, each assigned to `element`.
+  // components of one evaluation of the vector (or homogeneous tuple) `vector`, each assigned
+  // to `element`.
   void vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element,
                  const syntax::Expr* counter, Value start);
-  // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector).
+  // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector or a tuple).
   void enumerateFor(const syntax::ForStmt& s);
+  // `for i in range(...)` whose arguments `arguments` evaluates (nullopt after reporting).
+  void rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
+                const std::function<std::optional<std::vector<Value>>()>& arguments);
+  // python_builtins.cpp: `for ... in zip(tuples...)`, `reversed(tuple)`, `reversed(range(...))`.
+  void pyBuiltinFor(const syntax::ForStmt& s, const syntax::CallExpr& call, const std::string& name);
   // `v.x = ...` or `v[i] = ...` (always an error: vectors are immutable).
   void vectorAssign(const Value& vector, const std::string& what, SourceLoc loc);
   // `x.real`, `x.imag`, `x.dtype`, `x.shape`, `x.ndim`, `x.size` of a number.
@@ -564,8 +571,23 @@ class FunctionChecker {
   Value userCall(const Value& callee, const syntax::CallExpr& e, const Value* self = nullptr);
   Value intrinsicCall(const Value& callee, const syntax::CallExpr& e);
   Value mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
+  // math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0).
+  Value isClose(const Value& callee, const syntax::CallExpr& e);
+
+  // ---- python_builtins.cpp ----
+  // A call of PyBuiltin `callee`.
+  Value pyBuiltinCall(const Value& callee, const syntax::CallExpr& e);
+  // `v` evaluated once: itself when repeating it costs nothing, else a temporary holding it.
+  Value evaluatedOnce(Value v, SourceLoc loc);
+  // The elements of tuple `tuple` (evaluated once), or of a vector; nullopt after reporting
+  // that `what` needs a tuple.
+  std::optional<std::vector<Value>> elementsOf(Value tuple, const std::string& what, const syntax::Expr& where);
+  // tuple[index] with a run-time integer `index`: the tuple's elements must share one type.
+  Value tupleAt(Value tuple, Value index, SourceLoc loc);
+  // x.bit_count() of an integer.
+  std::optional<Value> bitCount(const syntax::CallExpr& e);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
-  Value minMax(bool isMax, const syntax::CallExpr& e, std::vector<Value> args);
+  Value minMax(Builtin lowering, const syntax::CallExpr& e, std::vector<Value> args);
   Value compare(const syntax::CompareExpr& e);
   Value isNone(const syntax::CompareExpr& e);
   Value boolOp(const syntax::BoolOpExpr& e);
@@ -686,6 +708,24 @@ Value targetSelectorCall(FunctionChecker& checker, const Value& callee, const sy
 // Checks `if test:` when `test` calls device.target (then returns true, having emitted the If
 // with its preprocessor condition); false for an ordinary if, which the caller checks.
 bool checkTargetIf(FunctionChecker& checker, const syntax::IfStmt& s);
+
+// check_arrays.cpp: true when evaluating `e` has no effect but its value (so it may be
+// skipped or repeated).
+bool isPure(const TypedExpr& e);
+
+// ---- python_builtins.cpp: Python builtins over numbers and tuples ----
+
+// The PyBuiltin `name` (round, divmod, pow, sum, any, all, isinstance, zip, reversed);
+// Kind::Error if it is none of them.
+Value resolvePyBuiltin(std::string_view name);
+
+// ---- numpy_names.cpp: NumPy's scalar functions and constants in device code ----
+
+// Member `member` of module numpy other than its number types (np.exp, np.pi, np.minimum...);
+// Kind::Error if device code cannot use it.
+Value resolveNumpyEntity(std::string_view member);
+// What to write instead of numpy.`member`, which device code cannot use.
+std::string numpyInstead(std::string_view member);
 
 // ---- classic_names.cpp: the classic front (weft.cuda, numba-cuda's names) ----
 

@@ -208,6 +208,8 @@ std::vector<Example> examples() {
       "BadAnnotation", 2, "the annotation of parameter 'n'");
   add("UnknownAttribute", "@device.kernel\ndef k(a):\n    a[0] = device.nothing\n", {"int32[:]"},
       "UnknownAttribute", 3, "'nothing'");
+  add("NumpyUnsupported", "import numpy as np\n@device.kernel\ndef k(a):\n    a[0] = np.sum(a)\n", {"int32[:]"},
+      "NumpyUnsupported", 4, "numpy.sum is not supported in device code; use a loop");
   add("UnknownAttribute", "@device.kernel\ndef k(a):\n    a[0] = a.foo\n", {"int32[:]"}, "UnknownAttribute",
       3, "'foo'");
   add("InvalidOperands", "@device.kernel\ndef k(a, x):\n    y = x // 2\n", {"int32[:]", "complex64"},

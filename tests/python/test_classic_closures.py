@@ -10,17 +10,8 @@ import numpy as np
 import pytest
 
 import weft
+from classic_support import compiles_for_sm90, launch1, target  # noqa: F401
 from weft import cuda
-
-
-@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
-def target(request, monkeypatch):
-    monkeypatch.setenv("WEFT_TARGET", request.param)
-    return request.param
-
-
-def launch1(kernel, n, *args, block=32):
-    kernel[(n + block - 1) // block, block](*args)
 
 
 # ---- kernel factories (the classic front) ----
@@ -293,8 +284,4 @@ def test_two_lambdas_on_one_line(target, rng):
     lambda: make_map(cube, 7),
 ], ids=["function", "lambda", "math", "device-function"])
 def test_factory_kernels_compile_for_sm90(make):
-    from test_classic_cpu import _nvrtc_compile_sm90
-
-    kernel = make()
-    source = kernel._kernel._emit_cuda(np.zeros(4), np.zeros(4), target="cpu")
-    assert _nvrtc_compile_sm90(source) == ""
+    assert compiles_for_sm90(make(), np.zeros(4), np.zeros(4)) == ""
