@@ -137,6 +137,21 @@ GlobalValue classifyGlobal(nb::handle value) {
     return unsupported(value);
   }
   if (PyObject* numpy = numpyIfImported()) {
+    // A NumPy array of numbers: its contents now, as constant data (weft._runtime.constant_array).
+    nb::object ndarray = nb::steal(PyObject_GetAttrString(numpy, "ndarray"));
+    if (ndarray.is_valid() && PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(ndarray.ptr()))) {
+      nb::object data = nb::module_::import_("weft._runtime").attr("constant_array")(value);
+      if (data.is_none()) return unsupported(value);
+      auto array = std::make_shared<sema::ConstArray>();
+      array->dtype = nb::cast<std::string>(data[0]);
+      for (nb::handle extent : data[1]) array->shape.push_back(nb::cast<int64_t>(extent));
+      nb::bytes raw = nb::cast<nb::bytes>(data[2]);
+      array->bytes.assign(raw.c_str(), raw.size());
+      result.kind = GlobalValue::Kind::Array;
+      result.array = std::move(array);
+      return result;
+    }
+    PyErr_Clear();
     // A NumPy ufunc (`from numpy import exp`, or np.exp passed to a kernel factory).
     nb::object ufunc = nb::steal(PyObject_GetAttrString(numpy, "ufunc"));
     if (ufunc.is_valid() && PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(ufunc.ptr()))) {

@@ -171,7 +171,7 @@ std::optional<Builtin> intrinsicBuiltin(Intrinsic intrinsic) { return kIntrinsic
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
   GlobalMeaning meaning;
   GlobalValue global = environment != nullptr ? environment->lookup(name) : GlobalValue{};
-  meaning.captured = global.captured;
+  meaning.byIdentity = global.captured || global.kind == GlobalValue::Kind::Array;
   switch (global.kind) {
     case GlobalValue::Kind::Constant:
       meaning.value.kind = Value::Kind::Constant;
@@ -201,6 +201,7 @@ GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
         meaning.detail = global.qualifiedName;
       }
       return meaning;
+    case GlobalValue::Kind::Array: meaning.array = global.array; return meaning;
     case GlobalValue::Kind::Struct:
       meaning.value.kind = Value::Kind::StructType;
       meaning.value.structSource = global.structClass;

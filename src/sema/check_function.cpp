@@ -36,6 +36,7 @@ std::string mangleType(const types::Type* type) {
         case types::MemorySpace::Global: break;
         case types::MemorySpace::Shared: space = "s"; break;
         case types::MemorySpace::Local: space = "l"; break;
+        case types::MemorySpace::Constant: space = "c"; break;
       }
       return "a" + std::to_string(type->ndim) + space +
              (type->element != nullptr ? mangleType(type->element) : mangleScalar(type->scalar));
@@ -334,6 +335,17 @@ void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environmen
   globals_.push_back(GlobalDependency{environment, name, value, byIdentity});
 }
 
+int ProgramChecker::constantArray(const std::shared_ptr<const ConstArray>& array) {
+  // Each lookup of a global gives a new copy: equal contents are one array.
+  for (size_t i = 0; i < constantArrays_.size(); ++i) {
+    const ConstArray& known = *constantArrays_[i];
+    if (known.dtype == array->dtype && known.shape == array->shape && known.bytes == array->bytes)
+      return static_cast<int>(i);
+  }
+  constantArrays_.push_back(array);
+  return static_cast<int>(constantArrays_.size() - 1);
+}
+
 int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
                                Diagnostics& sink, SourceLoc callLoc) {
   NestingLevel level(nesting);
@@ -538,6 +550,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
   result.globals = globals_;
+  result.constantArrays = constantArrays_;
   result.usesTiles = usesTiles;
   return result;
 }
@@ -674,11 +687,12 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
       sink.error(diag::UnsupportedEntity, e.loc, {meaning.detail});
       return errorValue();
   }
-  // A captured function or module is baked in as much as a constant is: a closure's cell can
-  // be rebound (nonlocal) between launches.
-  if (meaning.fromEnvironmentConstant || meaning.captured)
+  // A captured function or module, and a global array, are baked in as much as a constant is:
+  // a closure's cell can be rebound (nonlocal) between launches, and a global rebound.
+  if (meaning.fromEnvironmentConstant || meaning.byIdentity)
     program.recordGlobal(environment, e.id, meaning.fromEnvironmentConstant ? *meaning.value.constant : ConstValue{},
                          !meaning.fromEnvironmentConstant);
+  if (meaning.array) return constantArray(meaning.array, e.loc);
   if (meaning.value.kind == Value::Kind::Constant) return constantValue(*meaning.value.constant, e.loc);
   return meaning.value;
 }

@@ -350,6 +350,7 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
       sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "an array", describe(array)});
       return errorValue();
     }
+    if (!writableArray(array, e.args[0]->loc)) return errorValue();
     const types::Type* element = array.type()->element;
     if (element != nullptr && element->kind != types::TypeKind::Atomic) {
       sink.error(diag::AtomicDtype, e.args[0]->loc,

@@ -13,6 +13,7 @@ namespace {
 bool isIndependent(const TypedExpr& e) {
   switch (e.kind) {
     case TypedExprKind::Literal:
+    case TypedExprKind::ConstantArray:
     case TypedExprKind::Cast:
     case TypedExprKind::Binary:
     case TypedExprKind::Unary:
@@ -382,6 +383,7 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
         sink.error(diag::AssignTarget, target.loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
         return;
       }
+      if (!writableArray(base, target.loc)) return;
       Value element = arrayIndex(base, *sub.slice, target.loc);
       if (element.isError() || v.isError()) return;
       if (element.type()->isArray()) {
@@ -558,6 +560,7 @@ void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
     sink.error(diag::AssignTarget, s.target->loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
     return;
   }
+  if (!writableArray(base, s.target->loc)) return;
   Value element = arrayIndex(base, *sub.slice, s.target->loc);
   Value right = value(*s.value);
   if (element.isError() || right.isError()) return;

@@ -98,7 +98,10 @@ struct GlobalMeaning {
   Value value;
   std::string detail;  // Unsupported: the Python type; UnsupportedEntity: the qualified name
   bool fromEnvironmentConstant = false;
-  bool captured = false;  // a variable of an enclosing function (GlobalValue::captured)
+  // A variable of an enclosing function (GlobalValue::captured) or a global array: the program
+  // depends on the object the name is bound to (GlobalDependency::byIdentity).
+  bool byIdentity = false;
+  std::shared_ptr<const ConstArray> array;  // a NumPy array (the value's kind is then Error)
 };
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name);
 
@@ -263,6 +266,8 @@ class ProgramChecker {
   // the name is bound to; GlobalDependency).
   void recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name, const ConstValue& value,
                     bool byIdentity);
+  // The index of `array` in the program's constant data (TypedProgram::constantArrays).
+  int constantArray(const std::shared_ptr<const ConstArray>& array);
 
   types::TypeContext& types;
   SourceManager& sources;
@@ -297,6 +302,7 @@ class ProgramChecker {
   std::deque<Specialization> specs_;
   std::map<std::string, int> byKey_;
   std::vector<GlobalDependency> globals_;
+  std::vector<std::shared_ptr<const ConstArray>> constantArrays_;
   int completed_ = 0;
 };
 
@@ -584,6 +590,10 @@ class FunctionChecker {
   std::optional<std::vector<Value>> elementsOf(Value tuple, const std::string& what, const syntax::Expr& where);
   // tuple[index] with a run-time integer `index`: the tuple's elements must share one type.
   Value tupleAt(Value tuple, Value index, SourceLoc loc);
+  // A global NumPy array read in device code: its contents as constant data.
+  Value constantArray(const std::shared_ptr<const ConstArray>& array, SourceLoc loc);
+  // Reports a store through `array` (an array value) when it is constant data; false then.
+  bool writableArray(const Value& array, SourceLoc loc);
   // x.bit_count() of an integer.
   std::optional<Value> bitCount(const syntax::CallExpr& e);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);

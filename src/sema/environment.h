@@ -86,6 +86,14 @@ struct StructSource {
   uint64_t itemSize = 0;
 };
 
+// A NumPy array's contents, which device code reads as constant data (numba's semantics: the
+// value when the kernel is compiled).
+struct ConstArray {
+  std::string dtype;           // a number type's dtype name ("float32")
+  std::vector<int64_t> shape;  // C order
+  std::string bytes;           // the elements in C order, native byte order
+};
+
 // The meaning of a global name.
 struct GlobalValue {
   enum class Kind : uint8_t {
@@ -95,12 +103,14 @@ struct GlobalValue {
     Module,       // a module sema knows by `qualifiedName`: "math", "weft", "cuda.device", "numpy"
     Entity,       // an entity of a known module, by `qualifiedName`: "weft.float32", "math.sqrt"
     Struct,       // a @struct class: `structClass`
+    Array,        // a NumPy array of numbers: `array`
     Unsupported,  // any other object; `qualifiedName` holds its Python type name for the message
   } kind = Kind::Undefined;
   ConstValue constant;
   std::shared_ptr<FunctionSource> function;
   std::string qualifiedName;
   std::shared_ptr<StructSource> structClass;
+  std::shared_ptr<const ConstArray> array;
   // The name is a variable of an enclosing function (a closure's cell), not a module global.
   bool captured = false;
 };

@@ -78,6 +78,7 @@ enum class CompareOp : uint8_t { Eq, NotEq, Lt, LtE, Gt, GtE };
 
 enum class TypedExprKind : uint8_t {
   Literal,       // `literal` of `type`
+  ConstantArray, // TypedProgram::constantArrays[index] as an array of `type` (space Constant)
   Local,         // the local variable `local`
   Unary,         // unaryOp operands[0]
   Binary,        // operands[0] binaryOp operands[1]
@@ -251,6 +252,8 @@ struct TypedProgram {
   // when the argument was a ConstExpr baked into the program.
   std::vector<int> argumentToParam;
   std::vector<GlobalDependency> globals;
+  // The constant data the program reads (global NumPy arrays), once each.
+  std::vector<std::shared_ptr<const ConstArray>> constantArrays;
   // The bytes of local arrays one thread of `kernel` may hold at once: its own and, for every
   // call site, the callee's (a recursive call's once). An upper bound on any of its frames and
   // on its chain of frames; the CPU target sizes each thread's stack from it.
