@@ -194,15 +194,21 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
       sink.error(diag::UnsupportedExpression, arg->loc, {"a starred argument (*args)", "; pass each argument"});
       return errorValue();
     }
-    Value v = value(*arg);
+    // A function, builtin or type passed along is a static argument (python_builtins.cpp).
+    Value v = expr(*arg);
+    if (!isStaticArgument(v)) v = toRunTime(v, arg->loc);
     if (v.isError()) failed = true;
     args.push_back(v);
   }
   if (failed) return errorValue();
   for (const Value& v : args) {
     ArgumentInfo info;
-    info.type = v.type();
-    info.constant = v.constant;
+    if (isStaticArgument(v)) {
+      info.staticValue = std::make_shared<const Value>(v);
+    } else {
+      info.type = v.type();
+      info.constant = v.constant;
+    }
     infos.push_back(info);
   }
   int index = program.specialize(callee.function, infos, sink, e.loc);

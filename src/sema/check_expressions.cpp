@@ -243,9 +243,7 @@ Value FunctionChecker::expr(const syntax::Expr& e) {
       return binary(*op, left, right, e.loc);
     }
     case K::UnaryOp: return unary(syntax::as<syntax::UnaryOpExpr>(e));
-    case K::Lambda:
-      sink.error(diag::UnsupportedExpression, e.loc, {"lambda", "; define a function with def instead"});
-      return errorValue();
+    case K::Lambda: return lambdaValue(syntax::as<syntax::LambdaExpr>(e));
     case K::IfExp: return ifExp(syntax::as<syntax::IfExpExpr>(e));
     case K::Dict:
       sink.error(diag::UnsupportedExpression, e.loc, {"a dict", ""});

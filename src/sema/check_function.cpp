@@ -386,6 +386,11 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
       constTypes[i] = described[i].type;
     }
     const ArgumentInfo& argument = arguments[i];
+    if (argument.staticValue != nullptr && !constParams[i]) {
+      constParams[i] = true;
+      key += "|&" + staticArgumentKey(*argument.staticValue);
+      continue;
+    }
     if (constParams[i]) {
       if (!argument.constant || !isNumber(*argument.constant)) {
         std::string need = constTypes[i] ? "a constant " + types::toString(constTypes[i]) : std::string("a constant number");
@@ -646,6 +651,7 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
   auto constant = constParams_.find(e.id);
   if (constant != constParams_.end()) {
     Value v = constant->second;
+    if (v.kind != Value::Kind::Constant) return v;  // a static argument: a function, a type...
     if (v.weak) return weakLiteral(*v.constant, e.loc);
     return typedLiteral(*v.constant, v.scalar, e.loc);
   }
@@ -783,6 +789,10 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
   params.insert(params.end(), def.args->args.begin(), def.args->args.end());
   for (size_t i = 0; i < params.size(); ++i) {
     const ArgumentInfo& argument = s.arguments[i];
+    if (argument.staticValue != nullptr) {
+      constParams_[params[i]->arg] = *argument.staticValue;
+      continue;
+    }
     if (s.constParams[i]) {
       Value bound;
       bound.kind = Value::Kind::Constant;

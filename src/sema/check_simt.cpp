@@ -92,6 +92,8 @@ Value FunctionChecker::predicate(const syntax::Expr& arg, const std::string& wha
   }
   Value callee = expr(arg);
   if (callee.isError()) return errorValue();
+  // numba-cuda's form: the predicate's value itself (syncthreads_count(a[i] > 0)).
+  if (callee.kind == Value::Kind::RunTime && callee.type()->isScalar()) return truth(callee, arg.loc);
   if (callee.kind == Value::Kind::Function) {
     syntax::CallExpr call;
     call.loc = arg.loc;

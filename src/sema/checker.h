@@ -590,6 +590,8 @@ class FunctionChecker {
   std::optional<std::vector<Value>> elementsOf(Value tuple, const std::string& what, const syntax::Expr& where);
   // tuple[index] with a run-time integer `index`: the tuple's elements must share one type.
   Value tupleAt(Value tuple, Value index, SourceLoc loc);
+  // static_arguments.cpp: a lambda written in device code, as a function value.
+  Value lambdaValue(const syntax::LambdaExpr& e);
   // A global NumPy array read in device code: its contents as constant data.
   Value constantArray(const std::shared_ptr<const ConstArray>& array, SourceLoc loc);
   // Reports a store through `array` (an array value) when it is constant data; false then.
@@ -728,6 +730,11 @@ bool isPure(const TypedExpr& e);
 // The PyBuiltin `name` (round, divmod, pow, sum, any, all, isinstance, zip, reversed);
 // Kind::Error if it is none of them.
 Value resolvePyBuiltin(std::string_view name);
+// Whether `v` passed to a device function is a static argument (ArgumentInfo::staticValue): a
+// function, lambda, builtin, math function, intrinsic, number type, struct class or module.
+bool isStaticArgument(const Value& v);
+// What tells static argument `v` apart from every other in a specialization key.
+std::string staticArgumentKey(const Value& v);
 
 // ---- numpy_names.cpp: NumPy's scalar functions and constants in device code ----
 
