@@ -201,17 +201,18 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
     args.push_back(v);
   }
   if (failed) return errorValue();
+  std::vector<std::shared_ptr<const Value>> statics;
   for (const Value& v : args) {
     ArgumentInfo info;
-    if (isStaticArgument(v)) {
-      info.staticValue = std::make_shared<const Value>(v);
-    } else {
+    bool isStatic = isStaticArgument(v);
+    statics.push_back(isStatic ? std::make_shared<const Value>(v) : nullptr);
+    if (!isStatic) {
       info.type = v.type();
       info.constant = v.constant;
     }
     infos.push_back(info);
   }
-  int index = program.specialize(callee.function, infos, sink, e.loc);
+  int index = program.specialize(callee.function, infos, sink, e.loc, statics);
   if (index < 0) return errorValue();
   if (finalPass) spec().calls.emplace_back(index, e.loc);
   Specialization& target = program.specialization(index);

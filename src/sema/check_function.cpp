@@ -347,7 +347,8 @@ int ProgramChecker::constantArray(const std::shared_ptr<const ConstArray>& array
 }
 
 int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
-                               Diagnostics& sink, SourceLoc callLoc) {
+                               Diagnostics& sink, SourceLoc callLoc,
+                               const std::vector<std::shared_ptr<const Value>>& statics) {
   NestingLevel level(nesting);
   if (level.tooDeep()) {
     sink.error(diag::TooDeeplyNested, callLoc, {std::to_string(kMaxNestingDepth)});
@@ -386,9 +387,10 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
       constTypes[i] = described[i].type;
     }
     const ArgumentInfo& argument = arguments[i];
-    if (argument.staticValue != nullptr && !constParams[i]) {
+    const Value* staticValue = i < statics.size() ? statics[i].get() : nullptr;
+    if (staticValue != nullptr && !constParams[i]) {
       constParams[i] = true;
-      key += "|&" + staticArgumentKey(*argument.staticValue);
+      key += "|&" + staticArgumentKey(*staticValue);
       continue;
     }
     if (constParams[i]) {
@@ -423,6 +425,8 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   spec.file = file;
   spec.arguments = arguments;
   spec.constParams = constParams;
+  spec.statics = statics;
+  spec.statics.resize(params.size());
   spec.constParamTypes = constTypes;
   spec.key = key;
   spec.diagnostics = std::make_unique<Diagnostics>(sources);
@@ -789,8 +793,8 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
   params.insert(params.end(), def.args->args.begin(), def.args->args.end());
   for (size_t i = 0; i < params.size(); ++i) {
     const ArgumentInfo& argument = s.arguments[i];
-    if (argument.staticValue != nullptr) {
-      constParams_[params[i]->arg] = *argument.staticValue;
+    if (s.statics[i] != nullptr) {
+      constParams_[params[i]->arg] = *s.statics[i];
       continue;
     }
     if (s.constParams[i]) {

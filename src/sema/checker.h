@@ -219,7 +219,8 @@ struct Specialization {
   const syntax::FunctionDefStmt* def = nullptr;
   uint32_t file = 0;
   std::vector<ArgumentInfo> arguments;  // per positional parameter
-  std::vector<bool> constParams;        // per positional parameter: ConstExpr
+  std::vector<bool> constParams;        // per positional parameter: ConstExpr, or a static argument
+  std::vector<std::shared_ptr<const Value>> statics;  // per positional parameter: its static argument
   std::vector<const types::Type*> constParamTypes;  // ConstExpr[T]: T
   std::string key;
   enum class State : uint8_t { Checking, Done } state = State::Checking;
@@ -249,8 +250,10 @@ class ProgramChecker {
 
   // The specialization of `source` for `arguments`, checked (or being checked, when
   // recursive); -1 after reporting to `sink` at `callLoc`.
+  // `statics`: per argument, the static argument it is (a function, a type...: isStaticArgument;
+  // it specializes the callee by identity, as a ConstExpr's value does), or nullptr.
   int specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
-                 Diagnostics& sink, SourceLoc callLoc);
+                 Diagnostics& sink, SourceLoc callLoc, const std::vector<std::shared_ptr<const Value>>& statics = {});
   Specialization& specialization(int index) { return specs_.at(static_cast<size_t>(index)); }
   // check_interop.cpp: replaces the `arguments` of annotated parameters by their declared
   // types (parameterType), and checks that every parameter of an interoperable `source` is

@@ -16,13 +16,9 @@ namespace weft::sema {
 
 // One argument of a launch as sema sees it: its type, or, for a ConstExpr parameter, its
 // value (then `type` is the value's type).
-struct Value;
 struct ArgumentInfo {
   const types::Type* type = nullptr;
   std::optional<ConstValue> constant;
-  // A function, builtin, lambda or type passed to a device function (sema's own calls only):
-  // it specializes the callee by identity, as a ConstExpr's value does (checker.h's Value).
-  std::shared_ptr<const Value> staticValue;
 };
 
 // An entry point of a program: a kernel, or an interoperable function (@func(interop=True)),
