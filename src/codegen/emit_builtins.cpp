@@ -159,6 +159,28 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
       // floats' values exactly).
       WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isScalar(), helper + " takes one number");
       return convertScalar(helper + "(weft::widen(" + expr(*e.operands[0]) + "))", ScalarKind::Bool, e.type);
+    case Builtin::ComplexPow:
+    case Builtin::CmathExp:
+    case Builtin::CmathLog:
+    case Builtin::CmathLog10:
+    case Builtin::CmathSqrt:
+    case Builtin::CmathSin:
+    case Builtin::CmathCos:
+    case Builtin::CmathTan:
+    case Builtin::CmathSinh:
+    case Builtin::CmathCosh:
+    case Builtin::CmathTanh:
+    case Builtin::CmathPhase:
+    case Builtin::CmathIsNan:
+    case Builtin::CmathIsInf:
+    case Builtin::CmathIsFinite:
+    case Builtin::CmathRect:
+      // Operands already of the types the helper takes (sema converted them).
+      return sequenced(e.operands, typeName(e.type), [&](const std::vector<std::string>& codes) {
+        std::string out = helper + "(";
+        for (size_t i = 0; i < codes.size(); ++i) out += (i ? ", " : "") + codes[i];
+        return out + ")";
+      });
     case Builtin::RealPart:
     case Builtin::ImagPart:
     case Builtin::Conjugate: return complexPart(e);

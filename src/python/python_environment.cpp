@@ -127,11 +127,12 @@ GlobalValue classifyGlobal(nb::handle value) {
     }
   }
   if (PyCFunction_Check(object)) {
-    // Builtin functions of the math module (math.sqrt imported as `from math import sqrt`).
+    // Builtin functions of the math and cmath modules (`from math import sqrt`).
     PyObject* self = PyCFunction_GET_SELF(object);
-    if (self && PyModule_Check(self) && std::string(PyModule_GetName(self)) == "math") {
+    std::string module = self && PyModule_Check(self) ? PyModule_GetName(self) : "";
+    if (module == "math" || module == "cmath") {
       result.kind = GlobalValue::Kind::Entity;
-      result.qualifiedName = "math." + nb::cast<std::string>(value.attr("__name__"));
+      result.qualifiedName = module + "." + nb::cast<std::string>(value.attr("__name__"));
       return result;
     }
     return unsupported(value);

@@ -61,7 +61,8 @@ Value floatConstant(double x) {
 
 std::string canonicalModule(std::string_view qualifiedName) {
   if (qualifiedName == "weft" || qualifiedName == "cuda.device") return "weft";
-  if (qualifiedName == "math" || qualifiedName == "numpy" || qualifiedName == "cuda") return std::string(qualifiedName);
+  if (qualifiedName == "math" || qualifiedName == "numpy" || qualifiedName == "cuda" || qualifiedName == "cmath")
+    return std::string(qualifiedName);
   if (qualifiedName == "cuda.device.tiles") return "weft.tiles";
   if (isTileModule(qualifiedName)) return std::string(qualifiedName);
   return classicModule(qualifiedName);
@@ -78,6 +79,7 @@ Value resolveEntity(std::string_view qualifiedName) {
     if (qualifiedName.substr(0, dot) == "builtins") return resolvePythonBuiltin(member);
     return {};
   }
+  if (module == "cmath") return resolveCmathEntity(member);
   if (module == "cuda") {
     if (member == "device") {
       Value v;

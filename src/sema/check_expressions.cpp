@@ -564,7 +564,15 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
       return result;
     }
     case BinaryOp::Pow: {
-      if (types::isComplex(common)) return invalid();
+      if (types::isComplex(common)) {
+        // CPython's algorithm (weft/device/math.h: complex_pow), whatever the exponent.
+        Value l = promoteTo(left, common, loc);
+        Value r = promoteTo(right, common, loc);
+        if (l.isError() || r.isError()) return errorValue();
+        TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(common), loc, {l.expr, r.expr});
+        e->builtin = Builtin::ComplexPow;
+        return runtime(e);
+      }
       std::optional<int64_t> exponent = right.weak ? int64Value(*right.constant) : std::nullopt;
       if (exponent && *exponent >= 0 && !left.weak) {
         ScalarKind kind = types::isBool(lk) ? ScalarKind::Int32 : lk;

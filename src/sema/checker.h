@@ -599,6 +599,8 @@ class FunctionChecker {
   Value constantArray(const std::shared_ptr<const ConstArray>& array, SourceLoc loc);
   // Reports a store through `array` (an array value) when it is constant data; false then.
   bool writableArray(const Value& array, SourceLoc loc);
+  // cmath_names.cpp: a call of cmath function `callee`.
+  Value cmathCall(const Value& callee, const syntax::CallExpr& e);
   // x.bit_count() of an integer.
   std::optional<Value> bitCount(const syntax::CallExpr& e);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
@@ -738,6 +740,12 @@ Value resolvePyBuiltin(std::string_view name);
 bool isStaticArgument(const Value& v);
 // What tells static argument `v` apart from every other in a specialization key.
 std::string staticArgumentKey(const Value& v);
+
+// ---- cmath_names.cpp: the cmath module ----
+
+// Member `member` of module cmath (a function as a PyBuiltin named "cmath.<member>", or a
+// constant); Kind::Error if device code cannot use it.
+Value resolveCmathEntity(std::string_view member);
 
 // ---- numpy_names.cpp: NumPy's scalar functions and constants in device code ----
 

@@ -165,6 +165,7 @@ std::optional<Value> FunctionChecker::bitCount(const syntax::CallExpr& e) {
 
 Value FunctionChecker::pyBuiltinCall(const Value& callee, const syntax::CallExpr& e) {
   const std::string& name = callee.name;
+  if (name.starts_with("cmath.")) return cmathCall(callee, e);
   std::string what = name + "()";
   auto realNumber = [&](const Value& v, size_t position) {
     if (v.isError()) return false;

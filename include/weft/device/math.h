@@ -177,4 +177,124 @@ WEFT_HD bool isinf(T x) {
   }
 }
 
+// z ** w of complexes as CPython computes it: w == 0 gives 1; an integral real exponent of
+// magnitude at most 100 multiplies (square and multiply, then 1 / the power for a negative
+// one); any other goes through the polar form. 0 ** w with w negative or not real, where
+// CPython raises ZeroDivisionError, gives nan+nanj.
+template <class C>
+WEFT_HD C complex_pow(C a, C b) {
+  using R = typename detail::Traits<C>::Real;
+  if (b.re == 0 && b.im == 0) return C{1, 0};
+  if (a.re == 0 && a.im == 0) {
+    if (b.im != 0 || b.re < 0) return C{sqrt(R(-1)), sqrt(R(-1))};  // nan
+    return C{0, 0};
+  }
+  if (b.im == 0 && b.re == floor(b.re) && fabs(b.re) <= 100) {
+    long n = static_cast<long>(b.re);
+    unsigned long bits = static_cast<unsigned long>(n < 0 ? -n : n);
+    C result{1, 0};
+    C power = a;
+    for (unsigned long mask = 1; mask > 0 && bits >= mask; mask <<= 1) {
+      if (bits & mask) result = result * power;
+      power = power * power;
+    }
+    return n < 0 ? C{1, 0} / result : result;
+  }
+  R magnitude = hypot(a.re, a.im);
+  R length = pow(magnitude, b.re);
+  R angle = atan2(a.im, a.re);
+  R phase = angle * b.re;
+  if (b.im != 0) {
+    length /= exp(angle * b.im);
+    phase += b.im * log(magnitude);
+  }
+  return C{length * cos(phase), length * sin(phase)};
+}
+
 }  // namespace weft::math
+
+// The cmath module for device code, on complex64 and complex128 (from the real formulas; the
+// special values of infinite and NaN parts may differ from CPython's tables).
+namespace weft::cmath {
+
+template <class C>
+WEFT_HD C exp(C z) {
+  auto scale = math::exp(z.re);
+  return C{scale * math::cos(z.im), scale * math::sin(z.im)};
+}
+template <class C>
+WEFT_HD C log(C z) {
+  return C{math::log(math::hypot(z.re, z.im)), math::atan2(z.im, z.re)};
+}
+template <class C>
+WEFT_HD C log10(C z) {
+  using R = typename detail::Traits<C>::Real;
+  C natural = log(z);
+  const R ln10 = static_cast<R>(2.302585092994045684);
+  return C{natural.re / ln10, natural.im / ln10};
+}
+template <class C>
+WEFT_HD C sqrt(C z) {
+  using R = typename detail::Traits<C>::Real;
+  if (z.re == 0 && z.im == 0) return C{0, z.im};
+  R t = math::sqrt((math::fabs(z.re) + math::hypot(z.re, z.im)) / 2);
+  if (z.re >= 0) return C{t, z.im / (2 * t)};
+  return C{math::fabs(z.im) / (2 * t), math::copysign(t, z.im)};
+}
+template <class C>
+WEFT_HD C sinh(C z) {
+  return C{math::sinh(z.re) * math::cos(z.im), math::cosh(z.re) * math::sin(z.im)};
+}
+template <class C>
+WEFT_HD C cosh(C z) {
+  return C{math::cosh(z.re) * math::cos(z.im), math::sinh(z.re) * math::sin(z.im)};
+}
+template <class C>
+WEFT_HD C tanh(C z) {
+  using R = typename detail::Traits<C>::Real;
+  // Beyond |re| = 20 the real part is ±1 to the type's precision (and cosh would overflow).
+  if (math::fabs(z.re) > 20) {
+    R im = 4 * math::sin(z.im) * math::cos(z.im) * math::exp(-2 * math::fabs(z.re));
+    return C{math::copysign(static_cast<R>(1), z.re), im};
+  }
+  R denominator = math::cosh(2 * z.re) + math::cos(2 * z.im);
+  return C{math::sinh(2 * z.re) / denominator, math::sin(2 * z.im) / denominator};
+}
+template <class C>
+WEFT_HD C sin(C z) {
+  return C{math::sin(z.re) * math::cosh(z.im), math::cos(z.re) * math::sinh(z.im)};
+}
+template <class C>
+WEFT_HD C cos(C z) {
+  return C{math::cos(z.re) * math::cosh(z.im), -(math::sin(z.re) * math::sinh(z.im))};
+}
+// tan(z) = -i tanh(i z).
+template <class C>
+WEFT_HD C tan(C z) {
+  C t = tanh(C{-z.im, z.re});
+  return C{t.im, -t.re};
+}
+template <class C>
+WEFT_HD auto phase(C z) {
+  return math::atan2(z.im, z.re);
+}
+template <class C>
+WEFT_HD bool isnan(C z) {
+  return math::isnan(z.re) || math::isnan(z.im);
+}
+template <class C>
+WEFT_HD bool isinf(C z) {
+  return math::isinf(z.re) || math::isinf(z.im);
+}
+template <class C>
+WEFT_HD bool isfinite(C z) {
+  return math::isfinite(z.re) && math::isfinite(z.im);
+}
+WEFT_HD complex64 rect(float r, float phi) {
+  return complex64{r * math::cos(phi), r * math::sin(phi)};
+}
+WEFT_HD complex128 rect(double r, double phi) {
+  return complex128{r * math::cos(phi), r * math::sin(phi)};
+}
+
+}  // namespace weft::cmath
