@@ -151,6 +151,10 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::IsClose:
     case Builtin::Rint:
     case Builtin::RoundDigits:
+    case Builtin::FrexpMantissa:
+    case Builtin::FrexpExponent:
+    case Builtin::ModfFraction:
+    case Builtin::ModfWhole:
     case Builtin::Fma: return mathCall(e, helper);
     case Builtin::IsNan:
     case Builtin::IsInf:

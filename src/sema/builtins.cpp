@@ -135,6 +135,13 @@ Value resolveEntity(std::string_view qualifiedName) {
   if (member == "tau") return floatConstant(2 * std::numbers::pi);
   if (member == "inf") return floatConstant(std::numeric_limits<double>::infinity());
   if (member == "nan") return floatConstant(std::numeric_limits<double>::quiet_NaN());
+  if (member == "frexp" || member == "modf") {
+    // Functions of two results (python_builtins.cpp).
+    Value v;
+    v.kind = Value::Kind::PyBuiltin;
+    v.name = "math." + member;
+    return v;
+  }
   for (size_t i = 0; i < std::size(kBuiltins); ++i) {
     if (!kBuiltins[i].math.empty() && member == kBuiltins[i].math) {
       Value v;

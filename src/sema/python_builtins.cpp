@@ -166,6 +166,28 @@ std::optional<Value> FunctionChecker::bitCount(const syntax::CallExpr& e) {
 Value FunctionChecker::pyBuiltinCall(const Value& callee, const syntax::CallExpr& e) {
   const std::string& name = callee.name;
   if (name.starts_with("cmath.")) return cmathCall(callee, e);
+  if (name == "math.frexp" || name == "math.modf") {
+    // Two math functions of one evaluation of x, in x's floating type (as math's functions).
+    if (!requireArgs(name + "()", e, 1, 1)) return errorValue();
+    Value x = value(*e.args[0]);
+    if (x.isError()) return errorValue();
+    if (!x.type()->isScalar() || types::isComplex(x.type()->scalar)) {
+      sink.error(diag::ArgumentType, e.args[0]->loc, {"1", name + "()", "a real number", describe(x)});
+      return errorValue();
+    }
+    types::ScalarKind kind =
+        x.weak ? (fitsScalar(*x.constant, types::ScalarKind::Float32, false) ? types::ScalarKind::Float32 : types::ScalarKind::Float64)
+               : types::floatingFor(x.type()->scalar);
+    x = evaluatedOnce(promoteTo(x, kind, e.loc), e.loc);
+    if (x.isError()) return errorValue();
+    bool frexp = name == "math.frexp";
+    const types::Type* second = types.scalar(frexp ? types::ScalarKind::Int32 : kind);
+    TypedExpr* first = make(TypedExprKind::BuiltinCall, types.scalar(kind), e.loc, {x.expr});
+    first->builtin = frexp ? Builtin::FrexpMantissa : Builtin::ModfFraction;
+    TypedExpr* other = make(TypedExprKind::BuiltinCall, second, e.loc, {x.expr});
+    other->builtin = frexp ? Builtin::FrexpExponent : Builtin::ModfWhole;
+    return runtime(make(TypedExprKind::TupleMake, types.tuple({first->type, second}), e.loc, {first, other}));
+  }
   std::string what = name + "()";
   auto realNumber = [&](const Value& v, size_t position) {
     if (v.isError()) return false;

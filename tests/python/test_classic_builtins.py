@@ -437,6 +437,32 @@ def test_math_isclose_rejects_unknown_keyword(monkeypatch):
         k[1, 1](np.zeros(3))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_math_frexp_modf(target, rng, dtype):
+    @cuda.jit
+    def k(x, mantissa, exponent, fraction, whole):
+        i = cuda.grid(1)
+        if i < x.size:
+            m, e = math.frexp(x[i])
+            mantissa[i] = m
+            exponent[i] = e
+            f, w = math.modf(x[i])
+            fraction[i] = f
+            whole[i] = w
+
+    x = (rng.standard_normal(N) * 10.0 ** rng.integers(-20, 20, N)).astype(dtype)
+    x[:5] = [0.0, -0.0, np.inf, -np.inf, np.nan]
+    mantissa, fraction, whole = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    exponent = np.zeros(N, np.int32)
+    launch1(k, N, x, mantissa, exponent, fraction, whole)
+    expected_frexp = [math.frexp(float(v)) for v in x]
+    expected_modf = [math.modf(float(v)) for v in x]
+    np.testing.assert_array_equal(mantissa, np.array([m for m, _ in expected_frexp], dtype))
+    np.testing.assert_array_equal(exponent, [e for _, e in expected_frexp])
+    np.testing.assert_array_equal(fraction, np.array([f for f, _ in expected_modf], dtype))
+    np.testing.assert_array_equal(whole, np.array([w for _, w in expected_modf], dtype))
+
+
 # ---- sm_90 ----
 
 

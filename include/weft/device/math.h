@@ -86,6 +86,40 @@ WEFT_HD float ldexp(float x, float i) {
 WEFT_HD double ldexp(double x, double i) {
   return ::ldexp(x, i > 10000.0 ? 10000 : i < -10000.0 ? -10000 : static_cast<int>(i));
 }
+// math.frexp(x) = (mantissa, exponent) and math.modf(x) = (fraction, whole), a part each.
+WEFT_HD float frexp_mantissa(float x) {
+  int exponent = 0;
+  return ::frexpf(x, &exponent);
+}
+WEFT_HD double frexp_mantissa(double x) {
+  int exponent = 0;
+  return ::frexp(x, &exponent);
+}
+template <class T>
+WEFT_HD int frexp_exponent(T x) {
+  int exponent = 0;
+  if (!(x - x == x - x)) return 0;  // inf or nan: CPython's exponent is 0
+  ::frexp(static_cast<double>(x), &exponent);
+  return exponent;
+}
+WEFT_HD float modf_fraction(float x) {
+  float whole = 0;
+  return ::modff(x, &whole);
+}
+WEFT_HD double modf_fraction(double x) {
+  double whole = 0;
+  return ::modf(x, &whole);
+}
+WEFT_HD float modf_whole(float x) {
+  float whole = 0;
+  ::modff(x, &whole);
+  return whole;
+}
+WEFT_HD double modf_whole(double x) {
+  double whole = 0;
+  ::modf(x, &whole);
+  return whole;
+}
 // round(x): the nearest integer value, ties to even (the default rounding mode).
 WEFT_MATH_UNARY(rint, rintf, rint)
 // round(x, ndigits) as numba computes it: x scaled by 10**ndigits, rounded (ties to even) and
