@@ -92,8 +92,11 @@ Value FunctionChecker::predicate(const syntax::Expr& arg, const std::string& wha
   }
   Value callee = expr(arg);
   if (callee.isError()) return errorValue();
-  // numba-cuda's form: the predicate's value itself (syncthreads_count(a[i] > 0)).
-  if (callee.kind == Value::Kind::RunTime && callee.type()->isScalar()) return truth(callee, arg.loc);
+  // The classic front (cuda.syncthreads_count, numba-cuda's spelling) also takes the predicate's
+  // value itself, as numba does: cuda.syncthreads_count(a[i] > 0). weft's dialect keeps the
+  // specification's callables.
+  if (what.starts_with("cuda.") && callee.kind == Value::Kind::RunTime && callee.type()->isScalar())
+    return truth(callee, arg.loc);
   if (callee.kind == Value::Kind::Function) {
     syntax::CallExpr call;
     call.loc = arg.loc;

@@ -466,8 +466,8 @@ class FunctionChecker {
   // The dtype argument `Atomic(dtype, align=N)` of shared_array/local_array; nullptr after
   // reporting (or when `e` is not such a call: `isAtomic` false).
   const types::Type* atomicDtype(const syntax::Expr& e, bool& isAtomic);
-  // The bool a predicate argument computes: an inline `lambda: cond` (the only place device
-  // code accepts a lambda) or a function called with no arguments; argument `position` of `what`.
+  // The bool a predicate argument computes: an inline `lambda: cond` or a function called with
+  // no arguments, or (the classic front's `cuda.` functions) a value; argument `position` of `what`.
   Value predicate(const syntax::Expr& arg, const std::string& what, size_t position);
   // `ref.add(v, memory=, scope=)` and the other AtomicRef methods (callee: AtomicMethod).
   Value atomicMethod(const Value& callee, const syntax::CallExpr& e);
