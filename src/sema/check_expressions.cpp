@@ -200,8 +200,14 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
       }
       sink.error(diag::UnsupportedExpression, loc, {v.name + " used as a value", "; call it"});
       return errorValue();
-    case Value::Kind::Module:
     case Value::Kind::Function:
+      if (v.name == "lambda") {  // static_arguments.cpp: lambdaValue
+        sink.error(diag::UnsupportedExpression, loc,
+                   {"lambda", " except as an argument of a call; define a function with def instead"});
+        return errorValue();
+      }
+      [[fallthrough]];
+    case Value::Kind::Module:
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
     case Value::Kind::Method:
