@@ -88,3 +88,18 @@ def function_source(function):
 
     _, text, line = prepared_source(function, read)
     return text, line, function.__name__
+
+
+def constant_array(array):
+    """(dtype name, shape, C-order native-endian bytes) of a NumPy array device code reads as
+    constant data, or None when its dtype is not a number type weft has (or it is 0-d)."""
+    from ._types import NUMBER_TYPES
+
+    dtype = array.dtype
+    name = "bool" if dtype.kind == "b" else dtype.name
+    if array.ndim == 0 or dtype.fields is not None or dtype.kind not in "biufc" or (name != "bool" and name not in NUMBER_TYPES):
+        return None
+    import numpy as np
+
+    data = np.ascontiguousarray(array, dtype=dtype.newbyteorder("="))
+    return name, tuple(int(n) for n in array.shape), data.tobytes()

@@ -62,6 +62,10 @@ class CudaEmitter {
   std::string localName(int local) const;
   std::string functionName(int function) const;
   std::string literal(const sema::TypedExpr& expr);
+  // emit_constant_arrays.cpp: the array of TypedExprKind::ConstantArray `expr`, and the
+  // definitions of the program's constant data (TypedProgram::constantArrays).
+  std::string constantArray(const sema::TypedExpr& expr);
+  std::string constantData() const;
   std::string convert(const std::string& code, const types::Type* from, const types::Type* to);
   std::string convertScalar(const std::string& code, types::ScalarKind from, const types::Type* to);
   std::string freshTemp();

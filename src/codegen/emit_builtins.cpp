@@ -36,7 +36,7 @@ ScalarKind mathPrecision(const TypedExpr& e) {
 // math.f(x...): operands converted to the computing precision, the result to the expression's
 // type (e.g. math.floor returning an integer).
 std::string CudaEmitter::mathCall(const TypedExpr& e, std::string_view helper) {
-  WEFT_CHECK(!e.operands.empty() && e.operands.size() <= 3, "a math function with a bad arity");
+  WEFT_CHECK(!e.operands.empty() && e.operands.size() <= 4, "a math function with a bad arity");
   useHeader(sema::BuiltinHeader::Math);
   ScalarKind precision = mathPrecision(e);
   std::string type = precision == ScalarKind::Float32 ? "float" : "double";
@@ -93,7 +93,11 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
       return convertScalar(helper + "(" + expr(*e.operands[0]) + ")", native, e.type);
     }
     case Builtin::Min:
-    case Builtin::Max: {
+    case Builtin::Max:
+    case Builtin::NanMinimum:
+    case Builtin::NanMaximum:
+    case Builtin::Fmin:
+    case Builtin::Fmax: {
       WEFT_CHECK(e.operands.size() >= 2 && e.type->isScalar(), "min/max takes two or more numbers");
       std::string type = typeName(e.type);
       // min(a, b, c) == min(min(a, b), c): the first of equal candidates wins either way.
@@ -140,6 +144,17 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::Cbrt:
     case Builtin::Hypot:
     case Builtin::Remainder:
+    case Builtin::Degrees:
+    case Builtin::Radians:
+    case Builtin::Nextafter:
+    case Builtin::Ldexp:
+    case Builtin::IsClose:
+    case Builtin::Rint:
+    case Builtin::RoundDigits:
+    case Builtin::FrexpMantissa:
+    case Builtin::FrexpExponent:
+    case Builtin::ModfFraction:
+    case Builtin::ModfWhole:
     case Builtin::Fma: return mathCall(e, helper);
     case Builtin::IsNan:
     case Builtin::IsInf:
@@ -148,6 +163,28 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
       // floats' values exactly).
       WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isScalar(), helper + " takes one number");
       return convertScalar(helper + "(weft::widen(" + expr(*e.operands[0]) + "))", ScalarKind::Bool, e.type);
+    case Builtin::ComplexPow:
+    case Builtin::CmathExp:
+    case Builtin::CmathLog:
+    case Builtin::CmathLog10:
+    case Builtin::CmathSqrt:
+    case Builtin::CmathSin:
+    case Builtin::CmathCos:
+    case Builtin::CmathTan:
+    case Builtin::CmathSinh:
+    case Builtin::CmathCosh:
+    case Builtin::CmathTanh:
+    case Builtin::CmathPhase:
+    case Builtin::CmathIsNan:
+    case Builtin::CmathIsInf:
+    case Builtin::CmathIsFinite:
+    case Builtin::CmathRect:
+      // Operands already of the types the helper takes (sema converted them).
+      return sequenced(e.operands, typeName(e.type), [&](const std::vector<std::string>& codes) {
+        std::string out = helper + "(";
+        for (size_t i = 0; i < codes.size(); ++i) out += (i ? ", " : "") + codes[i];
+        return out + ")";
+      });
     case Builtin::RealPart:
     case Builtin::ImagPart:
     case Builtin::Conjugate: return complexPart(e);

@@ -110,6 +110,7 @@ std::string CudaEmitter::sequenced(
 std::string CudaEmitter::expr(const TypedExpr& e) {
   switch (e.kind) {
     case TypedExprKind::Literal: return literal(e);
+    case TypedExprKind::ConstantArray: return constantArray(e);
     case TypedExprKind::TileMap: return tileMap(e);
     case TypedExprKind::MapInput: return "weft_in" + std::to_string(e.index);
     case TypedExprKind::TileCall: return tileCall(e);

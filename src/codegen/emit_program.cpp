@@ -268,6 +268,7 @@ EmittedUnit CudaEmitter::emit() {
   if (usesTiles_) unit += "#include <weft/tiles.h>\n#include <weft/tiles/arrays.h>\n";
   unit += builtinHeaders() + "\n";
   unit += typeDecls_;
+  unit += constantData();
   unit += asserts;
   if (!typeDecls_.empty() || !asserts.empty()) unit += "\n";
   unit += forwards;

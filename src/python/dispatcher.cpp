@@ -240,7 +240,7 @@ bool Kernel::globalsUnchanged(Specialization& specialization) {
       PyObject* now = python->current(global.name.ptr());
       if (now == global.value.ptr()) continue;
       ConstValue constant;
-      if (!now || !ArgumentConverter::toConstant(now, constant) || !(constant == global.constant))
+      if (!now || global.byIdentity || !ArgumentConverter::toConstant(now, constant) || !(constant == global.constant))
         return false;
       global.value = nb::borrow(now);  // rebound to an equal value: compare pointers next time
     } else {
@@ -287,6 +287,7 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
     global.environment = dependency.environment;
     global.name = nb::str(dependency.name.c_str(), dependency.name.size());
     global.constant = dependency.value;
+    global.byIdentity = dependency.byIdentity;
     if (auto* python = dynamic_cast<PythonEnvironment*>(dependency.environment.get()))
       global.value = nb::borrow(python->current(global.name.ptr()));
     specialization->globals.push_back(std::move(global));

@@ -21,13 +21,14 @@ namespace weft::python {
 
 namespace nb = nanobind;
 
-// A global constant a specialization baked in, with the object it was bound to then, so that
+// A global constant (or captured variable) a specialization baked in, with the object it was bound to then, so that
 // the check at launch is a pointer comparison unless the global was rebound.
 struct CheckedGlobal {
   std::shared_ptr<sema::Environment> environment;
   nb::object name;   // str
   nb::object value;  // the object last seen bound to `name` (null when unbound)
   sema::ConstValue constant;
+  bool byIdentity = false;  // sema::GlobalDependency::byIdentity: any other object is a change
 };
 
 struct Specialization {

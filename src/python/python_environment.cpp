@@ -36,6 +36,30 @@ PyObject* numpyIfImported() {
   return PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
 }
 
+// A function's captured variables: a dict from each free variable's name to its cell, or None
+// when it captures nothing.
+nb::object capturedCells(nb::handle function) {
+  nb::object closure = function.attr("__closure__");
+  if (closure.is_none()) return nb::none();
+  nb::object names = function.attr("__code__").attr("co_freevars");
+  nb::dict cells;
+  for (size_t i = 0; i < nb::len(names); ++i) cells[names[i]] = closure[i];
+  return cells;
+}
+
+// Sets a lambda's bodyLine and bodyColumn from the first instruction with a real position (the
+// RESUME before it has none).
+void lambdaPosition(nb::handle function, sema::FunctionSource& source) {
+  for (nb::handle position : function.attr("__code__").attr("co_positions")()) {
+    nb::object line = position[0], column = position[2], endColumn = position[3];
+    if (line.is_none() || column.is_none() || endColumn.is_none()) continue;
+    if (nb::cast<uint32_t>(column) == nb::cast<uint32_t>(endColumn)) continue;
+    source.bodyLine = nb::cast<uint32_t>(line);
+    source.bodyColumn = nb::cast<uint32_t>(column);
+    return;
+  }
+}
+
 bool truthy(nb::handle value) {
   int result = PyObject_IsTrue(value.ptr());
   if (result < 0) throw nb::python_error();
@@ -51,19 +75,27 @@ PythonEnvironment::~PythonEnvironment() {
   }
   nb::gil_scoped_acquire gil;
   globals_.reset();
+  cells_.reset();
+}
+
+PyObject* PythonEnvironment::cell(PyObject* name) const {
+  return cells_.is_none() ? nullptr : PyDict_GetItem(cells_.ptr(), name);
 }
 
 PyObject* PythonEnvironment::current(PyObject* name) const {
+  if (PyObject* captured = cell(name)) return PyCell_GET(captured);
   return PyDict_GetItem(globals_.ptr(), name);
 }
 
 GlobalValue PythonEnvironment::lookup(std::string_view name) {
   nb::str key(name.data(), name.size());
-  PyObject* value = PyDict_GetItem(globals_.ptr(), key.ptr());
+  PyObject* value = current(key.ptr());
   // Names that are not globals (range, abs, len, ...) are sema's builtins: it knows which of
-  // Python's builtins device code supports.
+  // Python's builtins device code supports. A captured variable not yet assigned is undefined.
   if (!value) return GlobalValue{};
-  return classifyGlobal(value);
+  GlobalValue result = classifyGlobal(value);
+  result.captured = cell(key.ptr()) != nullptr;
+  return result;
 }
 
 GlobalValue classifyGlobal(nb::handle value) {
@@ -95,14 +127,40 @@ GlobalValue classifyGlobal(nb::handle value) {
     }
   }
   if (PyCFunction_Check(object)) {
-    // Builtin functions of the math module (math.sqrt imported as `from math import sqrt`).
+    // Builtin functions of the math and cmath modules (`from math import sqrt`).
     PyObject* self = PyCFunction_GET_SELF(object);
-    if (self && PyModule_Check(self) && std::string(PyModule_GetName(self)) == "math") {
+    std::string module = self && PyModule_Check(self) ? PyModule_GetName(self) : "";
+    if (module == "math" || module == "cmath") {
       result.kind = GlobalValue::Kind::Entity;
-      result.qualifiedName = "math." + nb::cast<std::string>(value.attr("__name__"));
+      result.qualifiedName = module + "." + nb::cast<std::string>(value.attr("__name__"));
       return result;
     }
     return unsupported(value);
+  }
+  if (PyObject* numpy = numpyIfImported()) {
+    // A NumPy array of numbers: its contents now, as constant data (weft._runtime.constant_array).
+    nb::object ndarray = nb::steal(PyObject_GetAttrString(numpy, "ndarray"));
+    if (ndarray.is_valid() && PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(ndarray.ptr()))) {
+      nb::object data = nb::module_::import_("weft._runtime").attr("constant_array")(value);
+      if (data.is_none()) return unsupported(value);
+      auto array = std::make_shared<sema::ConstArray>();
+      array->dtype = nb::cast<std::string>(data[0]);
+      for (nb::handle extent : data[1]) array->shape.push_back(nb::cast<int64_t>(extent));
+      nb::bytes raw = nb::cast<nb::bytes>(data[2]);
+      array->bytes.assign(raw.c_str(), raw.size());
+      result.kind = GlobalValue::Kind::Array;
+      result.array = std::move(array);
+      return result;
+    }
+    PyErr_Clear();
+    // A NumPy ufunc (`from numpy import exp`, or np.exp passed to a kernel factory).
+    nb::object ufunc = nb::steal(PyObject_GetAttrString(numpy, "ufunc"));
+    if (ufunc.is_valid() && PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(ufunc.ptr()))) {
+      result.kind = GlobalValue::Kind::Entity;
+      result.qualifiedName = "numpy." + nb::cast<std::string>(value.attr("__name__"));
+      return result;
+    }
+    PyErr_Clear();
   }
   if (PyObject* numpy = numpyIfImported(); numpy && PyType_Check(object)) {
     nb::object generic = nb::steal(PyObject_GetAttrString(numpy, "generic"));
@@ -132,9 +190,10 @@ std::shared_ptr<sema::FunctionSource> functionSource(nb::handle function,
   source->line = nb::cast<uint32_t>(info[1]);
   source->name = nb::cast<std::string>(info[2]);
   source->identity = reinterpret_cast<uintptr_t>(function.ptr());
+  if (source->name == "<lambda>") lambdaPosition(function, *source);
   source->decorator = decorator;
   source->interop = interop;
-  source->globals = std::make_shared<PythonEnvironment>(nb::borrow(function.attr("__globals__")));
+  source->globals = std::make_shared<PythonEnvironment>(nb::borrow(function.attr("__globals__")), capturedCells(function));
   return source;
 }
 

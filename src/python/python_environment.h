@@ -17,20 +17,28 @@ namespace weft::python {
 
 namespace nb = nanobind;
 
-// The globals of one Python module. Values are classified as DESIGN.md section 2 describes:
-// constants, functions (kernels, @func, plain), modules, weft entities (`__weft_name__`), math
-// functions, NumPy scalar types; anything else is Unsupported with its type name.
+// The free names of one Python function: the cells it captures from enclosing functions
+// (`cells`, a dict from name to cell, or None) and its module's globals. Values are classified as
+// DESIGN.md section 2 describes: constants, functions (kernels, @func, plain), modules, weft
+// entities (`__weft_name__`), math functions, NumPy scalar types; anything else is Unsupported
+// with its type name.
 class PythonEnvironment : public sema::Environment {
  public:
-  explicit PythonEnvironment(nb::object globals) : globals_(std::move(globals)) {}
+  explicit PythonEnvironment(nb::object globals, nb::object cells = nb::none())
+      : globals_(std::move(globals)), cells_(std::move(cells)) {}
   // Drops the dict reference under the GIL (sema may release environments anywhere).
   ~PythonEnvironment() override;
   sema::GlobalValue lookup(std::string_view name) override;
-  // The object bound to `name` now (borrowed), or null when unbound.
+  // The object bound to `name` now (borrowed): a captured cell's content, else the global; null
+  // when unbound.
   PyObject* current(PyObject* name) const;
 
  private:
+  // The cell of captured variable `name` (borrowed), or null when `name` is not captured.
+  PyObject* cell(PyObject* name) const;
+
   nb::object globals_;
+  nb::object cells_;
 };
 
 // Classifies one Python object as sema sees a global bound to it.

@@ -61,7 +61,8 @@ Value floatConstant(double x) {
 
 std::string canonicalModule(std::string_view qualifiedName) {
   if (qualifiedName == "weft" || qualifiedName == "cuda.device") return "weft";
-  if (qualifiedName == "math" || qualifiedName == "numpy" || qualifiedName == "cuda") return std::string(qualifiedName);
+  if (qualifiedName == "math" || qualifiedName == "numpy" || qualifiedName == "cuda" || qualifiedName == "cmath")
+    return std::string(qualifiedName);
   if (qualifiedName == "cuda.device.tiles") return "weft.tiles";
   if (isTileModule(qualifiedName)) return std::string(qualifiedName);
   return classicModule(qualifiedName);
@@ -78,6 +79,7 @@ Value resolveEntity(std::string_view qualifiedName) {
     if (qualifiedName.substr(0, dot) == "builtins") return resolvePythonBuiltin(member);
     return {};
   }
+  if (module == "cmath") return resolveCmathEntity(member);
   if (module == "cuda") {
     if (member == "device") {
       Value v;
@@ -102,7 +104,7 @@ Value resolveEntity(std::string_view qualifiedName) {
       v.vectorSize = vector->second;
       return v;
     }
-    if (module == "numpy") return {};
+    if (module == "numpy") return resolveNumpyEntity(member);
     // WarpMask (SIMT.md: an int32 with bit access) is a uint32, bit i = lane i, with mask[i].
     if (member == "tiles" || member == "cutile") {
       Value v;
@@ -133,6 +135,13 @@ Value resolveEntity(std::string_view qualifiedName) {
   if (member == "tau") return floatConstant(2 * std::numbers::pi);
   if (member == "inf") return floatConstant(std::numeric_limits<double>::infinity());
   if (member == "nan") return floatConstant(std::numeric_limits<double>::quiet_NaN());
+  if (member == "frexp" || member == "modf") {
+    // Functions of two results (python_builtins.cpp).
+    Value v;
+    v.kind = Value::Kind::PyBuiltin;
+    v.name = "math." + member;
+    return v;
+  }
   for (size_t i = 0; i < std::size(kBuiltins); ++i) {
     if (!kBuiltins[i].math.empty() && member == kBuiltins[i].math) {
       Value v;
@@ -151,6 +160,7 @@ Value resolvePythonBuiltin(std::string_view name) {
   if (name == "float") return numberType(types::ScalarKind::Float32, "float");
   if (name == "bool") return numberType(types::ScalarKind::Bool, "bool");
   if (name == "complex") return numberType(types::ScalarKind::Complex64, "complex");
+  if (Value builtin = resolvePyBuiltin(name); builtin.kind != Value::Kind::Error) return builtin;
   for (const IntrinsicEntry& entry : kIntrinsics) {
     if (entry.name.starts_with("builtins.") && entry.name.substr(9) == name) {
       Value v;
@@ -170,6 +180,7 @@ std::optional<Builtin> intrinsicBuiltin(Intrinsic intrinsic) { return kIntrinsic
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
   GlobalMeaning meaning;
   GlobalValue global = environment != nullptr ? environment->lookup(name) : GlobalValue{};
+  meaning.byIdentity = global.captured || global.kind == GlobalValue::Kind::Array;
   switch (global.kind) {
     case GlobalValue::Kind::Constant:
       meaning.value.kind = Value::Kind::Constant;
@@ -199,6 +210,7 @@ GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
         meaning.detail = global.qualifiedName;
       }
       return meaning;
+    case GlobalValue::Kind::Array: meaning.array = global.array; return meaning;
     case GlobalValue::Kind::Struct:
       meaning.value.kind = Value::Kind::StructType;
       meaning.value.structSource = global.structClass;

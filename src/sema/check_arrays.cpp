@@ -7,9 +7,6 @@
 
 namespace weft::sema {
 
-namespace {
-
-// True when evaluating `e` has no effect but its value (so it may be skipped or repeated).
 bool isPure(const TypedExpr& e) {
   if (e.kind == TypedExprKind::Call) return false;
   if (e.kind == TypedExprKind::BuiltinCall && builtinHasEffects(e.builtin)) return false;
@@ -18,8 +15,6 @@ bool isPure(const TypedExpr& e) {
   }
   return true;
 }
-
-}  // namespace
 
 bool FunctionChecker::nonNegativeExpr(const TypedExpr& e) const {
   if (e.type->isScalar() && types::isUnsigned(e.type->scalar)) return true;
@@ -220,10 +215,8 @@ Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
   if (base.type()->kind == types::TypeKind::Tuple) {
     Value index = value(*e.slice);
     if (index.isError()) return index;
-    if (!index.constant || index.constant->kind != ConstValue::Kind::Int) {
-      sink.error(diag::NotConstant, e.slice->loc, {"a tuple index"});
-      return errorValue();
-    }
+    // A run-time index selects among elements of one type (python_builtins.cpp).
+    if (!index.constant || index.constant->kind != ConstValue::Kind::Int) return tupleAt(base, index, e.slice->loc);
     // An index beyond int64 is out of range of every tuple.
     return tupleElement(base, int64Value(*index.constant).value_or(std::numeric_limits<int64_t>::max()),
                         e.loc);

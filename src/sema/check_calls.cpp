@@ -43,6 +43,10 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
   switch (base.kind) {
     case Value::Kind::Module: {
       Value entity = resolveEntity(base.name + "." + e.attr);
+      if (entity.kind == Value::Kind::Error && base.name == "numpy") {
+        sink.error(diag::NumpyUnsupported, e.loc, {e.attr, numpyInstead(e.attr)});
+        return errorValue();
+      }
       if (entity.kind == Value::Kind::Error) {
         sink.error(diag::UnknownAttribute, e.loc, {"module '" + (base.name == "weft" ? std::string("device") : base.name) + "'", e.attr});
         return errorValue();
@@ -81,7 +85,8 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
     case Value::Kind::Function:
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
-    case Value::Kind::Method: break;
+    case Value::Kind::Method:
+    case Value::Kind::PyBuiltin: break;
   }
   sink.error(diag::UnknownAttribute, e.loc, {describe(base), e.attr});
   return errorValue();
@@ -108,6 +113,7 @@ bool FunctionChecker::requireArgs(const std::string& what, const syntax::CallExp
 
 Value FunctionChecker::call(const syntax::CallExpr& e) {
   if (std::optional<Value> method = numberMethod(e)) return *method;
+  if (std::optional<Value> count = bitCount(e)) return *count;
   Value callee = expr(*e.func);
   if (callee.isError()) {
     for (const syntax::Expr* arg : e.args) expr(*arg);
@@ -124,6 +130,7 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
     }
     case Value::Kind::Intrinsic: return intrinsicCall(callee, e);
     case Value::Kind::StructType: return structConstruct(callee, e);
+    case Value::Kind::PyBuiltin: return pyBuiltinCall(callee, e);
     case Value::Kind::Method:
       return callee.expr->type->isArray() ? arrayMethodCall(callee, e) : methodCall(callee, e);
     case Value::Kind::Error:
@@ -187,7 +194,9 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
       sink.error(diag::UnsupportedExpression, arg->loc, {"a starred argument (*args)", "; pass each argument"});
       return errorValue();
     }
-    Value v = value(*arg);
+    // A function, builtin or type passed along is a static argument (python_builtins.cpp).
+    Value v = expr(*arg);
+    if (!isStaticArgument(v)) v = toRunTime(v, arg->loc);
     if (v.isError()) failed = true;
     args.push_back(v);
   }
@@ -198,13 +207,18 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
 Value FunctionChecker::userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc) {
   const FunctionSource& source = *callee.function;
   std::vector<ArgumentInfo> infos;
+  std::vector<std::shared_ptr<const Value>> statics;
   for (const Value& v : args) {
     ArgumentInfo info;
-    info.type = v.type();
-    info.constant = v.constant;
+    bool isStatic = isStaticArgument(v);
+    statics.push_back(isStatic ? std::make_shared<const Value>(v) : nullptr);
+    if (!isStatic) {
+      info.type = v.type();
+      info.constant = v.constant;
+    }
     infos.push_back(info);
   }
-  int index = program.specialize(callee.function, infos, sink, loc);
+  int index = program.specialize(callee.function, infos, sink, loc, statics);
   if (index < 0) return errorValue();
   if (finalPass) spec().calls.emplace_back(index, loc);
   Specialization& target = program.specialization(index);
@@ -238,7 +252,8 @@ Value FunctionChecker::userCallWith(const Value& callee, std::vector<Value> args
   return runtime(call);
 }
 
-Value FunctionChecker::minMax(bool isMax, const syntax::CallExpr& e, std::vector<Value> args) {
+Value FunctionChecker::minMax(Builtin lowering, const syntax::CallExpr& e, std::vector<Value> args) {
+  bool isMax = lowering == Builtin::Max || lowering == Builtin::NanMaximum || lowering == Builtin::Fmax;
   const char* what = isMax ? "max()" : "min()";
   for (const Value& v : args) {
     if (v.isError()) return errorValue();
@@ -267,6 +282,14 @@ Value FunctionChecker::minMax(bool isMax, const syntax::CallExpr& e, std::vector
   }
   if (allWeak) {
     size_t best = 0;
+    // numpy.minimum and maximum propagate a NaN; fmin and fmax take the other operand.
+    auto isNan = [](const ConstValue& c) { return c.kind == ConstValue::Kind::Float && std::isnan(c.floatValue); };
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!isNan(*args[i].constant)) continue;
+      bool propagates = lowering == Builtin::NanMinimum || lowering == Builtin::NanMaximum;
+      if (propagates || (lowering != Builtin::Min && lowering != Builtin::Max && !isNan(*args[1 - i].constant)))
+        return weakLiteral(*args[propagates ? i : 1 - i].constant, e.loc);
+    }
     for (size_t i = 1; i < args.size(); ++i) {
       Folded better = foldCompare(isMax ? CompareOp::Gt : CompareOp::Lt, *args[i].constant, *args[best].constant);
       if (better.value.boolValue) best = i;
@@ -287,7 +310,7 @@ Value FunctionChecker::minMax(bool isMax, const syntax::CallExpr& e, std::vector
       continue;
     }
     TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(kind), e.loc, {result.expr, converted.expr});
-    call->builtin = isMax ? Builtin::Max : Builtin::Min;
+    call->builtin = lowering;
     result = runtime(call);
   }
   result.nonNegative = isMax ? anyNonNegative : allNonNegative;
@@ -306,6 +329,11 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
       return errorValue();
     }
   }
+  if (callee.math == Builtin::Ldexp && (args[1].constant ? args[1].constant->kind != ConstValue::Kind::Int
+                                                         : !types::isInteger(args[1].type()->scalar))) {
+    sink.error(diag::ArgumentType, e.args[1]->loc, {"2", callee.name + "()", "an integer", describe(args[1])});
+    return errorValue();
+  }
   // Math computes in floating point: float32 and float64 keep their type; integers take
   // float32, or float64 when 64-bit (the rule of `/`); weak literals adapt to the other
   // argument, and alone are builtin floats (float32), or float64 when one is beyond float32's
@@ -322,7 +350,7 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
   types::ScalarKind kind = common ? *common : fitFloat32 ? types::ScalarKind::Float32 : types::ScalarKind::Float64;
   // An integer or a bool is a finite number (and converts to a finite float): isfinite is
   // True, isnan and isinf are False, known at compile time as CPython's answers are.
-  if (predicate && common && !types::isFloating(args[0].type()->scalar)) {
+  if (predicate && function.arity == 1 && common && !types::isFloating(args[0].type()->scalar)) {
     ConstValue answer;
     answer.kind = ConstValue::Kind::Bool;
     answer.boolValue = callee.math == Builtin::IsFinite;
@@ -338,6 +366,36 @@ Value FunctionChecker::mathCall(const Value& callee, const syntax::CallExpr& e, 
   TypedExpr* call = make(TypedExprKind::BuiltinCall, resultType, e.loc, operands);
   call->builtin = callee.math;
   return runtime(call, function.has(builtin_property::NonNegative));
+}
+
+Value FunctionChecker::isClose(const Value& callee, const syntax::CallExpr& e) {
+  std::string what = callee.name + "()";
+  if (e.args.size() != 2) {
+    sink.error(diag::ArgumentCount, e.loc, {what, "2 positional arguments", std::to_string(e.args.size())});
+    return errorValue();
+  }
+  std::vector<Value> args;
+  for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
+  // CPython's defaults: rel_tol=1e-09, abs_tol=0.0.
+  ConstValue tolerance;
+  tolerance.kind = ConstValue::Kind::Float;
+  tolerance.floatValue = 1e-9;
+  args.push_back(weakLiteral(tolerance, e.loc));
+  tolerance.floatValue = 0.0;
+  args.push_back(weakLiteral(tolerance, e.loc));
+  // The call as mathCall sees it: four arguments, a default's location the call's first.
+  syntax::CallExpr positional = e;
+  positional.args = {e.args[0], e.args[1], e.args[0], e.args[0]};
+  for (const syntax::Keyword* keyword : e.keywords) {
+    size_t slot = keyword->arg == "rel_tol" ? 2 : keyword->arg == "abs_tol" ? 3 : 0;
+    if (slot == 0) {
+      sink.error(diag::KeywordArgument, keyword->value->loc, {what, keyword->arg});
+      return errorValue();
+    }
+    args[slot] = value(*keyword->value);
+    positional.args[slot] = keyword->value;
+  }
+  return mathCall(callee, positional, std::move(args));
 }
 
 Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr& e) {
@@ -382,10 +440,15 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     }
     case Intrinsic::Min:
     case Intrinsic::Max: {
-      if (!requireArgs(what, e, 2, 64)) return errorValue();
+      // numpy.minimum and its kind (resolveNumpyEntity) name their lowering in `math`; they take
+      // two operands (a third would be NumPy's `out`).
+      bool numpy = callee.math == Builtin::NanMinimum || callee.math == Builtin::NanMaximum ||
+                   callee.math == Builtin::Fmin || callee.math == Builtin::Fmax;
+      if (!requireArgs(what, e, 2, numpy ? 2 : 64)) return errorValue();
       std::vector<Value> args;
       for (const syntax::Expr* arg : e.args) args.push_back(value(*arg));
-      return minMax(callee.intrinsic == Intrinsic::Max, e, std::move(args));
+      Builtin lowering = numpy ? callee.math : callee.intrinsic == Intrinsic::Max ? Builtin::Max : Builtin::Min;
+      return minMax(lowering, e, std::move(args));
     }
     case Intrinsic::Len: {
       if (!requireArgs(what, e, 1, 1)) return errorValue();
@@ -446,6 +509,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
       return errorValue();
     case Intrinsic::TileFunction: return tileFunctionCall(callee, e);
     case Intrinsic::Math: {
+      if (callee.math == Builtin::IsClose) return isClose(callee, e);
       size_t arity = static_cast<size_t>(builtinInfo(callee.math).arity);
       if (!requireArgs(what, e, arity, arity)) return errorValue();
       std::vector<Value> args;

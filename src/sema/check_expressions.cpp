@@ -125,6 +125,7 @@ std::string FunctionChecker::describe(const Value& v) const {
     case Value::Kind::Intrinsic: return v.name;
     case Value::Kind::StructType: return v.name;
     case Value::Kind::Method: return "method " + v.name;
+    case Value::Kind::PyBuiltin: return "builtin " + v.name + "()";
   }
   return "?";
 }
@@ -199,11 +200,18 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
       }
       sink.error(diag::UnsupportedExpression, loc, {v.name + " used as a value", "; call it"});
       return errorValue();
-    case Value::Kind::Module:
     case Value::Kind::Function:
+      if (v.name == "lambda") {  // static_arguments.cpp: lambdaValue
+        sink.error(diag::UnsupportedExpression, loc,
+                   {"lambda", " except as an argument of a call; define a function with def instead"});
+        return errorValue();
+      }
+      [[fallthrough]];
+    case Value::Kind::Module:
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
     case Value::Kind::Method:
+    case Value::Kind::PyBuiltin:
       sink.error(diag::UnsupportedExpression, loc, {describe(v) + " used as a value", ""});
       return errorValue();
   }
@@ -241,9 +249,7 @@ Value FunctionChecker::expr(const syntax::Expr& e) {
       return binary(*op, left, right, e.loc);
     }
     case K::UnaryOp: return unary(syntax::as<syntax::UnaryOpExpr>(e));
-    case K::Lambda:
-      sink.error(diag::UnsupportedExpression, e.loc, {"lambda", "; define a function with def instead"});
-      return errorValue();
+    case K::Lambda: return lambdaValue(syntax::as<syntax::LambdaExpr>(e));
     case K::IfExp: return ifExp(syntax::as<syntax::IfExpExpr>(e));
     case K::Dict:
       sink.error(diag::UnsupportedExpression, e.loc, {"a dict", ""});
@@ -564,7 +570,15 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
       return result;
     }
     case BinaryOp::Pow: {
-      if (types::isComplex(common)) return invalid();
+      if (types::isComplex(common)) {
+        // CPython's algorithm (weft/device/math.h: complex_pow), whatever the exponent.
+        Value l = promoteTo(left, common, loc);
+        Value r = promoteTo(right, common, loc);
+        if (l.isError() || r.isError()) return errorValue();
+        TypedExpr* e = make(TypedExprKind::BuiltinCall, types.scalar(common), loc, {l.expr, r.expr});
+        e->builtin = Builtin::ComplexPow;
+        return runtime(e);
+      }
       std::optional<int64_t> exponent = right.weak ? int64Value(*right.constant) : std::nullopt;
       if (exponent && *exponent >= 0 && !left.weak) {
         ScalarKind kind = types::isBool(lk) ? ScalarKind::Int32 : lk;

@@ -36,6 +36,7 @@ std::string mangleType(const types::Type* type) {
         case types::MemorySpace::Global: break;
         case types::MemorySpace::Shared: space = "s"; break;
         case types::MemorySpace::Local: space = "l"; break;
+        case types::MemorySpace::Constant: space = "c"; break;
       }
       return "a" + std::to_string(type->ndim) + space +
              (type->element != nullptr ? mangleType(type->element) : mangleScalar(type->scalar));
@@ -152,6 +153,40 @@ bool definesAt(const syntax::FunctionDefStmt& def, const std::string& name, uint
   return def.kind == syntax::StmtKind::FunctionDef && def.name == name &&
          (def.loc.line == line ||
           (!def.decoratorList.empty() && def.decoratorList.front()->loc.line == line));
+}
+
+// The def equivalent to the innermost lambda of `module` around 1-based `line`, 0-based byte
+// `column` (`lambda x: e` is `def <lambda>(x): return e`), made in `module` on first use;
+// nullptr when no lambda is there.
+const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, uint32_t line, uint32_t column) {
+  auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
+  const syntax::LambdaExpr* found = nullptr;
+  for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
+    const auto* lambda = dynamic_cast<const syntax::LambdaExpr*>(node.get());
+    if (lambda == nullptr || !before(lambda->loc.line, lambda->loc.column, line, column) ||
+        !before(line, column + 1, lambda->endLine, lambda->endColumn))
+      continue;
+    if (found == nullptr || before(found->loc.line, found->loc.column, lambda->loc.line, lambda->loc.column))
+      found = lambda;
+  }
+  if (found == nullptr) return nullptr;
+  for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
+    const auto* def = dynamic_cast<const syntax::FunctionDefStmt*>(node.get());
+    if (def != nullptr && def->name == "<lambda>" && def->body.size() == 1 &&
+        syntax::as<syntax::ReturnStmt>(*def->body[0]).value == found->body)
+      return def;
+  }
+  auto* body = module.make<syntax::ReturnStmt>();
+  body->loc = found->body->loc;
+  body->value = found->body;
+  auto* def = module.make<syntax::FunctionDefStmt>();
+  def->loc = found->loc;
+  def->endLine = found->endLine;
+  def->endColumn = found->endColumn;
+  def->name = "<lambda>";
+  def->args = found->args;
+  def->body.push_back(body);
+  return def;
 }
 
 }  // namespace
@@ -291,21 +326,37 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     for (const syntax::FunctionDefStmt* def : candidates->second)
       if (definesAt(*def, source.name, source.line)) return def;
   }
+  if (source.name == "<lambda>" && source.bodyLine != 0) {
+    if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source.bodyLine, source.bodyColumn))
+      return def;
+  }
   sink.error(diag::FunctionNotFound, callLoc,
              {source.name, source.file->name(), std::to_string(source.line)});
   return nullptr;
 }
 
 void ProgramChecker::recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name,
-                                  const ConstValue& value) {
+                                  const ConstValue& value, bool byIdentity) {
   for (const GlobalDependency& dependency : globals_) {
     if (dependency.environment == environment && dependency.name == name) return;
   }
-  globals_.push_back(GlobalDependency{environment, name, value});
+  globals_.push_back(GlobalDependency{environment, name, value, byIdentity});
+}
+
+int ProgramChecker::constantArray(const std::shared_ptr<const ConstArray>& array) {
+  // Each lookup of a global gives a new copy: equal contents are one array.
+  for (size_t i = 0; i < constantArrays_.size(); ++i) {
+    const ConstArray& known = *constantArrays_[i];
+    if (known.dtype == array->dtype && known.shape == array->shape && known.bytes == array->bytes)
+      return static_cast<int>(i);
+  }
+  constantArrays_.push_back(array);
+  return static_cast<int>(constantArrays_.size() - 1);
 }
 
 int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& requested,
-                               Diagnostics& sink, SourceLoc callLoc) {
+                               Diagnostics& sink, SourceLoc callLoc,
+                               const std::vector<std::shared_ptr<const Value>>& statics) {
   NestingLevel level(nesting);
   if (level.tooDeep()) {
     sink.error(diag::TooDeeplyNested, callLoc, {std::to_string(kMaxNestingDepth)});
@@ -344,6 +395,12 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
       constTypes[i] = described[i].type;
     }
     const ArgumentInfo& argument = arguments[i];
+    const Value* staticValue = i < statics.size() ? statics[i].get() : nullptr;
+    if (staticValue != nullptr && !constParams[i]) {
+      constParams[i] = true;
+      key += "|&" + staticArgumentKey(*staticValue);
+      continue;
+    }
     if (constParams[i]) {
       if (!argument.constant || !isNumber(*argument.constant)) {
         std::string need = constTypes[i] ? "a constant " + types::toString(constTypes[i]) : std::string("a constant number");
@@ -376,6 +433,8 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   spec.file = file;
   spec.arguments = arguments;
   spec.constParams = constParams;
+  spec.statics = statics;
+  spec.statics.resize(params.size());
   spec.constParamTypes = constTypes;
   spec.key = key;
   spec.diagnostics = std::make_unique<Diagnostics>(sources);
@@ -509,6 +568,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   markHostCallable(result, diagnostics);
   markMmaPipelines(result);
   result.globals = globals_;
+  result.constantArrays = constantArrays_;
   result.usesTiles = usesTiles;
   return result;
 }
@@ -606,6 +666,7 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
   auto constant = constParams_.find(e.id);
   if (constant != constParams_.end()) {
     Value v = constant->second;
+    if (v.kind != Value::Kind::Constant) return v;  // a static argument: a function, a type...
     if (v.weak) return weakLiteral(*v.constant, e.loc);
     return typedLiteral(*v.constant, v.scalar, e.loc);
   }
@@ -647,7 +708,12 @@ Value FunctionChecker::name(const syntax::NameExpr& e) {
       sink.error(diag::UnsupportedEntity, e.loc, {meaning.detail});
       return errorValue();
   }
-  if (meaning.fromEnvironmentConstant) program.recordGlobal(environment, e.id, *meaning.value.constant);
+  // A captured function or module, and a global array, are baked in as much as a constant is:
+  // a closure's cell can be rebound (nonlocal) between launches, and a global rebound.
+  if (meaning.fromEnvironmentConstant || meaning.byIdentity)
+    program.recordGlobal(environment, e.id, meaning.fromEnvironmentConstant ? *meaning.value.constant : ConstValue{},
+                         !meaning.fromEnvironmentConstant);
+  if (meaning.array) return constantArray(meaning.array, e.loc);
   if (meaning.value.kind == Value::Kind::Constant) return constantValue(*meaning.value.constant, e.loc);
   return meaning.value;
 }
@@ -738,6 +804,10 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
   params.insert(params.end(), def.args->args.begin(), def.args->args.end());
   for (size_t i = 0; i < params.size(); ++i) {
     const ArgumentInfo& argument = s.arguments[i];
+    if (s.statics[i] != nullptr) {
+      constParams_[params[i]->arg] = *s.statics[i];
+      continue;
+    }
     if (s.constParams[i]) {
       Value bound;
       bound.kind = Value::Kind::Constant;

@@ -92,6 +92,11 @@ Value FunctionChecker::predicate(const syntax::Expr& arg, const std::string& wha
   }
   Value callee = expr(arg);
   if (callee.isError()) return errorValue();
+  // The classic front (cuda.syncthreads_count, numba-cuda's spelling) also takes the predicate's
+  // value itself, as numba does: cuda.syncthreads_count(a[i] > 0). weft's dialect keeps the
+  // specification's callables.
+  if (what.starts_with("cuda.") && callee.kind == Value::Kind::RunTime && callee.type()->isScalar())
+    return truth(callee, arg.loc);
   if (callee.kind == Value::Kind::Function) {
     syntax::CallExpr call;
     call.loc = arg.loc;
@@ -350,6 +355,7 @@ Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) 
       sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "an array", describe(array)});
       return errorValue();
     }
+    if (!writableArray(array, e.args[0]->loc)) return errorValue();
     const types::Type* element = array.type()->element;
     if (element != nullptr && element->kind != types::TypeKind::Atomic) {
       sink.error(diag::AtomicDtype, e.args[0]->loc,

@@ -13,6 +13,7 @@ namespace {
 bool isIndependent(const TypedExpr& e) {
   switch (e.kind) {
     case TypedExprKind::Literal:
+    case TypedExprKind::ConstantArray:
     case TypedExprKind::Cast:
     case TypedExprKind::Binary:
     case TypedExprKind::Unary:
@@ -382,6 +383,7 @@ void FunctionChecker::assign(const syntax::Expr& target, Value v, SourceLoc loc)
         sink.error(diag::AssignTarget, target.loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
         return;
       }
+      if (!writableArray(base, target.loc)) return;
       Value element = arrayIndex(base, *sub.slice, target.loc);
       if (element.isError() || v.isError()) return;
       if (element.type()->isArray()) {
@@ -558,6 +560,7 @@ void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
     sink.error(diag::AssignTarget, s.target->loc, {"an element of " + describe(base) + " (only array elements can be assigned)"});
     return;
   }
+  if (!writableArray(base, s.target->loc)) return;
   Value element = arrayIndex(base, *sub.slice, s.target->loc);
   Value right = value(*s.value);
   if (element.isError() || right.isError()) return;
@@ -603,9 +606,17 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     enumerateFor(s);
     return;
   }
+  if (s.iter->kind == syntax::ExprKind::Call) {
+    const auto& candidate = syntax::as<syntax::CallExpr>(*s.iter);
+    Value callee = peekEntity(*candidate.func);
+    if (callee.kind == Value::Kind::PyBuiltin && (callee.name == "zip" || callee.name == "reversed")) {
+      pyBuiltinFor(s, candidate, callee.name);
+      return;
+    }
+  }
   if (call == nullptr) {
     Value iterable = value(*s.iter);
-    if (!iterable.isError() && iterable.type()->isVector()) {
+    if (!iterable.isError() && (iterable.type()->isVector() || iterable.type()->kind == types::TypeKind::Tuple)) {
       vectorFor(s, iterable, *s.target, nullptr, Value{});
       return;
     }
@@ -617,6 +628,23 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     checkBodies();
     return;
   }
+  rangeFor(s, call->loc, [&]() -> std::optional<std::vector<Value>> {
+    if (!requireArgs("range()", *call, 1, 3)) return std::nullopt;
+    std::vector<Value> args;
+    for (const syntax::Expr* arg : call->args) args.push_back(value(*arg));
+    return args;
+  });
+}
+
+void FunctionChecker::rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
+                               const std::function<std::optional<std::vector<Value>>()>& arguments) {
+  std::vector<TypedStmt*> body, orelse;
+  auto checkBodies = [&]() {
+    ++loopDepth_;
+    block(s.body, body);
+    --loopDepth_;
+    block(s.orelse, orelse);
+  };
   if (s.target->kind != syntax::ExprKind::Name) {
     sink.error(diag::UnsupportedStatement, s.target->loc, {"a for loop target other than a name", "; unpack inside the loop"});
     checkBodies();
@@ -629,16 +657,14 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     return;
   }
   int local = localByName_.at(id);
-  bool ok = requireArgs("range()", *call, 1, 3);
-  std::vector<Value> args;
-  if (ok) {
-    for (const syntax::Expr* arg : call->args) args.push_back(value(*arg));
-  }
+  std::optional<std::vector<Value>> given = arguments();
+  bool ok = given.has_value();
+  std::vector<Value> args = given.value_or(std::vector<Value>{});
   ConstValue zero, one;
   zero.kind = one.kind = ConstValue::Kind::Int;
   one.intValue = 1;
-  if (ok && args.size() == 1) args.insert(args.begin(), weakLiteral(zero, call->loc));
-  if (ok && args.size() == 2) args.push_back(weakLiteral(one, call->loc));
+  if (ok && args.size() == 1) args.insert(args.begin(), weakLiteral(zero, callLoc));
+  if (ok && args.size() == 2) args.push_back(weakLiteral(one, callLoc));
   std::optional<types::ScalarKind> common, weakKind;
   for (size_t i = 0; ok && i < args.size(); ++i) {
     const Value& v = args[i];
@@ -658,7 +684,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     }
     auto promoted = common ? types::promote(*common, v.type()->scalar) : v.type()->scalar;
     if (!promoted) {
-      sink.error(diag::NoCommonType, call->loc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
+      sink.error(diag::NoCommonType, callLoc, {types::pythonName(*common), types::pythonName(v.type()->scalar), "int64"});
       ok = false;
       break;
     }
@@ -721,7 +747,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
   }
   std::vector<TypedExpr*> bounds;
   for (const Value& v : args) {
-    Value converted = promoteTo(v, varType->scalar, call->loc);
+    Value converted = promoteTo(v, varType->scalar, callLoc);
     if (converted.isError()) return;
     bounds.push_back(converted.expr);
   }
@@ -810,10 +836,14 @@ void FunctionChecker::vectorFor(const syntax::ForStmt& s, Value vector, const sy
     bool zero = start.weak && !truthOf(*start.constant);
     assign(*counter, zero ? position : binary(BinaryOp::Add, position, start, loc), loc);
   }
-  TypedExpr* component = make(TypedExprKind::VectorElement, types.scalar(type->scalar), loc,
-                              {local(copy, type), local(index, indexType)});
-  component->wrapNegative = {false};
-  assign(element, runtime(component, types::isUnsigned(type->scalar)), loc);
+  if (type->isVector()) {
+    TypedExpr* component = make(TypedExprKind::VectorElement, types.scalar(type->scalar), loc,
+                                {local(copy, type), local(index, indexType)});
+    component->wrapNegative = {false};
+    assign(element, runtime(component, types::isUnsigned(type->scalar)), loc);
+  } else {
+    assign(element, tupleAt(runtime(local(copy, type)), runtime(local(index, indexType), true), loc), loc);
+  }
   out_ = outer;
   ++loopDepth_;
   block(s.body, body);
@@ -821,7 +851,8 @@ void FunctionChecker::vectorFor(const syntax::ForStmt& s, Value vector, const sy
   block(s.orelse, orelse);
   ConstValue bound = intConstant(0);
   std::vector<TypedExpr*> bounds;
-  for (int64_t value : {int64_t{0}, int64_t{type->size}, int64_t{1}}) {
+  int64_t count = type->isVector() ? type->size : static_cast<int64_t>(type->elements.size());
+  for (int64_t value : {int64_t{0}, count, int64_t{1}}) {
     bound.intValue = value;
     bounds.push_back(typedLiteral(bound, types::ScalarKind::Int32, loc).expr);
   }
@@ -866,7 +897,7 @@ void FunctionChecker::enumerateFor(const syntax::ForStmt& s) {
   Value vector = value(*call.args[0]);
   Value start = startExpr != nullptr ? value(*startExpr) : weakLiteral(intConstant(0), call.loc);
   if (vector.isError() || start.isError()) return checkBodies();
-  if (!vector.type()->isVector()) {
+  if (!vector.type()->isVector() && vector.type()->kind != types::TypeKind::Tuple) {
     std::string hint = ", not enumerate() of " + describe(vector);
     if (vector.type()->isArray()) hint += "; iterate over the indices: for i in range(len(a))";
     sink.error(diag::ForIterable, s.iter->loc, {hint});

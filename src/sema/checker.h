@@ -38,6 +38,7 @@ struct Value {
     Intrinsic,   // `intrinsic` (and `math` for Intrinsic::Math)
     StructType,  // a @struct class: `structSource` (its type is resolved where it is used)
     Method,      // a method bound to the struct value `expr`: `function` (nullptr: `replace`)
+    PyBuiltin,   // a Python builtin python_builtins.cpp checks (round, divmod, sum...): `name`
   } kind = Kind::Error;
   TypedExpr* expr = nullptr;
   bool weak = false;         // a Python literal (folded constant) whose type adapts to typed operands
@@ -97,6 +98,10 @@ struct GlobalMeaning {
   Value value;
   std::string detail;  // Unsupported: the Python type; UnsupportedEntity: the qualified name
   bool fromEnvironmentConstant = false;
+  // A variable of an enclosing function (GlobalValue::captured) or a global array: the program
+  // depends on the object the name is bound to (GlobalDependency::byIdentity).
+  bool byIdentity = false;
+  std::shared_ptr<const ConstArray> array;  // a NumPy array (the value's kind is then Error)
 };
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name);
 
@@ -214,7 +219,8 @@ struct Specialization {
   const syntax::FunctionDefStmt* def = nullptr;
   uint32_t file = 0;
   std::vector<ArgumentInfo> arguments;  // per positional parameter
-  std::vector<bool> constParams;        // per positional parameter: ConstExpr
+  std::vector<bool> constParams;        // per positional parameter: ConstExpr, or a static argument
+  std::vector<std::shared_ptr<const Value>> statics;  // per positional parameter: its static argument
   std::vector<const types::Type*> constParamTypes;  // ConstExpr[T]: T
   std::string key;
   enum class State : uint8_t { Checking, Done } state = State::Checking;
@@ -244,8 +250,10 @@ class ProgramChecker {
 
   // The specialization of `source` for `arguments`, checked (or being checked, when
   // recursive); -1 after reporting to `sink` at `callLoc`.
+  // `statics`: per argument, the static argument it is (a function, a type...: isStaticArgument;
+  // it specializes the callee by identity, as a ConstExpr's value does), or nullptr.
   int specialize(const std::shared_ptr<FunctionSource>& source, const std::vector<ArgumentInfo>& arguments,
-                 Diagnostics& sink, SourceLoc callLoc);
+                 Diagnostics& sink, SourceLoc callLoc, const std::vector<std::shared_ptr<const Value>>& statics = {});
   Specialization& specialization(int index) { return specs_.at(static_cast<size_t>(index)); }
   // check_interop.cpp: replaces the `arguments` of annotated parameters by their declared
   // types (parameterType), and checks that every parameter of an interoperable `source` is
@@ -257,8 +265,12 @@ class ProgramChecker {
   void checkInteropName(const FunctionSource& source, const syntax::FunctionDefStmt& def, Diagnostics& sink);
   // Copies a specialization's diagnostics into `sink` once, with a note at the call site.
   void replay(int index, Diagnostics& sink, SourceLoc callLoc);
-  // Remembers that the program baked in global `name` = `value`.
-  void recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name, const ConstValue& value);
+  // Remembers that the program baked in global `name` = `value` (byIdentity: whatever object
+  // the name is bound to; GlobalDependency).
+  void recordGlobal(const std::shared_ptr<Environment>& environment, const std::string& name, const ConstValue& value,
+                    bool byIdentity);
+  // The index of `array` in the program's constant data (TypedProgram::constantArrays).
+  int constantArray(const std::shared_ptr<const ConstArray>& array);
 
   types::TypeContext& types;
   SourceManager& sources;
@@ -293,6 +305,7 @@ class ProgramChecker {
   std::deque<Specialization> specs_;
   std::map<std::string, int> byKey_;
   std::vector<GlobalDependency> globals_;
+  std::vector<std::shared_ptr<const ConstArray>> constantArrays_;
   int completed_ = 0;
 };
 
@@ -426,11 +439,17 @@ class FunctionChecker {
   // `v[i]` (a constant index is checked; a negative one counts from the end).
   Value vectorIndex(Value vector, const syntax::Expr& index, SourceLoc loc);
   // `for e in v:` (and, with `counter`, `for i, e in enumerate(v, start):`): a loop over the
-  // components of one evaluation of the vector `vector`, each assigned to `element`.
+  // components of one evaluation of the vector (or homogeneous tuple) `vector`, each assigned
+  // to `element`.
   void vectorFor(const syntax::ForStmt& s, Value vector, const syntax::Expr& element,
                  const syntax::Expr* counter, Value start);
-  // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector).
+  // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector or a tuple).
   void enumerateFor(const syntax::ForStmt& s);
+  // `for i in range(...)` whose arguments `arguments` evaluates (nullopt after reporting).
+  void rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
+                const std::function<std::optional<std::vector<Value>>()>& arguments);
+  // python_builtins.cpp: `for ... in zip(tuples...)`, `reversed(tuple)`, `reversed(range(...))`.
+  void pyBuiltinFor(const syntax::ForStmt& s, const syntax::CallExpr& call, const std::string& name);
   // `v.x = ...` or `v[i] = ...` (always an error: vectors are immutable).
   void vectorAssign(const Value& vector, const std::string& what, SourceLoc loc);
   // `x.real`, `x.imag`, `x.dtype`, `x.shape`, `x.ndim`, `x.size` of a number.
@@ -447,8 +466,8 @@ class FunctionChecker {
   // The dtype argument `Atomic(dtype, align=N)` of shared_array/local_array; nullptr after
   // reporting (or when `e` is not such a call: `isAtomic` false).
   const types::Type* atomicDtype(const syntax::Expr& e, bool& isAtomic);
-  // The bool a predicate argument computes: an inline `lambda: cond` (the only place device
-  // code accepts a lambda) or a function called with no arguments; argument `position` of `what`.
+  // The bool a predicate argument computes: an inline `lambda: cond` or a function called with
+  // no arguments, or (the classic front's `cuda.` functions) a value; argument `position` of `what`.
   Value predicate(const syntax::Expr& arg, const std::string& what, size_t position);
   // `ref.add(v, memory=, scope=)` and the other AtomicRef methods (callee: AtomicMethod).
   Value atomicMethod(const Value& callee, const syntax::CallExpr& e);
@@ -566,8 +585,31 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   Value userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc);
   Value intrinsicCall(const Value& callee, const syntax::CallExpr& e);
   Value mathCall(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
+  // math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0).
+  Value isClose(const Value& callee, const syntax::CallExpr& e);
+
+  // ---- python_builtins.cpp ----
+  // A call of PyBuiltin `callee`.
+  Value pyBuiltinCall(const Value& callee, const syntax::CallExpr& e);
+  // `v` evaluated once: itself when repeating it costs nothing, else a temporary holding it.
+  Value evaluatedOnce(Value v, SourceLoc loc);
+  // The elements of tuple `tuple` (evaluated once), or of a vector; nullopt after reporting
+  // that `what` needs a tuple.
+  std::optional<std::vector<Value>> elementsOf(Value tuple, const std::string& what, const syntax::Expr& where);
+  // tuple[index] with a run-time integer `index`: the tuple's elements must share one type.
+  Value tupleAt(Value tuple, Value index, SourceLoc loc);
+  // static_arguments.cpp: a lambda written in device code, as a function value.
+  Value lambdaValue(const syntax::LambdaExpr& e);
+  // A global NumPy array read in device code: its contents as constant data.
+  Value constantArray(const std::shared_ptr<const ConstArray>& array, SourceLoc loc);
+  // Reports a store through `array` (an array value) when it is constant data; false then.
+  bool writableArray(const Value& array, SourceLoc loc);
+  // cmath_names.cpp: a call of cmath function `callee`.
+  Value cmathCall(const Value& callee, const syntax::CallExpr& e);
+  // x.bit_count() of an integer.
+  std::optional<Value> bitCount(const syntax::CallExpr& e);
   Value numberCast(const Value& callee, const syntax::CallExpr& e, std::vector<Value> args);
-  Value minMax(bool isMax, const syntax::CallExpr& e, std::vector<Value> args);
+  Value minMax(Builtin lowering, const syntax::CallExpr& e, std::vector<Value> args);
   Value compare(const syntax::CompareExpr& e);
   Value isNone(const syntax::CompareExpr& e);
   Value boolOp(const syntax::BoolOpExpr& e);
@@ -735,6 +777,35 @@ Value targetSelectorCall(FunctionChecker& checker, const Value& callee, const sy
 // Checks `if test:` when `test` calls device.target (then returns true, having emitted the If
 // with its preprocessor condition); false for an ordinary if, which the caller checks.
 bool checkTargetIf(FunctionChecker& checker, const syntax::IfStmt& s);
+
+// check_arrays.cpp: true when evaluating `e` has no effect but its value (so it may be
+// skipped or repeated).
+bool isPure(const TypedExpr& e);
+
+// ---- python_builtins.cpp: Python builtins over numbers and tuples ----
+
+// The PyBuiltin `name` (round, divmod, pow, sum, any, all, isinstance, zip, reversed);
+// Kind::Error if it is none of them.
+Value resolvePyBuiltin(std::string_view name);
+// Whether `v` passed to a device function is a static argument (ArgumentInfo::staticValue): a
+// function, lambda, builtin, math function, intrinsic, number type, struct class or module.
+bool isStaticArgument(const Value& v);
+// What tells static argument `v` apart from every other in a specialization key.
+std::string staticArgumentKey(const Value& v);
+
+// ---- cmath_names.cpp: the cmath module ----
+
+// Member `member` of module cmath (a function as a PyBuiltin named "cmath.<member>", or a
+// constant); Kind::Error if device code cannot use it.
+Value resolveCmathEntity(std::string_view member);
+
+// ---- numpy_names.cpp: NumPy's scalar functions and constants in device code ----
+
+// Member `member` of module numpy other than its number types (np.exp, np.pi, np.minimum...);
+// Kind::Error if device code cannot use it.
+Value resolveNumpyEntity(std::string_view member);
+// What to write instead of numpy.`member`, which device code cannot use.
+std::string numpyInstead(std::string_view member);
 
 // ---- classic_names.cpp: the classic front (weft.cuda, numba-cuda's names) ----
 

@@ -44,6 +44,10 @@ struct FunctionSource {
   std::shared_ptr<const SourceFile> file;
   uint32_t line = 0;     // 1-based line of the function's first decorator or `def`
   std::string name;      // the function's __name__
+  // A lambda (name "<lambda>"): a position inside its body (1-based line, 0-based byte column as
+  // CPython's co_positions gives it), which tells apart lambdas that share a line.
+  uint32_t bodyLine = 0;
+  uint32_t bodyColumn = 0;
   uint64_t identity = 0; // distinguishes functions (e.g. id() of the Python function)
   Decorator decorator = Decorator::None;
   // Which language a kernel is written in: the SIMT dialect, or tile code with the seed's
@@ -82,6 +86,14 @@ struct StructSource {
   uint64_t itemSize = 0;
 };
 
+// A NumPy array's contents, which device code reads as constant data (numba's semantics: the
+// value when the kernel is compiled).
+struct ConstArray {
+  std::string dtype;           // a number type's dtype name ("float32")
+  std::vector<int64_t> shape;  // C order
+  std::string bytes;           // the elements in C order, native byte order
+};
+
 // The meaning of a global name.
 struct GlobalValue {
   enum class Kind : uint8_t {
@@ -91,15 +103,20 @@ struct GlobalValue {
     Module,       // a module sema knows by `qualifiedName`: "math", "weft", "cuda.device", "numpy"
     Entity,       // an entity of a known module, by `qualifiedName`: "weft.float32", "math.sqrt"
     Struct,       // a @struct class: `structClass`
+    Array,        // a NumPy array of numbers: `array`
     Unsupported,  // any other object; `qualifiedName` holds its Python type name for the message
   } kind = Kind::Undefined;
   ConstValue constant;
   std::shared_ptr<FunctionSource> function;
   std::string qualifiedName;
   std::shared_ptr<StructSource> structClass;
+  std::shared_ptr<const ConstArray> array;
+  // The name is a variable of an enclosing function (a closure's cell), not a module global.
+  bool captured = false;
 };
 
-// Resolves global names of one Python module (a function's __globals__ plus builtins).
+// Resolves the free names of one Python function: the variables it captures from enclosing
+// functions, then its module's globals (__globals__), then builtins.
 class Environment {
  public:
   virtual ~Environment() = default;

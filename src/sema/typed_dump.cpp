@@ -76,6 +76,7 @@ class Printer {
     auto operand = [&](size_t i) { return expr(*e.operands[i]); };
     switch (e.kind) {
       case TypedExprKind::Literal: return literalText(e) + ":" + type;
+      case TypedExprKind::ConstantArray: return "constant_array[" + std::to_string(e.index) + "]:" + type;
       case TypedExprKind::Local: return function_.locals[static_cast<size_t>(e.local)].name;
       case TypedExprKind::Unary: {
         const char* op = e.unaryOp == UnaryOp::Neg ? "-" : e.unaryOp == UnaryOp::Pos ? "+" : e.unaryOp == UnaryOp::Invert ? "~" : "not ";

@@ -81,6 +81,7 @@ enum class CompareOp : uint8_t { Eq, NotEq, Lt, LtE, Gt, GtE };
 
 enum class TypedExprKind : uint8_t {
   Literal,       // `literal` of `type`
+  ConstantArray, // TypedProgram::constantArrays[index] as an array of `type` (space Constant)
   Local,         // the local variable `local`
   Unary,         // unaryOp operands[0]
   Binary,        // operands[0] binaryOp operands[1]
@@ -249,11 +250,14 @@ struct TypedFunction {
   std::vector<TypedStmt*> body;
 };
 
-// A global constant whose value the program baked in: the runtime re-checks it at launch.
+// A global constant whose value the program baked in, or a captured variable (a closure's
+// cell) whatever it holds: the runtime re-checks it at launch.
 struct GlobalDependency {
   std::shared_ptr<Environment> environment;
   std::string name;
   ConstValue value;
+  // A captured function, module, class...: `value` is unused and any rebinding counts as a change.
+  bool byIdentity = false;
 };
 
 struct TypedProgram {
@@ -264,6 +268,8 @@ struct TypedProgram {
   // when the argument was a ConstExpr baked into the program.
   std::vector<int> argumentToParam;
   std::vector<GlobalDependency> globals;
+  // The constant data the program reads (global NumPy arrays), once each.
+  std::vector<std::shared_ptr<const ConstArray>> constantArrays;
   // The bytes of local arrays one thread of `kernel` may hold at once: its own and, for every
   // call site, the callee's (a recursive call's once). An upper bound on any of its frames and
   // on its chain of frames; the CPU target sizes each thread's stack from it.

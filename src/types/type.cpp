@@ -282,6 +282,7 @@ std::string toString(const Type* type) {
         case MemorySpace::Global: break;
         case MemorySpace::Shared: text += ", shared"; break;
         case MemorySpace::Local: text += ", local"; break;
+        case MemorySpace::Constant: text += ", constant"; break;
       }
       return text + ")";
     }

@@ -56,7 +56,9 @@ enum class TypeKind : uint8_t {
 };
 
 // Where an array's storage lives; local and shared arrays are created in device code.
-enum class MemorySpace : uint8_t { Global, Shared, Local };
+// Constant: read-only data the program carries (a global NumPy array, issue 10); stores to it
+// are compile errors.
+enum class MemorySpace : uint8_t { Global, Shared, Local, Constant };
 
 struct Type {
   TypeKind kind = TypeKind::Error;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "sema/sema_diagnostics.h"
 #include "sema_test_support.h"
@@ -208,6 +209,8 @@ std::vector<Example> examples() {
       "BadAnnotation", 2, "the annotation of parameter 'n'");
   add("UnknownAttribute", "@device.kernel\ndef k(a):\n    a[0] = device.nothing\n", {"int32[:]"},
       "UnknownAttribute", 3, "'nothing'");
+  add("NumpyUnsupported", "import numpy as np\n@device.kernel\ndef k(a):\n    a[0] = np.sum(a)\n", {"int32[:]"},
+      "NumpyUnsupported", 4, "numpy.sum is not supported in device code; use a loop");
   add("UnknownAttribute", "@device.kernel\ndef k(a):\n    a[0] = a.foo\n", {"int32[:]"}, "UnknownAttribute",
       3, "'foo'");
   add("InvalidOperands", "@device.kernel\ndef k(a, x):\n    y = x // 2\n", {"int32[:]", "complex64"},
@@ -381,6 +384,44 @@ std::vector<Example> examples() {
               std::string::npos);
     EXPECT_EQ(d.notes.size(), 11u);  // ten calls of the chain, then how many more
   });
+  // A global NumPy array `G` (the Python environment's; weftc has none): storing into it, and
+  // one too large to compile in.
+  for (auto [kind, body, bytes] : {std::tuple<const char*, const char*, size_t>{"ConstantArrayStore", "    G[0] = 1.0\n", 64},
+                                   {"ConstantArrayTooLarge", "    a[0] = G[0]\n", (size_t{4} << 20) + 8}}) {
+    custom(kind, {kind}, [kind, body, bytes] {
+      struct ArrayEnvironment : Environment {
+        size_t bytes = 0;
+        GlobalValue lookup(std::string_view name) override {
+          GlobalValue value;
+          if (name != "G") return value;
+          auto array = std::make_shared<ConstArray>();
+          array->dtype = "float64";
+          array->shape = {static_cast<int64_t>(bytes / 8)};
+          array->bytes.assign(bytes, '\0');
+          value.kind = GlobalValue::Kind::Array;
+          value.array = array;
+          return value;
+        }
+      };
+      types::TypeContext types;
+      SourceManager sources;
+      Diagnostics diagnostics(sources);
+      auto environment = std::make_shared<ArrayEnvironment>();
+      environment->bytes = bytes;
+      auto source = std::make_shared<FunctionSource>();
+      source->file = std::make_shared<SourceFile>("arrays.py", std::string("def k(a):\n") + body);
+      source->line = 1;
+      source->name = "k";
+      source->decorator = FunctionSource::Decorator::Kernel;
+      source->globals = environment;
+      CheckRequest request;
+      request.entries.push_back({source, {ArgumentInfo{types.array(types::ScalarKind::Float64, 1), std::nullopt}}});
+      check(request, types, sources, diagnostics);
+      ASSERT_EQ(diagnostics.all().size(), 1u) << diagnostics.render();
+      EXPECT_EQ(diagnostics.all()[0].kind, kind);
+      EXPECT_EQ(diagnostics.all()[0].loc.line, 2u);
+    });
+  }
   custom("FunctionNotFound", {"FunctionNotFound"}, [] {
     types::TypeContext types;
     SourceManager sources;

@@ -38,6 +38,10 @@ typedef unsigned long long uint64_t;
 #define WEFT_KERNEL extern "C"
 // A generated tile kernel: one thread runs a whole tile block on the CPU target.
 #define WEFT_TILE_KERNEL extern "C"
+// Read-only data of the program (a global NumPy array's elements): in constant memory where it
+// fits, else in global memory, on the GPU; a static array on the CPU target.
+#define WEFT_CONSTANT_DATA alignas(16) static const
+#define WEFT_GLOBAL_DATA alignas(16) static const
 #else
 #define WEFT_HD __host__ __device__ __forceinline__
 #define WEFT_DEVICE_FN static __device__ __forceinline__
@@ -46,6 +50,8 @@ typedef unsigned long long uint64_t;
 #define WEFT_HOST_DEVICE_FN_NOINLINE static __host__ __device__ __noinline__
 #define WEFT_INTEROP_FN extern "C" __host__ __device__
 #define WEFT_KERNEL extern "C" __global__
+#define WEFT_CONSTANT_DATA alignas(16) static __constant__ const
+#define WEFT_GLOBAL_DATA alignas(16) static __device__ const
 // A generated tile kernel: its tile block is one CTA of WEFT_TILE_THREADS threads (the unit
 // defines it; include/weft/tiles.h).
 #define WEFT_TILE_KERNEL extern "C" __global__ __launch_bounds__(WEFT_TILE_THREADS)
