@@ -944,8 +944,8 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
       sink.error(diag::ArgumentType, a[0]->loc, {"1", what, "a tile", describe(x)});
       return errorValue();
     }
-    // max(x, y) element-wise: where(x < y, y, x) in the common type (NaN: suppressed for the
-    // first operand as Python's max does).
+    // max(x, y) element-wise in the common type; a NaN operand gives the other one (the seed's
+    // default suppress-NaN rule, and cuTile's propagate_nan=False).
     std::vector<int64_t> xs = x.type()->isTile() ? x.type()->shape : std::vector<int64_t>{};
     std::vector<int64_t> ys = y.type()->isTile() ? y.type()->shape : std::vector<int64_t>{};
     std::optional<std::vector<int64_t>> shape = broadcastShape(xs, ys, e.loc, what);
@@ -962,7 +962,7 @@ Value FunctionChecker::tileFunctionCall(const Value& callee, const syntax::CallE
     Value px = placeholder(x), py = placeholder(y);
     if (px.isError() || py.isError()) return errorValue();
     TypedExpr* call = make(TypedExprKind::BuiltinCall, types.scalar(*common), e.loc, {px.expr, py.expr});
-    call->builtin = name == "maximum" ? Builtin::Max : Builtin::Min;
+    call->builtin = name == "maximum" ? Builtin::Fmax : Builtin::Fmin;
     return tileMap(runtime(call), inputs, *shape, e.loc);
   }
   if (name == "where") {

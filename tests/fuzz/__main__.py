@@ -80,7 +80,7 @@ def _tiles(args) -> dict:
     if "gpu" in targets and not weft.gpu_available():
         print("fuzz: no usable GPU; running the CPU target only")
         targets = tuple(t for t in targets if t != "gpu")
-    config = tiles.Config(contraction="gpu" in targets, known_bugs=args.known_bugs)
+    config = tiles.Config(contraction="gpu" in targets)
     if args.long:
         config = replace(config, max_statements=14, max_elements=1024)
     return tiles.run(args.seed, args.programs, targets, config, args.work, time_limit=args.time_limit, first=args.first)
@@ -120,7 +120,6 @@ def main(argv=None) -> int:
     t.add_argument("--long", action="store_true",
                    help="the GPU machine's run: bigger programs and tiles, cpu and gpu targets, 3000 programs")
     t.add_argument("--time-limit", type=float, default=0, help="stop starting programs after this many seconds")
-    t.add_argument("--known-bugs", action="store_true", help="also generate what tiles.KNOWN_BUGS leaves out")
     for p in (d, m, r, t):
         p.add_argument("--json", type=pathlib.Path, help="write the report here")
         p.add_argument("--work", type=pathlib.Path, default=pathlib.Path(f"/tmp/weft-fuzz-{os.getpid()}"))

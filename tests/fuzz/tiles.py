@@ -43,21 +43,16 @@ PADDINGS = {  # seed spelling, cuTile spelling, value
     "neg_inf": ("'-inf'", "NEG_INF", -np.inf),
     "nan": ("'nan'", "NAN", np.nan),
 }
-# Known weft bugs the generator leaves out unless Config.known_bugs (the fuzzer found them;
-# docs/tiles.md says otherwise): maximum()/minimum() without a NaN mode follow Python's max(),
-# not the seed's default suppress-NaN rule (maximum(nan, 2.0) is nan, maximum(2.0, nan) is 2.0).
-KNOWN_BUGS = ("untagged maximum/minimum of a NaN",)
 
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """What the generator makes: statements per program, the largest tile (elements), whether
-    floating products are approximate (the GPU fuses them), and whether known bugs are produced."""
+    """What the generator makes: statements per program, the largest tile (elements), and whether
+    floating products are approximate (the GPU fuses them)."""
 
     max_statements: int = 8
     max_elements: int = 256
     contraction: bool = False
-    known_bugs: bool = False
 
 
 @dataclasses.dataclass
@@ -335,10 +330,7 @@ class Generator:
             ops += ["//", "%", "&", "|", "^", "<<", ">>"]
         elif x.dtype != "float16":
             ops += ["/"]
-        if not floating:
-            ops += ["max", "min"]
-        elif not (x.nan or y.nan) or self.config.known_bugs:
-            ops += ["max", "min"]
+        ops += ["max", "min"]
         if floating and x.dtype != "float16":
             ops += ["max_propagate", "max_suppress"]
         op = self.rng.choice(ops)
@@ -824,4 +816,4 @@ def run(seed: int, count: int, targets: tuple = ("cpu",), config: Config = Confi
                                            [list(s.array_shape) for s in reduced.stores]})
                 log(f"tiles: {program.name} fails ({stage}): {message[:300]}")
     return {"seed": seed, "targets": list(targets), "config": dataclasses.asdict(config), "counts": counts,
-            "failures": failures, "known_bugs_left_out": [] if config.known_bugs else list(KNOWN_BUGS)}
+            "failures": failures}

@@ -603,16 +603,35 @@ def nan_modes(a, b, out):
     ct.store(out, (0, 0), ct.reshape(ct.maximum(x, y, ct.propagate_nan), (1, 4)))
     ct.store(out, (1, 0), ct.reshape(ct.maximum(x, y, ct.suppress_nan), (1, 4)))
     ct.store(out, (2, 0), ct.reshape(ct.minimum(x, y, ct.propagate_nan), (1, 4)))
+    # Without a mode: the seed's default, suppress (a NaN operand gives the other, either side).
+    ct.store(out, (3, 0), ct.reshape(ct.maximum(x, y), (1, 4)))
+    ct.store(out, (4, 0), ct.reshape(ct.minimum(y, x), (1, 4)))
+
+
+@cu.kernel
+def nan_modes_cutile(a, b, out):
+    x = cu.load(a, (0,), (4,))
+    y = cu.load(b, (0,), (4,))
+    cu.store(out, (0, 0), cu.reshape(cu.maximum(x, y), (1, 4)))
+    cu.store(out, (1, 0), cu.reshape(cu.minimum(y, x), (1, 4)))
+    cu.store(out, (2, 0), cu.reshape(cu.maximum(y, x, propagate_nan=True), (1, 4)))
 
 
 def test_nan_propagation_modes(target):
     a = np.array([1.0, np.nan, 3.0, np.nan], np.float32)
     b = np.array([2.0, 5.0, np.nan, np.nan], np.float32)
-    out = np.zeros((3, 4), np.float32)
+    out = np.zeros((5, 4), np.float32)
     run_tiles(target, nan_modes, a, b, out, grid=1)
     np.testing.assert_array_equal(out[0], np.maximum(a, b))
     np.testing.assert_array_equal(out[1], np.fmax(a, b))
     np.testing.assert_array_equal(out[2], np.minimum(a, b))
+    np.testing.assert_array_equal(out[3], np.fmax(a, b))
+    np.testing.assert_array_equal(out[4], np.fmin(b, a))
+    out = np.zeros((3, 4), np.float32)
+    run_tiles(target, nan_modes_cutile, a, b, out, grid=1)
+    np.testing.assert_array_equal(out[0], np.fmax(a, b))
+    np.testing.assert_array_equal(out[1], np.fmin(b, a))
+    np.testing.assert_array_equal(out[2], np.maximum(b, a))
 
 
 # ---- helpers taking and returning tiles ----
