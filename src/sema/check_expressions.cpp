@@ -584,6 +584,14 @@ Value FunctionChecker::binary(BinaryOp op, Value left, Value right, SourceLoc lo
         ScalarKind kind = types::isBool(lk) ? ScalarKind::Int32 : lk;
         return emit(kind, kind, left.nonNegative || *exponent % 2 == 0);
       }
+      // Integers to a run-time integer power stay integers, computed exactly (weft::pow_int; a
+      // negative exponent gives 1 / x**n truncated toward zero):
+      // CPython's int result for a non-negative exponent, where a floating pow would round
+      // (CUDA's pow(3.0, 1.0) is 2.9999999999999996).
+      if (!exponent && !right.constant && types::isInteger(lk) && types::isInteger(rk) && !left.weak) {
+        ScalarKind kind = types::isBool(common) ? ScalarKind::Int32 : common;
+        return emit(kind, kind, left.nonNegative);
+      }
       ScalarKind kind = types::floatingFor(common);
       Value l = promoteTo(left, kind, loc);
       Value r = promoteTo(right, kind, loc);

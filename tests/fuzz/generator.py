@@ -632,7 +632,7 @@ class ProgramGenerator:
             if is_float(t) and r.random() < 0.4:
                 if exact:
                     return None
-                base_t = r.choice([x for x in self.types if floating_for(x) == t] or [t])
+                base_t = r.choice([x for x in self.types if floating_for(x) == t and not is_intlike(x)] or [t])
                 return ir.Bin("**", self.expr(base_t, scope, depth, True), self.expr(base_t, scope, 0, True))
             n = r.randint(0, 5)
             if not is_intlike(t) and interp.power_inexact(t, n, self.config.contraction) and exact:

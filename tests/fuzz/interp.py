@@ -814,6 +814,8 @@ def binary_type(op: str, lt: str, lweak: bool, rt: str, rweak: bool, rconst=None
             if not fits(rconst, t):
                 raise Rejected(f"exponent {rconst} does not fit {t}")
             return "power", t
+        if is_intlike(lt) and is_intlike(rt) and not lweak and not rweak:
+            raise Rejected("** of integers by a run-time integer (weft::pow_int, not modelled)")
         return "pow", floating_for(common)
     if op in ("&", "|", "^"):
         if not is_intlike(common):

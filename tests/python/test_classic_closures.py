@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import weft
-from classic_support import compiles_for_sm90, launch1, target  # noqa: F401
+from classic_support import compiles_for_sm90, launch1, launch_weft, target  # noqa: F401
 from weft import cuda
 
 
@@ -241,7 +241,7 @@ def make_scaler(factor):
 def test_weft_dialect_factory(target, rng):
     a = rng.standard_normal(64).astype(np.float32)
     expected = a * np.float32(1.5)
-    weft.launch(make_scaler(1.5), a, grid=2, block=32)
+    launch_weft(make_scaler(1.5), a, grid=2, block=32)
     np.testing.assert_allclose(a, expected, rtol=1e-6)
 
 
@@ -261,7 +261,7 @@ def test_weft_dialect_func_closure(target, rng):
 
     a = rng.integers(-20, 20, 50).astype(np.int32)
     expected = np.clip(a, -5, 5)
-    weft.launch(make(-5, 5), a, grid=2, block=32)
+    launch_weft(make(-5, 5), a, grid=2, block=32)
     np.testing.assert_array_equal(a, expected)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import weft
-from classic_support import compiles_for_sm90, launch1, target  # noqa: F401
+from classic_support import compiles_for_sm90, launch1, launch_weft, target  # noqa: F401
 from weft import cuda
 
 N = 64
@@ -129,7 +129,7 @@ def test_weft_dialect_function_argument(target, rng):
 
     a = rng.standard_normal(N).astype(np.float32)
     out = np.zeros_like(a)
-    weft.launch(k, a, out, grid=2, block=32)
+    launch_weft(k, a, out, grid=2, block=32)
     np.testing.assert_allclose(out, np.sqrt(np.abs(a)), rtol=1e-6)
 
 

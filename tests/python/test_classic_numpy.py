@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import weft
-from classic_support import close, compiles_for_sm90, launch1, target  # noqa: F401
+from classic_support import close, compiles_for_sm90, launch1, launch_weft, target  # noqa: F401
 from weft import cuda
 
 N = 97
@@ -170,7 +170,7 @@ def test_numpy_in_weft_dialect(target, rng):
 
     x = rng.standard_normal(N)
     out = np.zeros_like(x)
-    weft.launch(softplus, x, out, grid=4, block=32)
+    launch_weft(softplus, x, out, grid=4, block=32)
     close(out, np.log1p(np.exp(x)), np.float64)
 
 

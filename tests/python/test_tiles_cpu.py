@@ -634,6 +634,24 @@ def test_nan_propagation_modes(target):
     np.testing.assert_array_equal(out[2], np.maximum(b, a))
 
 
+@cu.kernel
+def max_min_narrow(a, b, out):
+    x = cu.load(a, (0,), (4,))
+    y = cu.load(b, (0,), (4,))
+    cu.store(out, (0, 0), cu.reshape(cu.maximum(y, x), (1, 4)))
+    cu.store(out, (1, 0), cu.reshape(cu.minimum(x, y), (1, 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_max_min_of_narrow_floats_suppress_nan(target, dtype):
+    a = np.array([1.0, np.nan, 3.0, np.nan], dtype)
+    b = np.array([2.0, 5.0, np.nan, np.nan], dtype)
+    out = np.zeros((2, 4), dtype)
+    run_tiles(target, max_min_narrow, a, b, out, grid=1)
+    np.testing.assert_array_equal(out[0].astype(np.float32), np.fmax(b, a).astype(np.float32))
+    np.testing.assert_array_equal(out[1].astype(np.float32), np.fmin(a, b).astype(np.float32))
+
+
 # ---- helpers taking and returning tiles ----
 
 

@@ -114,10 +114,16 @@ inline constexpr bool kIsFloat = Traits<T>::kCategory == Category::Float;
 template <class T>
 inline constexpr bool kIsComplex = Traits<T>::kCategory == Category::Complex;
 
-// IEEE tests written with arithmetic only, so they need no <cmath> under NVRTC.
+// IEEE tests written with arithmetic only, so they need no <cmath> under NVRTC. A narrow float
+// (float16, bfloat16, fp8) is tested as the float it widens to (widen(), found by argument-
+// dependent lookup where isNan is instantiated).
 template <class F>
 WEFT_HD bool isNan(F x) {
-  return x != x;
+  if constexpr (kIsNarrow<F>) {
+    return isNan(widen(x));
+  } else {
+    return x != x;
+  }
 }
 template <class F>
 WEFT_HD bool isInf(F x) {
