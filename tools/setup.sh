@@ -31,10 +31,10 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 py=.venv/bin/python
-if ! "$py" -c 'import numpy, pytest, hypothesis, ml_dtypes, scikit_build_core, nanobind' 2>/dev/null; then
+if ! "$py" -c 'import numpy, pytest, xdist, hypothesis, ml_dtypes, scikit_build_core, nanobind' 2>/dev/null; then
   log "installing Python packages into .venv"
   "$py" -m pip install -q --upgrade pip
-  "$py" -m pip install -q numpy pytest hypothesis ml_dtypes 'scikit-build-core>=0.10' 'nanobind>=2.0'
+  "$py" -m pip install -q numpy pytest pytest-xdist hypothesis ml_dtypes 'scikit-build-core>=0.10' 'nanobind>=2.0'
 fi
 
 # weft itself, rebuilt only when a source that goes into the wheel changed. The stamp is a hash of

@@ -21,4 +21,5 @@ fi
 echo "test: running the Python tests"
 # A cache folder of the suite's own: tests never read artifacts a previous weft left in ~/.cache.
 export WEFT_CACHE_DIR=${WEFT_CACHE_DIR:-$(pwd)/build/test-cache}
-"$py" -m pytest -q tests/python "$@"
+# One pytest worker per core (pytest-xdist): most tests wait on a compiler.
+"$py" -m pytest -q -n auto tests/python "$@"
