@@ -28,6 +28,12 @@ def softmax(x: cu.bfloat16[:, :], out: cu.bfloat16[:, :]):
     e = cu.exp(t - cu.max(t, axis=1, keepdims=True))
     cu.store(out, (r, 0), (e / cu.sum(e, axis=1, keepdims=True)).astype(cu.bfloat16))
 """,
+    "max_min_narrow": """
+@cu.kernel
+def narrow(a: cu.float16[:], b: cu.bfloat16[:], out: cu.float16[:], out2: cu.bfloat16[:]):
+    cu.store(out, (0,), cu.maximum(cu.load(a, (0,), (128,)), cu.load(a, (1,), (128,))))
+    cu.store(out2, (0,), cu.minimum(cu.load(b, (0,), (128,)), cu.load(b, (1,), (128,))))
+""",
     "reductions_scans": """
 @ct.kernel
 def reduce(a: ct.int32[:, :], s0: ct.int32[:], m1: ct.int32[:], c1: ct.int32[:, :], i1: ct.int32[:]):
@@ -151,5 +157,5 @@ def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     # each 64 x 64 part of the accumulator (128 to 256 threads).
     threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128,
                "assumptions": 128, "load_store_orders": 128, "fp8": 128, "partition_views": 256, "shape_ops": 256,
-               "mma_bf16": 128, "mma_f64_int8": 128}[name]
+               "mma_bf16": 128, "mma_f64_int8": 128, "max_min_narrow": 128}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)

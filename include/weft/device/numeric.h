@@ -115,12 +115,11 @@ template <class T>
 inline constexpr bool kIsComplex = Traits<T>::kCategory == Category::Complex;
 
 // IEEE tests written with arithmetic only, so they need no <cmath> under NVRTC. A narrow float
-// (float16, bfloat16, fp8) is tested as the float it widens to (widen(), found by argument-
-// dependent lookup where isNan is instantiated).
+// (float16, bfloat16, fp8) is tested as the float32 it converts to exactly.
 template <class F>
 WEFT_HD bool isNan(F x) {
   if constexpr (kIsNarrow<F>) {
-    return isNan(widen(x));
+    return isNan(Traits<F>::toFloat(x));
   } else {
     return x != x;
   }
