@@ -23,6 +23,8 @@
 #include <cuda_bf16.h>
 #include <weft/cuda_tile.h>
 
+#include "timing.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -51,21 +53,6 @@ __global__ void __launch_bounds__(wt::kBlockThreads, MIN_BLOCKS) gemm(const __nv
       wt::zeros<Acc>(), as, bs, int64_t(0), int64_t((k + BK - 1) / BK), [&](int64_t kk) { return wt::block_index<2>{{row, kk}}; },
       [&](int64_t kk) { return wt::block_index<2>{{kk, col}}; });
   wt::store(cv, acc, row, col);
-}
-
-template <class Launch>
-float time_ms(Launch launch) {
-  launch();
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  cudaEventRecord(start);
-  for (int i = 0; i < 20; ++i) launch();
-  cudaEventRecord(stop);
-  cudaEventSynchronize(stop);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
-  return ms / 20;
 }
 
 struct Problem {

@@ -7,6 +7,8 @@
 #include <cuda_bf16.h>
 #include <weft/cuda_tile.h>
 
+#include "timing.h"
+
 #include <cstdio>
 #include <vector>
 
@@ -46,21 +48,6 @@ __tile_global__ void gemm(const __nv_bfloat16* a, const __nv_bfloat16* b, float*
   auto row = ct::bid().y, col = ct::bid().x;
   for (int kk = 0; kk < k / int(BK); ++kk) acc = ct::mma(ct::load(av, row, kk), ct::load(bv, kk, col), acc);
   ct::store(cv, acc, row, col);
-}
-
-template <class Launch>
-float time_ms(Launch launch) {
-  launch();
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  cudaEventRecord(start);
-  for (int i = 0; i < 20; ++i) launch();
-  cudaEventRecord(stop);
-  cudaEventSynchronize(stop);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
-  return ms / 20;
 }
 
 int main() {

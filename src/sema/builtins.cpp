@@ -48,6 +48,8 @@ Value numberType(types::ScalarKind kind, std::string name) {
   return v;
 }
 
+}  // namespace
+
 Value floatConstant(double x) {
   Value v;
   v.kind = Value::Kind::Constant;
@@ -56,8 +58,6 @@ Value floatConstant(double x) {
   v.constant->floatValue = x;
   return v;
 }
-
-}  // namespace
 
 std::string canonicalModule(std::string_view qualifiedName) {
   if (qualifiedName == "weft" || qualifiedName == "cuda.device") return "weft";

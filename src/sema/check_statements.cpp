@@ -586,14 +586,17 @@ void FunctionChecker::augAssign(const syntax::AugAssignStmt& s) {
   emit(TypedStmtKind::Store, s.loc, {place, stored.expr});
 }
 
+void FunctionChecker::loopBodies(const syntax::ForStmt& s, std::vector<TypedStmt*>& body,
+                                 std::vector<TypedStmt*>& orelse) {
+  ++loopDepth_;
+  block(s.body, body);
+  --loopDepth_;
+  block(s.orelse, orelse);
+}
+
 void FunctionChecker::forStmt(const syntax::ForStmt& s) {
   std::vector<TypedStmt*> body, orelse;
-  auto checkBodies = [&]() {
-    ++loopDepth_;
-    block(s.body, body);
-    --loopDepth_;
-    block(s.orelse, orelse);
-  };
+  auto checkBodies = [&]() { loopBodies(s, body, orelse); };
   const syntax::CallExpr* call = nullptr;
   bool enumerate = false;
   if (s.iter->kind == syntax::ExprKind::Call) {
@@ -639,12 +642,7 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
 void FunctionChecker::rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
                                const std::function<std::optional<std::vector<Value>>()>& arguments) {
   std::vector<TypedStmt*> body, orelse;
-  auto checkBodies = [&]() {
-    ++loopDepth_;
-    block(s.body, body);
-    --loopDepth_;
-    block(s.orelse, orelse);
-  };
+  auto checkBodies = [&]() { loopBodies(s, body, orelse); };
   if (s.target->kind != syntax::ExprKind::Name) {
     sink.error(diag::UnsupportedStatement, s.target->loc, {"a for loop target other than a name", "; unpack inside the loop"});
     checkBodies();
@@ -867,10 +865,7 @@ void FunctionChecker::enumerateFor(const syntax::ForStmt& s) {
   const auto& call = syntax::as<syntax::CallExpr>(*s.iter);
   auto checkBodies = [&]() {
     std::vector<TypedStmt*> body, orelse;
-    ++loopDepth_;
-    block(s.body, body);
-    --loopDepth_;
-    block(s.orelse, orelse);
+    loopBodies(s, body, orelse);
   };
   const syntax::Expr* startExpr = call.args.size() > 1 ? call.args[1] : nullptr;
   for (const syntax::Keyword* keyword : call.keywords) {

@@ -105,6 +105,9 @@ struct GlobalMeaning {
 };
 GlobalMeaning resolveGlobal(Environment* environment, const std::string& name);
 
+// The compile-time float constant `x` (math.pi, numpy.inf, ...).
+Value floatConstant(double x);
+
 // ---- constant.cpp: compile-time evaluation ----
 
 enum class FoldError : uint8_t { None, DivisionByZero, Overflow, Unsupported };
@@ -577,6 +580,8 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   int addLocal(const std::string& name, SourceLoc loc);
   void checkAssert(const syntax::AssertStmt& s);
   void forStmt(const syntax::ForStmt& s);
+  // Checks a for loop's body (one loop deeper) into `body` and its else clause into `orelse`.
+  void loopBodies(const syntax::ForStmt& s, std::vector<TypedStmt*>& body, std::vector<TypedStmt*>& orelse);
   void augAssign(const syntax::AugAssignStmt& s);
   void returnStmt(const syntax::ReturnStmt& s);
   // `self`: the struct value a method is called on (its first argument).

@@ -69,15 +69,6 @@ constexpr NumpyHint kHints[] = {
     {"reciprocal", "1 / x"},
 };
 
-Value floatConstant(double x) {
-  Value v;
-  v.kind = Value::Kind::Constant;
-  v.constant = ConstValue{};
-  v.constant->kind = ConstValue::Kind::Float;
-  v.constant->floatValue = x;
-  return v;
-}
-
 }  // namespace
 
 Value resolveNumpyEntity(std::string_view member) {

@@ -336,10 +336,7 @@ void FunctionChecker::pyBuiltinFor(const syntax::ForStmt& s, const syntax::CallE
   std::string what = name + "()";
   auto checkBodies = [&]() {
     std::vector<TypedStmt*> body, orelse;
-    ++loopDepth_;
-    block(s.body, body);
-    --loopDepth_;
-    block(s.orelse, orelse);
+    loopBodies(s, body, orelse);
   };
   // reversed(range(start, stop)) counts down: range(stop - 1, start - 1, -1).
   if (name == "reversed" && call.args.size() == 1 && call.keywords.empty() &&
