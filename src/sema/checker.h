@@ -291,6 +291,7 @@ class ProgramChecker {
   bool usesTiles = false;
   int64_t largestAccumulator = 0;  // elements of the largest mma result (0: no mma)
   int64_t largestTile = 1;
+  int narrowestMemoryElement = 0;  // bytes of the narrowest element a tile load or store moves (0: none)
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -750,6 +751,10 @@ int64_t tileSize(const types::Type* tile);
 // `largestAccumulator` (0: none): 128 to 512 by the tiles' size; with mma, 128 or 256 by the
 // accumulator's.
 int tileThreadsFor(int64_t largestTile, int64_t largestAccumulator);
+// The most consecutive elements a thread of a tile block holds in one vector of the blocked
+// layout (include/weft/tiles/tile.h: WEFT_TILE_MAX_VECTOR) for a program whose narrowest element
+// loaded or stored by a tile access has `narrowestMemoryElement` bytes (0: none): 4 to 8.
+int tileVectorFor(int narrowestMemoryElement);
 // The largest number of elements a tile may have, and the largest extent of one dimension.
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.

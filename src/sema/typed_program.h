@@ -276,6 +276,8 @@ struct TypedProgram {
   uint64_t localArrayBytes = 0;
   // The threads of one tile block on the GPU when `kernel` is a tile kernel; 0 for a SIMT kernel.
   int tileThreads = 0;
+  // The blocked layout's vector (elements) of that tile kernel (sema: tileVectorFor).
+  int tileVector = 0;
   // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops.
   uint32_t tileSharedBytes = 0;
   // Whether any function uses tiles (codegen then includes weft/tiles.h).

@@ -3,15 +3,32 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <cstring>
+#include <sstream>
 #include <vector>
 
 namespace weft {
 
+// Eight bytes per step (the headers of every cache key are ~400 KB: a byte-wise loop cost ~2 ms of
+// each process's first launch); the tail is zero-padded, and add()'s length prefix keeps the
+// padding from colliding with real zero bytes.
 void ContentHash::mix(const unsigned char* data, size_t size) {
-  for (size_t i = 0; i < size; ++i) {
-    low_ = (low_ ^ data[i]) * 0x100000001b3ull;
-    high_ = (high_ ^ data[i] ^ (low_ >> 29)) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  auto step = [this](uint64_t word) {
+    low_ = (low_ ^ word) * 0x100000001b3ull;
+    low_ ^= low_ >> 32;
+    high_ = ((high_ ^ word ^ (low_ >> 29)) * 0x9e3779b97f4a7c15ull) + 0x100000001b3ull;
+    high_ ^= high_ >> 31;
+  };
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, data + i, 8);
+    step(word);
+  }
+  if (i < size) {
+    uint64_t word = 0;
+    std::memcpy(&word, data + i, size - i);
+    step(word);
   }
 }
 
@@ -48,8 +65,9 @@ std::string hashDirectory(const std::string& directory) {
   ContentHash hash;
   for (const fs::path& file : files) {
     std::ifstream in(file, std::ios::binary);
-    hash.add(file.lexically_relative(directory).generic_string())
-        .add(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    std::ostringstream contents;
+    contents << in.rdbuf();
+    hash.add(file.lexically_relative(directory).generic_string()).add(contents.view());
   }
   return hash.hex();
 }

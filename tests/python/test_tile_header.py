@@ -60,16 +60,18 @@ def run_program(executable):
 # Layout-sensitive programs also run with the largest tile block weft's code generator uses.
 WIDE_BLOCK = ["test_memory", "test_shape_reduce", "test_mma"]
 HOST_MODES = {"serial": [], "emulated": ["-DWEFT_TILES_EMULATE_BLOCK"],
-              "emulated512": ["-DWEFT_TILES_EMULATE_BLOCK", "-DWEFT_TILE_THREADS=512"]}
+              "emulated512": ["-DWEFT_TILES_EMULATE_BLOCK", "-DWEFT_TILE_THREADS=512"],
+              # The vector weft's code generator gives kernels that move 16-bit elements.
+              "emulated512v8": ["-DWEFT_TILES_EMULATE_BLOCK", "-DWEFT_TILE_THREADS=512", "-DWEFT_TILE_MAX_VECTOR=8"]}
 
 
 @pytest.mark.parametrize("mode", sorted(HOST_MODES))
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_host(name, mode, tmp_path):
     """(a) The program on the CPU target (one thread per tile block) and with the GPU algorithms
-    emulated by kBlockThreads host threads (128, and 512 for the layout-sensitive programs);
-    every check passes."""
-    if mode == "emulated512" and name not in WIDE_BLOCK:
+    emulated by kBlockThreads host threads (128, and 512 with vectors of 4 and 8 elements for the
+    layout-sensitive programs); every check passes."""
+    if mode.startswith("emulated512") and name not in WIDE_BLOCK:
         pytest.skip("the element-wise programs do not depend on the block size")
     executable = tmp_path / name
     flags = HOST_FLAGS + HOST_MODES[mode]

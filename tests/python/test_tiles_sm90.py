@@ -159,3 +159,14 @@ def test_tile_kernel_compiles_for_sm90(tmp_path, name):
                "assumptions": 128, "load_store_orders": 128, "fp8": 128, "partition_views": 256, "shape_ops": 256,
                "mma_bf16": 128, "mma_f64_int8": 128, "max_min_narrow": 128}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
+
+
+@pytest.mark.parametrize("name, vector", [("vec_add", 4), ("softmax_bf16", 8), ("fp8", 8), ("mma_f64_int8", 8),
+                                          ("max_min_narrow", 8), ("reductions_scans", 4)])
+def test_tile_vector_follows_the_narrowest_element_moved(tmp_path, name, vector):
+    # 16-byte accesses of the narrowest element a tile load or store moves, 4 to 8 elements.
+    src = tmp_path / f"{name}.py"
+    src.write_text(PRELUDE + SOURCES[name])
+    proc = subprocess.run([weftc_path(), str(src), "--emit-cuda"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"#define WEFT_TILE_MAX_VECTOR {vector}\n" in proc.stdout

@@ -12,7 +12,7 @@
 //                                                          row-major elements (vector accesses)
 //
 // The default layout is blocked_layout<N>: the row-major sequence is cut into vectors of
-// kVector = min(4, max(1, N / kBlockThreads)) consecutive elements, dealt to the threads
+// kVector = min(kMaxVector, max(1, N / kBlockThreads)) consecutive elements, dealt to the threads
 // round-robin; a tile smaller than the block is replicated (thread t holds element t % N). The
 // layout depends on the size only, never on the element type or the rank, so element-wise
 // operations between tiles of any element types and reshapes move no data. On the CPU target
@@ -23,9 +23,15 @@
 
 namespace weft::tiles {
 
-// The most consecutive elements a thread holds in one vector of the blocked layout (16 bytes of
-// float32; 8 of float16; two 16-byte accesses of float64).
-inline constexpr uint32_t kMaxVector = 4;
+// The most consecutive elements a thread holds in one vector of the blocked layout: by default 4
+// (16 bytes of float32; 8 of float16; two 16-byte accesses of float64). weft's code generator
+// gives a kernel whose tile accesses move 16-bit elements 8 (16-byte accesses of those).
+#if !defined(WEFT_TILE_MAX_VECTOR)
+#define WEFT_TILE_MAX_VECTOR 4
+#endif
+inline constexpr uint32_t kMaxVector = WEFT_TILE_MAX_VECTOR;
+static_assert(kMaxVector == 1 || kMaxVector == 2 || kMaxVector == 4 || kMaxVector == 8 || kMaxVector == 16,
+              "WEFT_TILE_MAX_VECTOR must be a power of 2 from 1 to 16");
 
 // The blocked layout of a tile of N elements (see the file comment).
 template <uint32_t N>
