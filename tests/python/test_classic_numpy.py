@@ -92,6 +92,20 @@ def test_numpy_min_max_nan_rules(target, rng, name, reference):
     np.testing.assert_array_equal(out, reference(x, y))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["minimum", "maximum", "fmin", "fmax"])
+def test_numpy_min_max_order_negative_zero_below_positive_zero(target, name, dtype):
+    # -0 is below +0 in either operand order (IEEE 754-2019; the GPU's min.f32/max.f32), where
+    # NumPy's own result depends on the order.
+    x = np.tile(np.array([-0.0, 0.0, -0.0, 0.0], dtype), N // 4)
+    y = np.tile(np.array([0.0, -0.0, -0.0, 0.0], dtype), N // 4)
+    out = np.ones_like(x)
+    launch1(binary_kernel(name), N, x, y, out)
+    negative = [True, True, True, False] if "min" in name else [False, False, True, False]
+    np.testing.assert_array_equal(out, np.zeros_like(x))
+    np.testing.assert_array_equal(np.signbit(out), np.tile(negative, N // 4))
+
+
 @pytest.mark.parametrize("name", ["minimum", "maximum"])
 def test_numpy_min_max_of_integers(target, rng, name):
     x = rng.integers(-1000, 1000, N).astype(np.int32)

@@ -652,6 +652,40 @@ def test_max_min_of_narrow_floats_suppress_nan(target, dtype):
     np.testing.assert_array_equal(out[1].astype(np.float32), np.fmin(a, b).astype(np.float32))
 
 
+@cu.kernel
+def signed_zeros(a, b, out, r):
+    x = cu.load(a, (0,), (8,))
+    y = cu.load(b, (0,), (8,))
+    cu.store(out, (0, 0), cu.reshape(cu.maximum(x, y), (1, 8)))
+    cu.store(out, (1, 0), cu.reshape(cu.maximum(y, x), (1, 8)))
+    cu.store(out, (2, 0), cu.reshape(cu.minimum(x, y), (1, 8)))
+    cu.store(out, (3, 0), cu.reshape(cu.minimum(y, x), (1, 8)))
+    pairs = cu.reshape(x, (4, 2))
+    cu.store(r, (0, 0), cu.reshape(cu.max(pairs, axis=1), (1, 4)))
+    cu.store(r, (1, 0), cu.reshape(cu.min(pairs, axis=1), (1, 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
+def test_max_min_order_negative_zero_below_positive_zero(target, dtype):
+    # IEEE 754-2019 maximumNumber/minimumNumber, as the GPU's max.f32/min.f32: -0 < +0, in
+    # either operand order, element-wise and in the reductions.
+    a = np.array([-0.0, 0.0, -0.0, 0.0, 1.5, -2.0, 0.0, -0.0], dtype)
+    b = np.array([0.0, -0.0, -0.0, 0.0, 1.5, 3.0, np.nan, np.nan], dtype)
+    out = np.full((4, 8), 7, dtype)
+    r = np.full((2, 4), 7, dtype)
+    run_tiles(target, signed_zeros, a, b, out, r, grid=1)
+    f = lambda v: np.asarray(v, np.float64)  # noqa: E731
+    want_max = np.array([0.0, 0.0, -0.0, 0.0, 1.5, 3.0, 0.0, -0.0])
+    want_min = np.array([-0.0, -0.0, -0.0, 0.0, 1.5, -2.0, 0.0, -0.0])
+    for row, want in ((0, want_max), (1, want_max), (2, want_min), (3, want_min)):
+        np.testing.assert_array_equal(f(out[row]), want)
+        np.testing.assert_array_equal(np.signbit(f(out[row])), np.signbit(want))
+    np.testing.assert_array_equal(np.signbit(f(r[0])), [False, False, False, False])  # max of (-0, +0) pairs
+    np.testing.assert_array_equal(np.signbit(f(r[1])), [True, True, True, True])
+    np.testing.assert_array_equal(f(r[0]), [0.0, 0.0, 1.5, 0.0])
+    np.testing.assert_array_equal(f(r[1]), [-0.0, -0.0, -2.0, -0.0])
+
+
 # ---- helpers taking and returning tiles ----
 
 

@@ -150,15 +150,31 @@ WEFT_HD bool isclose(T a, T b, T relTol, T absTol) {
   return diff <= relTol * scale || diff <= absTol;
 }
 
+// a orders below b in min and max: -0 below +0 (IEEE 754-2019's minimumNumber/maximumNumber,
+// and what the GPU's min.f32/max.f32 compute), NaN below nothing.
+template <class T>
+WEFT_HD bool ordersBelow(T a, T b) {
+  if constexpr (detail::kIsFloat<T>) {
+    if (eq(a, b)) {
+      if constexpr (detail::kIsNarrow<T>) {
+        return ordersBelow(detail::Traits<T>::toFloat(a), detail::Traits<T>::toFloat(b));
+      } else {
+        return detail::copysignOf(T(1), a) < detail::copysignOf(T(1), b);
+      }
+    }
+  }
+  return lt(a, b);
+}
+
 // numpy.minimum / maximum: NaN when either operand is; numpy.fmin / fmax: the other operand
-// when one is NaN. Integers compare as min and max do.
+// when one is NaN. Integers compare as min and max do; -0 is below +0 (detail::ordersBelow).
 template <class T>
 WEFT_HD T minimum(T a, T b) {
   if constexpr (detail::kIsFloat<T>) {
     if (detail::isNan(a)) return a;
     if (detail::isNan(b)) return b;
   }
-  return lt(b, a) ? b : a;
+  return ordersBelow(b, a) ? b : a;
 }
 template <class T>
 WEFT_HD T maximum(T a, T b) {
@@ -166,23 +182,29 @@ WEFT_HD T maximum(T a, T b) {
     if (detail::isNan(a)) return a;
     if (detail::isNan(b)) return b;
   }
-  return lt(a, b) ? b : a;
+  return ordersBelow(a, b) ? b : a;
 }
 template <class T>
 WEFT_HD T fmin(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (detail::kIsFloat<T> && !detail::kIsNarrow<T> && sizeof(T) == 4) return ::fminf(a, b);  // min.f32
+#endif
   if constexpr (detail::kIsFloat<T>) {
     if (detail::isNan(a)) return b;
     if (detail::isNan(b)) return a;
   }
-  return lt(b, a) ? b : a;
+  return ordersBelow(b, a) ? b : a;
 }
 template <class T>
 WEFT_HD T fmax(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (detail::kIsFloat<T> && !detail::kIsNarrow<T> && sizeof(T) == 4) return ::fmaxf(a, b);  // max.f32
+#endif
   if constexpr (detail::kIsFloat<T>) {
     if (detail::isNan(a)) return b;
     if (detail::isNan(b)) return a;
   }
-  return lt(a, b) ? b : a;
+  return ordersBelow(a, b) ? b : a;
 }
 
 // math.isnan / math.isinf; integers are never nan or infinite.

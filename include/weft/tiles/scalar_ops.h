@@ -555,14 +555,15 @@ WEFT_HD bool e_isnan(E a) {
   }
 }
 
-// min/max; NaN mode Propagate: a NaN operand gives NaN; otherwise the number wins.
+// min/max; NaN mode Propagate: a NaN operand gives NaN; otherwise the number wins. Floats order
+// as weft's SIMT numpy.fmax/maximum do (-0 below +0: weft::math).
 template <bool Max, bool Propagate, class E>
 WEFT_HD E e_minmax(E a, E b) {
-  if constexpr (is_floating<E>) {
-    if (e_isnan(a)) return Propagate ? a : b;
-    if (e_isnan(b)) return Propagate ? b : a;
-  }
-  if constexpr (Max) {
+  if constexpr (is_floating<E> && Propagate) {
+    return Max ? ::weft::math::maximum(a, b) : ::weft::math::minimum(a, b);
+  } else if constexpr (is_floating<E>) {
+    return Max ? ::weft::math::fmax(a, b) : ::weft::math::fmin(a, b);
+  } else if constexpr (Max) {
     return comparable(a) < comparable(b) ? b : a;
   } else {
     return comparable(b) < comparable(a) ? b : a;
