@@ -27,6 +27,7 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     matmul_pipelined,
     test_matmul_operator,
     test_max_min_of_narrow_floats_suppress_nan,
+    test_max_min_order_negative_zero_below_positive_zero,
     test_mma_k_loop_against_numpy,
     test_nan_propagation_modes,
     test_narrowing_is_reported_at_the_users_line,
