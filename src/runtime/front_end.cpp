@@ -29,7 +29,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
     result.argumentToParam = program.argumentToParam;
     result.globals = program.globals;
     result.localArrayBytes = program.localArrayBytes;
-    result.tileThreads = program.tileThreads;
+    result.tileThreads = program.tileBlock.threads;
     result.tileSharedBytes = program.tileSharedBytes;
     result.ok = true;
   } catch (const InternalCompilerError& error) {

@@ -154,7 +154,7 @@ struct FrontEndResult {
   std::vector<int> argumentToParam;                // see TypedProgram::argumentToParam
   std::vector<sema::GlobalDependency> globals;
   uint64_t localArrayBytes = 0;  // see TypedProgram::localArrayBytes
-  int tileThreads = 0;           // see TypedProgram::tileThreads
+  int tileThreads = 0;           // see TypedProgram::tileBlock
   uint32_t tileSharedBytes = 0;  // see TypedProgram::tileSharedBytes
 };
 

@@ -141,23 +141,26 @@ int64_t tileSize(const types::Type* tile) {
   return size;
 }
 
-int tileThreadsFor(int64_t largestTile, int64_t largestAccumulator) {
-  // Tensor cores: a warp for each 64 x 64 part of the largest accumulator (4 to 8 warps), which
-  // keeps it and the operand fragments in registers with two tile blocks on an SM. Otherwise
-  // about 16 elements per thread, so that a thread's fragments stay in registers and enough loads
-  // are in flight.
-  if (largestAccumulator > 0) return static_cast<int>(std::clamp<int64_t>(32 * (largestAccumulator / 4096), 128, 256));
-  int threads = 128;
-  while (threads < 512 && largestTile / threads > 16) threads *= 2;
-  return threads;
-}
-
-int tileVectorFor(int narrowestMemoryElement) {
+TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement) {
+  TileBlock block;
+  if (largestAccumulator > 0) {
+    // Tensor cores: a warp for each 64 x 64 part of the largest accumulator (4 to 8 warps), which
+    // keeps it and the operand fragments in registers with two tile blocks on an SM.
+    block.threads = static_cast<int>(std::clamp<int64_t>(32 * (largestAccumulator / 4096), 128, 256));
+    block.minBlocks = 1;
+  } else {
+    // About 16 elements per thread, so that a thread's fragments stay in registers and enough
+    // loads are in flight; at most 64 registers a thread (half the SM's threads resident): left
+    // free, ptxas gave a bf16 layernorm 84 and a quarter of them, at 0.57 of Triton's bandwidth.
+    block.threads = 128;
+    while (block.threads < 512 && largestTile / block.threads > 16) block.threads *= 2;
+    block.minBlocks = 1024 / block.threads;
+  }
   // 16-byte accesses of the narrowest element moved, but never fewer than 4 elements per vector
-  // (float64 moves in two 16-byte accesses) nor more than 8 (wider kept more registers live
-  // than the loads gained: float32 softmax slowed down).
-  if (narrowestMemoryElement <= 0) return 4;
-  return std::clamp(16 / narrowestMemoryElement, 4, 8);
+  // (float64 moves in two 16-byte accesses) nor more than 8 (wider kept more registers live than
+  // the loads gained: float32 softmax slowed down).
+  block.vector = narrowestMemoryElement <= 0 ? 4 : std::clamp(16 / narrowestMemoryElement, 4, 8);
+  return block;
 }
 
 std::vector<std::string> tileFunctionNames(Face face) {

@@ -746,15 +746,11 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
 
 // The elements of a tile type.
 int64_t tileSize(const types::Type* tile);
-// The threads of a tile block on the GPU (include/weft/tiles: WEFT_TILE_THREADS) for a program
-// whose largest tile has `largestTile` elements and whose largest mma result has
-// `largestAccumulator` (0: none): 128 to 512 by the tiles' size; with mma, 128 or 256 by the
-// accumulator's.
-int tileThreadsFor(int64_t largestTile, int64_t largestAccumulator);
-// The most consecutive elements a thread of a tile block holds in one vector of the blocked
-// layout (include/weft/tiles/tile.h: WEFT_TILE_MAX_VECTOR) for a program whose narrowest element
-// loaded or stored by a tile access has `narrowestMemoryElement` bytes (0: none): 4 to 8.
-int tileVectorFor(int narrowestMemoryElement);
+// The tile block on the GPU for a program whose largest tile has `largestTile` elements, whose
+// largest mma result has `largestAccumulator` (0: none) and whose narrowest element loaded or
+// stored by a tile access has `narrowestMemoryElement` bytes (0: none). Threads: 128 to 512 by
+// the tiles' size; with mma, 128 or 256 by the accumulator's. Vector: 4 to 8 elements.
+TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement);
 // The largest number of elements a tile may have, and the largest extent of one dimension.
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.

@@ -226,12 +226,20 @@ struct Local {
   std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
 };
 
+// A tile kernel's tile block on the GPU (include/weft/tiles/config.h and tile.h read these as
+// WEFT_TILE_THREADS, WEFT_TILE_MIN_BLOCKS and WEFT_TILE_MAX_VECTOR).
+struct TileBlock {
+  int threads = 0;    // threads of the CTA
+  int minBlocks = 0;  // CTAs per SM the registers must allow (__launch_bounds__'s second argument)
+  int vector = 0;     // the blocked layout's vector, in elements
+};
+
 struct TypedFunction {
   std::string name;        // unique C++ identifier within the program
   std::string pythonName;  // for messages
   SourceLoc loc;           // the `def`
   bool isKernel = false;
-  // A tile kernel (docs/tiles.md): the program of one tile block, run by TypedProgram::tileThreads
+  // A tile kernel (docs/tiles.md): the program of one tile block, run by the TileBlock's
   // threads of a CTA together.
   bool isTileKernel = false;
   // Tile code (a tile kernel or a function of a tile program): its scalar stores and print()
@@ -274,10 +282,9 @@ struct TypedProgram {
   // call site, the callee's (a recursive call's once). An upper bound on any of its frames and
   // on its chain of frames; the CPU target sizes each thread's stack from it.
   uint64_t localArrayBytes = 0;
-  // The threads of one tile block on the GPU when `kernel` is a tile kernel; 0 for a SIMT kernel.
-  int tileThreads = 0;
-  // The blocked layout's vector (elements) of that tile kernel (sema: tileVectorFor).
-  int tileVector = 0;
+  // How the tile block of `kernel` runs on the GPU when it is a tile kernel (sema: tileBlockFor);
+  // all zero for a SIMT kernel.
+  TileBlock tileBlock;
   // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops.
   uint32_t tileSharedBytes = 0;
   // Whether any function uses tiles (codegen then includes weft/tiles.h).

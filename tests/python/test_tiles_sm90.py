@@ -161,12 +161,18 @@ def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
 
 
-@pytest.mark.parametrize("name, vector", [("vec_add", 4), ("softmax_bf16", 8), ("fp8", 8), ("mma_f64_int8", 8),
-                                          ("max_min_narrow", 8), ("reductions_scans", 4)])
-def test_tile_vector_follows_the_narrowest_element_moved(tmp_path, name, vector):
-    # 16-byte accesses of the narrowest element a tile load or store moves, 4 to 8 elements.
-    src = tmp_path / f"{name}.py"
+@pytest.mark.parametrize("name, vector, min_blocks", [
+    ("vec_add", 4, 8), ("softmax_bf16", 8, 4), ("fp8", 8, 1), ("mma_f64_int8", 8, 1), ("max_min_narrow", 8, 8),
+    ("reductions_scans", 4, 8), ("mma_bf16", 8, 1)])
+def test_tile_block_vector_and_registers(tmp_path, name, vector, min_blocks):
+    # 16-byte accesses of the narrowest element a tile load or store moves, 4 to 8 elements; at
+    # most 64 registers a thread (1024 / threads tile blocks an SM) unless the kernel uses mma.
+    _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
+    src = tmp_path / f"{name}_emit.py"
     src.write_text(PRELUDE + SOURCES[name])
     proc = subprocess.run([weftc_path(), str(src), "--emit-cuda"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert f"#define WEFT_TILE_MAX_VECTOR {vector}\n" in proc.stdout
+    assert f"#define WEFT_TILE_MIN_BLOCKS {min_blocks}\n" in proc.stdout
+    if min_blocks > 1:
+        assert re.search(rf"\.minnctapersm {min_blocks}\b", ptx), re.findall(r"\.minnctapersm \d+", ptx)

@@ -52,7 +52,10 @@ typedef unsigned long long uint64_t;
 #define WEFT_KERNEL extern "C" __global__
 #define WEFT_CONSTANT_DATA alignas(16) static __constant__ const
 #define WEFT_GLOBAL_DATA alignas(16) static __device__ const
-// A generated tile kernel: its tile block is one CTA of WEFT_TILE_THREADS threads (the unit
-// defines it; include/weft/tiles.h).
-#define WEFT_TILE_KERNEL extern "C" __global__ __launch_bounds__(WEFT_TILE_THREADS)
+// A generated tile kernel: its tile block is one CTA of WEFT_TILE_THREADS threads, with registers
+// for WEFT_TILE_MIN_BLOCKS of them on an SM (the unit defines both; include/weft/tiles.h).
+#if !defined(WEFT_TILE_MIN_BLOCKS)
+#define WEFT_TILE_MIN_BLOCKS 1
+#endif
+#define WEFT_TILE_KERNEL extern "C" __global__ __launch_bounds__(WEFT_TILE_THREADS, WEFT_TILE_MIN_BLOCKS)
 #endif
