@@ -396,6 +396,16 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
   }
 }
 
+void Kernel::compileDeclared() {
+  if (!runtime_) prepare();
+  for (size_t i = 0; i < parameterNames_.size(); ++i)
+    if (constExpr_[i] || declared_[i] == nullptr) return;
+  // Every type is declared: the key is empty (specialize() keys only undeclared arguments).
+  for (const std::shared_ptr<Specialization>& specialization : specializations_)
+    if (specialization->key.empty()) return;
+  specializations_.push_back(compile({}, nullptr, parameterNames_.size(), {}));
+}
+
 std::string Kernel::emitCuda(PyObject* const* args, size_t count, nb::handle targetArgument) {
   if (!runtime_) prepare();
   std::vector<ArgumentValue> values;
@@ -455,6 +465,8 @@ void bindKernels(nb::module_& module) {
       .def_prop_ro("fastmath", [](Kernel& kernel) { return kernel.options.fastMath; })
       .def_prop_ro("interop", [](Kernel& kernel) { return kernel.interop; })
       .def_prop_ro("_compile_count", &Kernel::compileCount)
+      .def("_compile_declared", &Kernel::compileDeclared,
+           "Compiles the front end now if every parameter's type is declared (numba's eager signatures).")
       .def_prop_ro_static("__weft_kernel__", [](nb::handle) { return true; })
       .def("__call__",
            [](Kernel& kernel, nb::args, nb::kwargs) {
