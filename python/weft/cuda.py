@@ -57,7 +57,7 @@ shared = _Namespace("shared", ["array"])
 local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "max", "min", "cas", "exch", "and_", "or_", "xor",
-                               "nanmax", "nanmin"])
+                               "nanmax", "nanmin", "inc", "dec", "compare_and_swap"])
 
 # numba's type objects (numba.cuda.types, re-exported by numba.cuda): weft's own number and
 # vector types under numba's names and aliases, so that `from weft.cuda import float32, void`,

@@ -30,9 +30,10 @@ constexpr ClassicEntry kClassic[] = {
     {"weft.cuda.const", "array_like", Intrinsic::ConstArrayLike},
 };
 
-// numba-cuda's cuda.atomic functions, each an AtomicRef method of the same name.
-constexpr std::string_view kAtomicOperations[] = {"add", "sub", "max", "min", "exch", "cas",
-                                                  "and_", "or_", "xor", "nanmax", "nanmin"};
+// numba-cuda's cuda.atomic functions, each an AtomicRef method of the same name (inc and dec
+// are the classic front's only), and compare_and_swap, cas on element 0.
+constexpr std::string_view kAtomicOperations[] = {"add", "sub",    "max",    "min", "exch", "cas", "and_", "or_",
+                                                  "xor", "nanmax", "nanmin", "inc", "dec",  "compare_and_swap"};
 
 constexpr std::string_view kNamespaces[] = {"weft.cuda.shared", "weft.cuda.local", "weft.cuda.const", "weft.cuda.atomic",
                                             "weft.cuda.types"};
@@ -154,30 +155,49 @@ Value classicConstArrayLike(FunctionChecker& checker, const Value& callee, const
 
 Value classicAtomicCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e) {
   std::string operation = callee.name.substr(std::string_view("cuda.atomic.").size());
-  size_t operands = operation == "cas" ? 2 : 1;
+  // compare_and_swap(array, old, value) is cas(array, 0, old, value) on a 1-d array (numba's).
+  bool elementZero = operation == "compare_and_swap";
+  size_t operands = operation == "cas" || elementZero ? 2 : 1;
+  size_t expected = (elementZero ? 1 : 2) + operands;
   std::string what = callee.name + "()";
-  if (!e.keywords.empty() || e.args.size() != 2 + operands) {
+  if (!e.keywords.empty() || e.args.size() != expected) {
     checker.sink.error(diag::ArgumentCount, e.loc,
-                       {what, operands == 2 ? "4 arguments (array, index, old, value)" : "3 arguments (array, index, value)",
+                       {what,
+                        elementZero    ? "3 arguments (array, old, value)"
+                        : operands == 2 ? "4 arguments (array, index, old, value)"
+                                        : "3 arguments (array, index, value)",
                         std::to_string(e.args.size() + e.keywords.size())});
     return checker.errorValue();
+  }
+  syntax::ConstantExpr zero;
+  zero.loc = e.args[0]->loc;
+  zero.value.kind = syntax::ConstantValue::Kind::Int;
+  zero.value.intDigits = "0";
+  if (elementZero) {
+    Value array = checker.expr(*e.args[0]);
+    if (array.isError()) return array;
+    if (array.kind != Value::Kind::RunTime || !array.type()->isArray() || array.type()->ndim != 1) {
+      checker.sink.error(diag::ArgumentType, e.args[0]->loc, {"1", what, "a 1-d array", checker.describe(array)});
+      return checker.errorValue();
+    }
+    operation = "cas";
   }
   // AtomicRef(array, index), then its method on the remaining arguments: the specification's
   // atomics check the dtypes and lower the operation.
   syntax::CallExpr refCall;
   refCall.loc = e.loc;
   refCall.func = e.func;
-  refCall.args = {e.args[0], e.args[1]};
+  refCall.args = {e.args[0], elementZero ? &zero : e.args[1]};
   Value atomicRef = resolveEntity("weft.AtomicRef");
   atomicRef.name = callee.name;
   Value ref = checker.simtCall(atomicRef, refCall);
   if (ref.isError()) return ref;
-  Value method = checker.atomicMember(ref, operation, e.loc);
+  Value method = checker.atomicMember(ref, operation, e.loc, true);
   if (method.isError()) return method;
   syntax::CallExpr methodCall;
   methodCall.loc = e.loc;
   methodCall.func = e.func;
-  methodCall.args.assign(e.args.begin() + 2, e.args.end());
+  methodCall.args.assign(e.args.begin() + (elementZero ? 1 : 2), e.args.end());
   return checker.atomicMethod(method, methodCall);
 }
 
