@@ -181,11 +181,15 @@ void Kernel::prepare() {
   std::shared_ptr<sema::FunctionSource> source =
       functionSource(function, sema::FunctionSource::Decorator::Kernel, interop);
   if (source) source->face = face;
-  if (!source)
+  if (!source) {
+    std::string file = nb::cast<std::string>(function.attr("__code__").attr("co_filename"));
     raiseWeftError("CompileError",
-                   "cannot compile kernel '" + name_ +
-                       "': its source code is not available (kernels must be defined in a file, "
-                       "not typed at the interactive prompt or made by exec)");
+                   "cannot compile kernel '" + name_ + "': its source code is not available (" + file +
+                       " is not a file, and linecache has no text for it). Define the kernel in a file, "
+                       "in a Jupyter/IPython cell, or, for exec, register the text first as IPython does: "
+                       "linecache.cache[name] = (len(text), None, text.splitlines(True), name), then "
+                       "exec(compile(text, name, 'exec'), namespace)");
+  }
   auto* runtime = nb::inst_ptr<PythonRuntime>(runtimeObject);
   std::vector<std::string> names;
   std::vector<bool> constExpr;
