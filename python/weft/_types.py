@@ -9,21 +9,89 @@ from ._weft import scalar_kinds
 
 
 class ArrayType:
-    """The annotation `dtype[:]`, `dtype[:, :]`, ...: an array of `ndim` dimensions."""
+    """The annotation `dtype[:]`, `dtype[:, :]`, ...: an array of `ndim` dimensions. `layout` is
+    numba's: 'C' (`dtype[:, ::1]`), 'F' (`dtype[::1, :]`) or 'A' (any strides)."""
 
-    def __init__(self, dtype: "NumberType", ndim: int):
+    def __init__(self, dtype: "NumberType", ndim: int, layout: str = "A"):
         self.element = dtype
+        self.dtype = dtype
         self.ndim = ndim
+        self.layout = layout
         self.__weft_name__ = f"{dtype.__weft_name__}[{', '.join([':'] * ndim)}]"
 
+    def __call__(self, *args) -> "Signature":
+        return Signature(self, args)
+
     def __repr__(self) -> str:
-        return self.__weft_name__
+        dims = [":"] * self.ndim
+        if self.layout == "C":
+            dims[-1] = "::1"
+        elif self.layout == "F":
+            dims[0] = "::1"
+        return f"{self.element.__weft_name__}[{', '.join(dims)}]"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ArrayType) and (self.element, self.ndim) == (other.element, other.ndim)
+        return isinstance(other, ArrayType) and (self.element, self.ndim, self.layout) == (
+            other.element, other.ndim, other.layout)
 
     def __hash__(self) -> int:
-        return hash((self.element.name, self.ndim))
+        return hash((self.element.name, self.ndim, self.layout))
+
+
+class Signature:
+    """numba's signature object, what `void(float32[:], int32)` or `float64(float64)` gives:
+    `return_type` (None for void) and `args` (NumberType and ArrayType objects)."""
+
+    def __init__(self, return_type, args):
+        for arg in args:
+            if not isinstance(arg, (NumberType, ArrayType)):
+                raise TypeError(f"a signature's argument types are number or array types, not {arg!r}")
+        self.return_type = return_type
+        self.args = tuple(args)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Signature) and (self.return_type, self.args) == (other.return_type, other.args)
+
+    def __hash__(self) -> int:
+        return hash((repr(self.return_type), self.args))
+
+    def __repr__(self) -> str:
+        result = "void" if self.return_type is None else repr(self.return_type)
+        return f"{result}({', '.join(map(repr, self.args))})"
+
+
+class VoidType:
+    """numba's `void` (`none`): the return type of a kernel; `void(float32[:])` is a signature."""
+
+    __weft_name__ = "weft.void"
+
+    def __call__(self, *args) -> Signature:
+        return Signature(None, args)
+
+    def __repr__(self) -> str:
+        return "void"
+
+
+void = VoidType()
+
+
+def _layout(dims) -> str:
+    """numba's layout of the array type `dtype[dims]` ('C', 'F' or 'A'); TypeError when a
+    dimension is not `:` or `::1`, or `::1` is neither the last nor the first dimension."""
+    contiguous = []
+    for position, dim in enumerate(dims):
+        if not isinstance(dim, slice) or dim.start is not None or dim.stop is not None or dim.step not in (None, 1):
+            raise TypeError("array types are written dtype[:], dtype[:, :], ... (numba's dtype[:, ::1] and "
+                            "dtype[::1, :] give C and F layouts)")
+        if dim.step == 1:
+            contiguous.append(position)
+    if not contiguous:
+        return "A"
+    if contiguous == [len(dims) - 1]:
+        return "C"
+    if contiguous == [0]:
+        return "F"
+    raise TypeError("in an array type, ::1 marks the contiguous dimension: the last (C layout) or the first (F)")
 
 
 class NumberType:
@@ -49,14 +117,21 @@ class NumberType:
             return numpy.dtype(self._dtype_name)
         return numpy.dtype(getattr(importlib.import_module(self._dtype_module), self._dtype_name))
 
-    def __call__(self, value=0, imag=None):
+    def __call__(self, value=0, *more):
         """On the host: `value` converted to this type, as a NumPy scalar, by the rule device
         code uses (one implementation, in weft's C++ core): fixed-width integers wrap (two's
         complement) and take floats truncated toward zero (nan and inf give 0), floating types
         round to nearest even (the fp8 types saturate), a complex converts only to a complex
-        type. A complex type also takes the parts: `complex64(re, im)`."""
+        type. A complex type also takes the parts: `complex64(re, im)`. Given types instead
+        (`float64(float64)`), it is numba's signature of a function returning this type."""
         from ._weft import convert_number
 
+        if isinstance(value, (NumberType, ArrayType)):
+            # numba's signature form: float64(float64), int32(int32[:], int32).
+            return Signature(self, (value, *more))
+        if len(more) > 1:
+            raise TypeError(f"{self.name}() takes at most 2 arguments ({1 + len(more)} given)")
+        imag = more[0] if more else None
         dtype = self.dtype
         if imag is not None:
             if dtype.kind != "c":
@@ -80,9 +155,9 @@ class NumberType:
     def __getitem__(self, dims) -> ArrayType:
         if not isinstance(dims, tuple):
             dims = (dims,)
-        if not dims or not all(isinstance(d, slice) and d == slice(None) for d in dims):
+        if not dims:
             raise TypeError(f"array annotations are written {self.name}[:], {self.name}[:, :], ...")
-        return ArrayType(self, len(dims))
+        return ArrayType(self, len(dims), _layout(dims))
 
     def __repr__(self) -> str:
         return self.__weft_name__

@@ -227,6 +227,8 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::AtomicAnd:
     case Builtin::AtomicOr:
     case Builtin::AtomicXor:
+    case Builtin::AtomicInc:
+    case Builtin::AtomicDec:
     case Builtin::AtomicMax:
     case Builtin::AtomicNanmax:
     case Builtin::AtomicMin:

@@ -181,11 +181,15 @@ void Kernel::prepare() {
   std::shared_ptr<sema::FunctionSource> source =
       functionSource(function, sema::FunctionSource::Decorator::Kernel, interop);
   if (source) source->face = face;
-  if (!source)
+  if (!source) {
+    std::string file = nb::cast<std::string>(function.attr("__code__").attr("co_filename"));
     raiseWeftError("CompileError",
-                   "cannot compile kernel '" + name_ +
-                       "': its source code is not available (kernels must be defined in a file, "
-                       "not typed at the interactive prompt or made by exec)");
+                   "cannot compile kernel '" + name_ + "': its source code is not available (" + file +
+                       " is not a file, and linecache has no text for it). Define the kernel in a file, "
+                       "in a Jupyter/IPython cell, or, for exec, register the text first as IPython does: "
+                       "linecache.cache[name] = (len(text), None, text.splitlines(True), name), then "
+                       "exec(compile(text, name, 'exec'), namespace)");
+  }
   auto* runtime = nb::inst_ptr<PythonRuntime>(runtimeObject);
   std::vector<std::string> names;
   std::vector<bool> constExpr;
@@ -396,6 +400,16 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
   }
 }
 
+void Kernel::compileDeclared() {
+  if (!runtime_) prepare();
+  for (size_t i = 0; i < parameterNames_.size(); ++i)
+    if (constExpr_[i] || declared_[i] == nullptr) return;
+  // Every type is declared: the key is empty (specialize() keys only undeclared arguments).
+  for (const std::shared_ptr<Specialization>& specialization : specializations_)
+    if (specialization->key.empty()) return;
+  specializations_.push_back(compile({}, nullptr, parameterNames_.size(), {}));
+}
+
 std::string Kernel::emitCuda(PyObject* const* args, size_t count, nb::handle targetArgument) {
   if (!runtime_) prepare();
   std::vector<ArgumentValue> values;
@@ -455,6 +469,8 @@ void bindKernels(nb::module_& module) {
       .def_prop_ro("fastmath", [](Kernel& kernel) { return kernel.options.fastMath; })
       .def_prop_ro("interop", [](Kernel& kernel) { return kernel.interop; })
       .def_prop_ro("_compile_count", &Kernel::compileCount)
+      .def("_compile_declared", &Kernel::compileDeclared,
+           "Compiles the front end now if every parameter's type is declared (numba's eager signatures).")
       .def_prop_ro_static("__weft_kernel__", [](nb::handle) { return true; })
       .def("__call__",
            [](Kernel& kernel, nb::args, nb::kwargs) {

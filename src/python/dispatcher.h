@@ -52,6 +52,9 @@ class Kernel {
   void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);
   // The CUDA C++ unit of the specialization for `args` (compiled if needed), for tests and tools.
   std::string emitCuda(PyObject* const* args, size_t count, nb::handle target);
+  // Compiles the front end now when every parameter's type is declared (a signature or
+  // annotations), so that errors surface at decoration, as numba's signatures do; else nothing.
+  void compileDeclared();
   // How many front-end compilations this kernel has run.
   size_t compileCount() const { return compileCount_; }
 

@@ -269,6 +269,18 @@ bool FunctionChecker::declareArray(int local, const syntax::Expr& valueExpr, Sou
       (callee.intrinsic != Intrinsic::SharedArray && callee.intrinsic != Intrinsic::LocalArray)) {
     return false;
   }
+  // numba's cuda.shared.array(0, dtype) is a view of dynamic shared memory, an ordinary value.
+  if (callee.intrinsic == Intrinsic::SharedArray && callee.name == "cuda.shared.array") {
+    const syntax::Expr* shapeArg = call.args.empty() ? nullptr : call.args[0];
+    for (const syntax::Keyword* keyword : call.keywords)
+      if (keyword->arg == "shape" && shapeArg == nullptr) shapeArg = keyword->value;
+    if (shapeArg != nullptr && shapeArg->kind == syntax::ExprKind::Constant) {
+      const syntax::ConstantValue& literal = syntax::as<syntax::ConstantExpr>(*shapeArg).value;
+      if (literal.kind == syntax::ConstantValue::Kind::Int && literal.fitsInt64 && literal.intValue == 0) return false;
+    }
+    Value named = shapeArg != nullptr ? peekEntity(*shapeArg) : Value{};  // a global constant 0
+    if (named.constant && named.constant->kind == ConstValue::Kind::Int && named.constant->intValue == 0) return false;
+  }
   std::string what = callee.name + "()";
   const syntax::Expr* shapeExpr = call.args.size() > 0 ? call.args[0] : nullptr;
   const syntax::Expr* dtypeExpr = call.args.size() > 1 ? call.args[1] : nullptr;

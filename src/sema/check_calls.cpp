@@ -505,6 +505,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     }
     case Intrinsic::SharedArray:
     case Intrinsic::LocalArray:
+      if (std::optional<Value> dynamic = classicDynamicShared(callee, e)) return *dynamic;
       sink.error(diag::ArrayDeclaration, e.loc, {callee.name});
       return errorValue();
     case Intrinsic::TileFunction: return tileFunctionCall(callee, e);

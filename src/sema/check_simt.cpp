@@ -21,7 +21,7 @@ constexpr std::array<std::string_view, 4> kScopes = {"thread", "block", "device"
 constexpr int kSeqCst = 5;
 constexpr int kSystemScope = 3;
 
-enum class AtomicDtypes : uint8_t { Any, Arithmetic, Integer };
+enum class AtomicDtypes : uint8_t { Any, Arithmetic, Integer, Unsigned };
 
 struct AtomicMethodEntry {
   std::string_view name;
@@ -29,6 +29,7 @@ struct AtomicMethodEntry {
   size_t values;  // value operands before memory= and scope=
   AtomicDtypes dtypes;
   bool hasScope;  // wait and notify take memory= only (wait) or nothing (notify)
+  bool classicOnly = false;  // numba's cuda.atomic functions only, not a method of AtomicRef
 };
 
 constexpr AtomicMethodEntry kAtomicMethods[] = {
@@ -45,6 +46,8 @@ constexpr AtomicMethodEntry kAtomicMethods[] = {
     {"and_", Builtin::AtomicAnd, 1, AtomicDtypes::Integer, true},
     {"or_", Builtin::AtomicOr, 1, AtomicDtypes::Integer, true},
     {"xor", Builtin::AtomicXor, 1, AtomicDtypes::Integer, true},
+    {"inc", Builtin::AtomicInc, 1, AtomicDtypes::Unsigned, true, true},
+    {"dec", Builtin::AtomicDec, 1, AtomicDtypes::Unsigned, true, true},
     {"wait", Builtin::AtomicWait, 1, AtomicDtypes::Any, false},
     {"notify_all", Builtin::AtomicNotify, 0, AtomicDtypes::Any, false},
     {"notify_one", Builtin::AtomicNotify, 0, AtomicDtypes::Any, false},
@@ -185,7 +188,7 @@ Value FunctionChecker::atomicElement(Value element, SourceLoc loc) {
   return runtime(ref);
 }
 
-Value FunctionChecker::atomicMember(Value ref, const std::string& attr, SourceLoc loc) {
+Value FunctionChecker::atomicMember(Value ref, const std::string& attr, SourceLoc loc, bool classic) {
   if (attr == "dtype") {
     Value v;
     v.kind = Value::Kind::NumberType;
@@ -193,7 +196,8 @@ Value FunctionChecker::atomicMember(Value ref, const std::string& attr, SourceLo
     v.name = std::string("device.") + types::pythonName(v.scalar);
     return v;
   }
-  if (findAtomicMethod(attr) == nullptr) {
+  const AtomicMethodEntry* entry = findAtomicMethod(attr);
+  if (entry == nullptr || (entry->classicOnly && !classic)) {
     sink.error(diag::UnknownAttribute, loc, {types::toString(ref.type()), attr});
     return errorValue();
   }
@@ -203,6 +207,30 @@ Value FunctionChecker::atomicMember(Value ref, const std::string& attr, SourceLo
   method.expr = ref.expr;
   method.name = "AtomicRef." + attr;
   return method;
+}
+
+std::optional<Value> FunctionChecker::classicDynamicShared(const Value& callee, const syntax::CallExpr& e) {
+  if (callee.intrinsic != Intrinsic::SharedArray || callee.name != "cuda.shared.array") return std::nullopt;
+  const syntax::Expr* shapeExpr = e.args.empty() ? nullptr : e.args[0];
+  const syntax::Expr* dtypeExpr = e.args.size() > 1 ? e.args[1] : nullptr;
+  for (const syntax::Keyword* keyword : e.keywords) {
+    if (keyword->arg == "shape" && shapeExpr == nullptr) shapeExpr = keyword->value;
+    else if (keyword->arg == "dtype" && dtypeExpr == nullptr) dtypeExpr = keyword->value;
+    else return std::nullopt;  // declareArray reports the keyword
+  }
+  if (shapeExpr == nullptr || dtypeExpr == nullptr || e.args.size() > 2) return std::nullopt;
+  Value shape = expr(*shapeExpr);
+  if (!shape.constant || shape.constant->kind != ConstValue::Kind::Int || shape.constant->intValue != 0)
+    return std::nullopt;
+  const types::Type* element = dtypeArgument(*dtypeExpr, callee.name + "()");
+  if (element == nullptr) return errorValue();
+  TypedExpr* raw =
+      make(TypedExprKind::BuiltinCall, types.array(ScalarKind::UInt8, 1, types::MemorySpace::Shared), e.loc);
+  raw->builtin = Builtin::DynamicSharedArray;
+  if (element->kind == types::TypeKind::Scalar && element->scalar == ScalarKind::UInt8) return runtime(raw);
+  TypedExpr* view = make(TypedExprKind::ArrayView, types.array(element, 1, types::MemorySpace::Shared), e.loc, {raw});
+  view->checked = program.debug;
+  return runtime(view);
 }
 
 Value FunctionChecker::simtCall(const Value& callee, const syntax::CallExpr& e) {
@@ -437,6 +465,10 @@ Value FunctionChecker::atomicMethod(const Value& callee, const syntax::CallExpr&
     sink.error(
         diag::AtomicDtype, e.loc,
         {what, "an atomic int32, uint32, int64, uint64, float32 or float64", types::toString(ref->type)});
+    return errorValue();
+  }
+  if (entry->dtypes == AtomicDtypes::Unsigned && dtype != ScalarKind::UInt32 && dtype != ScalarKind::UInt64) {
+    sink.error(diag::AtomicDtype, e.loc, {what, "an atomic uint32 or uint64", types::toString(ref->type)});
     return errorValue();
   }
   if (entry->dtypes == AtomicDtypes::Integer && !isWord(dtype)) {

@@ -465,8 +465,12 @@ class FunctionChecker {
   // A call of a SIMT intrinsic (warp and block collectives, atomics, threadfence, popc...,
   // dynamic_shared_array) or of print().
   Value simtCall(const Value& callee, const syntax::CallExpr& e);
-  // `ref.add`, `ref.dtype`... of an AtomicRef value.
-  Value atomicMember(Value ref, const std::string& attr, SourceLoc loc);
+  // numba's dynamic shared array `cuda.shared.array(0, dtype)`: the launch's dynamic shared
+  // memory viewed as a 1-d array of dtype (every such array starts at its first byte, as in
+  // numba); nullopt when `e` is not of that form.
+  std::optional<Value> classicDynamicShared(const Value& callee, const syntax::CallExpr& e);
+  // `ref.add`, `ref.dtype`... of an AtomicRef value; `classic`: also numba's cuda.atomic.inc/dec.
+  Value atomicMember(Value ref, const std::string& attr, SourceLoc loc, bool classic = false);
   // The dtype argument `Atomic(dtype, align=N)` of shared_array/local_array; nullptr after
   // reporting (or when `e` is not such a call: `isAtomic` false).
   const types::Type* atomicDtype(const syntax::Expr& e, bool& isAtomic);

@@ -255,6 +255,19 @@ WEFT_ATOMIC T atomic_exch(AtomicRef<T> ref, T value) {
 #endif
 }
 
+// numba's cuda.atomic.inc and dec (uint32, uint64): a counter that wraps within [0, limit],
+// CUDA's atomicInc/atomicDec extended to 64 bits. Both return the old value.
+template <int Order, int Scope, class T>
+WEFT_ATOMIC T atomic_inc(AtomicRef<T> ref, T limit) {
+  return detail::atomicUpdate<Order, Scope>(ref, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
+}
+
+template <int Order, int Scope, class T>
+WEFT_ATOMIC T atomic_dec(AtomicRef<T> ref, T limit) {
+  return detail::atomicUpdate<Order, Scope>(ref,
+                                            [limit](T old) { return old == 0 || old > limit ? limit : T(old - 1); });
+}
+
 // ---- arithmetic: int32 uint32 int64 uint64 float32 float64 (bitwise: the integers) ----
 // Integer add and sub wrap (weft's fixed-width integer semantics). max/min compare integers
 // by value; for floats they propagate nan (as NumPy's max), while nanmax/nanmin ignore it
