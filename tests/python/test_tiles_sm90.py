@@ -123,6 +123,27 @@ def test_k_loops_of_mma_are_pipelined(tmp_path):
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
 
 
+@pytest.mark.parametrize("dtype, acc, tiles, instruction", [
+    ("int8", "int32", (64, 64, 64), "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
+    ("uint8", "int32", (64, 128, 32), "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"),
+    ("float64", "float64", (64, 64, 16), "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"),
+])
+def test_k_loops_of_every_operand_type_are_pipelined(tmp_path, dtype, acc, tiles, instruction):
+    # cp.async into the stages, ldmatrix for the a fragments where the type has them, mma.sync.
+    tm, tn, tk = tiles
+    source = PRELUDE + f"""
+@cu.kernel
+def gemm(a: cu.{dtype}[:, :], b: cu.{dtype}[:, :], c: cu.{acc}[:, :]):
+    acc = cu.zeros(({tm}, {tn}), dtype=cu.{acc})
+    for k in range(cu.num_tiles(a, axis=1, shape=({tm}, {tk}))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), ({tm}, {tk})), cu.load(b, (k, cu.bid(1)), ({tk}, {tn})), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+"""
+    _, ptx = compile_for_sm90(tmp_path, f"gemm_{dtype}", source)
+    assert "cp.async.cg.shared.global" in ptx and instruction in ptx
+    assert ("ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx) == (dtype != "float64")
+
+
 @pytest.mark.parametrize("body, pipelined", [
     ("acc = cu.mma(cu.load(a, (0, k), (64, 32)), cu.load(b, (k, 0), (32, 64)), acc)", True),
     ("x = cu.load(a, (0, k), (64, 32))\n        y = cu.load(b, (k, 0), (32, 64))\n        acc = cu.mma(x, y, acc)", True),
