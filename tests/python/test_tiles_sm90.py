@@ -107,6 +107,12 @@ def gemm(a: cu.bfloat16[:, :], b: cu.bfloat16[:, :], c: cu.float32[:, :]):
         acc = cu.mma(cu.load(a, (cu.bid(0), k), (128, 32)), cu.load(b, (k, cu.bid(1)), (32, 128)), acc)
     cu.store(c, (cu.bid(0), cu.bid(1)), acc)
 """,
+    "mma_tf32": """
+@ct.kernel
+def tf32(a: ct.float32[:, :], b: ct.float32[:, :], c: ct.float32[:, :]):
+    x = ct.astype(ct.load(a, (0, 0), (64, 32)), ct.tfloat32)
+    ct.store(c, (0, 0), ct.mma(x, ct.astype(ct.load(b, (0, 0), (32, 64)), ct.tfloat32), ct.zeros((64, 64), ct.float32)))
+""",
     "mma_f64_int8": """
 @ct.kernel
 def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: ct.int8[:, :], o: ct.int32[:, :]):
@@ -114,6 +120,11 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
     ct.store(o, (0, 0), ct.load(i, (0, 0), (64, 64)) @ ct.load(i, (0, 0), (64, 64)))
 """,
 }
+
+
+def test_tfloat32_mma_rounds_and_runs_on_tensor_cores(tmp_path):
+    _, ptx = compile_for_sm90(tmp_path, "mma_tf32", PRELUDE + SOURCES["mma_tf32"])
+    assert "cvt.rna.tf32.f32" in ptx and "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
 
 
 def test_k_loops_of_mma_are_pipelined(tmp_path):
@@ -178,5 +189,5 @@ def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     # each 64 x 64 part of the accumulator (128 to 256 threads).
     threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128,
                "assumptions": 128, "load_store_orders": 128, "fp8": 128, "partition_views": 256, "shape_ops": 256,
-               "mma_bf16": 128, "mma_f64_int8": 128, "max_min_narrow": 128}[name]
+               "mma_bf16": 128, "mma_tf32": 128, "mma_f64_int8": 128, "max_min_narrow": 128}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
