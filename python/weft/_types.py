@@ -113,6 +113,8 @@ class NumberType:
         types are ml_dtypes' dtypes)."""
         import numpy
 
+        if not self._dtype_module:
+            raise TypeError(f"{self.name} is a tile element type only: it has no host dtype")
         if self._dtype_module == "numpy":
             return numpy.dtype(self._dtype_name)
         return numpy.dtype(getattr(importlib.import_module(self._dtype_module), self._dtype_name))
@@ -163,8 +165,14 @@ class NumberType:
         return self.__weft_name__
 
 
-# attribute of the weft package ("bool_", "float32") -> NumberType, in the table's order.
-NUMBER_TYPES = {kind["attribute"]: NumberType(kind) for kind in scalar_kinds()}
+# attribute of the weft package ("bool_", "float32") -> NumberType, in the table's order: the
+# kinds with a host dtype.
+NUMBER_TYPES = {kind["attribute"]: NumberType(kind) for kind in scalar_kinds() if kind["dtype_module"]}
+
+# The tile element types without a host dtype (tfloat32): names of the tile faces only.
+TILE_ONLY_TYPES = {kind["attribute"]: NumberType(kind) for kind in scalar_kinds() if not kind["dtype_module"]}
+for _number in TILE_ONLY_TYPES.values():
+    _number.__weft_name__ = f"weft.tiles.{_number.name}"
 
 # NumPy's dtype.name ("float32", "float8_e4m3fn") -> NumberType.
 BY_DTYPE_NAME = {number._dtype_name: number for number in NUMBER_TYPES.values()}

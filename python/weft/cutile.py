@@ -20,6 +20,7 @@ Constant = ConstExpr
 _FUNCTIONS, _ = _tile_names("cutile")
 globals().update(_device_functions("cutile", _FUNCTIONS))
 globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
+globals().update(_types.TILE_ONLY_TYPES)  # tfloat32
 # cuTile spells the fp8 types by their dtype names (sema resolves them the same way).
 globals().update({name: value for name, value in _types.BY_DTYPE_NAME.items() if name.startswith("float8")})
 

@@ -53,6 +53,7 @@ _FUNCTIONS, _CONSTANTS = _tile_names("tiles")
 globals().update(_device_functions("tiles", _FUNCTIONS))
 globals().update(_CONSTANTS)
 globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if not name.startswith("complex")})
+globals().update(_types.TILE_ONLY_TYPES)  # tfloat32
 
 
 __all__ = ["kernel", "function", "launch", "ConstExpr", "tile", *_FUNCTIONS, *_CONSTANTS]

@@ -171,14 +171,18 @@ std::string CudaEmitter::literal(const sema::TypedExpr& expr) {
     case ScalarKind::Complex128:
       return "weft::complex128{" + floatingLiteral(value.floatValue, "") + ", " +
              floatingLiteral(value.imagValue, "") + "}";
+    case ScalarKind::TFloat32: break;  // a tile element type only: there are no tfloat32 scalars
   }
-  WEFT_CHECK(false, "unknown scalar kind");
+  WEFT_CHECK(false, "no literal of this scalar kind");
   return {};
 }
 
 std::string CudaEmitter::convertScalar(const std::string& code, ScalarKind from, const Type* to) {
   WEFT_CHECK(to->isScalar(), "a scalar converted to a non-scalar type");
   if (from == to->scalar) return code;
+  // tfloat32, a tile element type only, converts by the tile header's rules (traits.h).
+  if (from == ScalarKind::TFloat32 || to->scalar == ScalarKind::TFloat32)
+    return "weft::tiles::convert<" + typeName(to) + ">(" + code + ")";
   return "weft::cast<" + typeName(to) + ">(" + code + ")";
 }
 

@@ -125,6 +125,7 @@ ArgumentValue numpyScalar(PyObject* value, ScalarKind kind) {
       result.imagValue = parts[1];
       break;
     }
+    case ScalarKind::TFloat32: break;  // no host dtype: no NumPy scalar is of this kind
   }
   return result;
 }

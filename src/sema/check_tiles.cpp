@@ -89,8 +89,8 @@ namespace {
 // The integer conversion rank order of the seed (C++ without promotion): by width.
 int bits(ScalarKind kind) { return types::isBool(kind) ? 1 : 8 * types::byteSize(kind); }
 
-// The floating conversion ranks of the seed: fp8 < {float16, bfloat16} < float32 < float64;
-// nullopt where unordered.
+// The floating conversion ranks of the seed: fp8 < {float16, bfloat16} < tfloat32 < float32 <
+// float64; nullopt where unordered.
 std::optional<int> floatRankOrder(ScalarKind a, ScalarKind b) {
   auto rank = [](ScalarKind k) {
     switch (k) {
@@ -98,8 +98,9 @@ std::optional<int> floatRankOrder(ScalarKind a, ScalarKind b) {
       case ScalarKind::Float8E5M2: return 0;
       case ScalarKind::Float16:
       case ScalarKind::BFloat16: return 1;
-      case ScalarKind::Float32: return 2;
-      default: return 3;
+      case ScalarKind::TFloat32: return 2;
+      case ScalarKind::Float32: return 3;
+      default: return 4;
     }
   };
   if (a == b) return 0;
@@ -233,6 +234,14 @@ Value resolveTileEntity(std::string_view module, std::string_view member) {
     if (member == name) return function();
   // The number types: ct.float32, ct.bool_, ...; cuTile also spells the fp8 types by their
   // host dtype names (ct.float8_e4m3fn, ct.float8_e5m2).
+  // tfloat32, a tile element type only (no weft.tfloat32 outside tile code).
+  if (member == types::attributeName(ScalarKind::TFloat32)) {
+    Value v;
+    v.kind = Value::Kind::NumberType;
+    v.scalar = ScalarKind::TFloat32;
+    v.name = "ct." + std::string(member);
+    return v;
+  }
   std::string numberName(member);
   if (std::optional<ScalarKind> byDtype = types::scalarFromDtypeName(member); byDtype && face == Face::CuTile)
     numberName = types::attributeName(*byDtype);
@@ -396,9 +405,10 @@ Value FunctionChecker::tileValue(const syntax::Expr& arg, const std::string& wha
 }
 
 namespace {
-// The seed's restricted floating-point element types (fp8).
+// The seed's restricted floating-point element types (fp8, tf32).
 bool isRestrictedTile(const types::Type* type) {
-  return type->isTile() && (type->scalar == ScalarKind::Float8E4M3 || type->scalar == ScalarKind::Float8E5M2);
+  return type->isTile() && (type->scalar == ScalarKind::Float8E4M3 || type->scalar == ScalarKind::Float8E5M2 ||
+                            type->scalar == ScalarKind::TFloat32);
 }
 }  // namespace
 
@@ -1195,7 +1205,7 @@ Value FunctionChecker::tileMatmul(Value x, Value y, std::optional<const syntax::
     sink.error(diag::TileNoCommonType, loc, {what, types::pythonName(xt->scalar), types::pythonName(yt->scalar)});
     return errorValue();
   }
-  // The accumulator types the tensor cores have: fp16/bf16/fp8 -> float32, int8 -> int32.
+  // The accumulator types the tensor cores have: fp16/bf16/fp8/tf32 -> float32, int8 -> int32.
   ScalarKind in = xt->scalar;
   ScalarKind accKind;
   switch (in) {
@@ -1203,6 +1213,7 @@ Value FunctionChecker::tileMatmul(Value x, Value y, std::optional<const syntax::
     case ScalarKind::BFloat16:
     case ScalarKind::Float8E4M3:
     case ScalarKind::Float8E5M2:
+    case ScalarKind::TFloat32:
     case ScalarKind::Float32: accKind = ScalarKind::Float32; break;
     case ScalarKind::Float64: accKind = ScalarKind::Float64; break;
     case ScalarKind::Int8:
@@ -1220,7 +1231,8 @@ Value FunctionChecker::tileMatmul(Value x, Value y, std::optional<const syntax::
       sink.error(diag::TileMatmulShape, (*accArg)->loc, {what + " accumulator", shapeText(acc.type()->shape), shapeText(shape)});
       return errorValue();
     }
-    bool allowed = acc.type()->scalar == accKind || (accKind == ScalarKind::Float32 && acc.type()->scalar == in);
+    bool allowed = acc.type()->scalar == accKind ||
+                   (accKind == ScalarKind::Float32 && acc.type()->scalar == in && !isRestrictedTile(acc.type()));
     if (!allowed) {
       sink.error(diag::TileElementType, (*accArg)->loc,
                  {types::pythonName(acc.type()->scalar), what + " accumulating " + types::pythonName(in) +

@@ -1,5 +1,6 @@
 // Compile-time constants: Python's arithmetic on literals and global constants, the
 // conversion of constants to typed literals, and their rendering.
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -468,6 +469,14 @@ ConstValue convertConstant(const ConstValue& value, types::ScalarKind kind) {
     case ScalarKind::Float64: return castTo<double>(value);
     case ScalarKind::Complex64: return castTo<weft::complex64>(value);
     case ScalarKind::Complex128: return castTo<weft::complex128>(value);
+    case ScalarKind::TFloat32: {
+      // A scalar meeting a tfloat32 tile (sema then reports the restricted type): float32
+      // rounded to 10 mantissa bits, ties away from zero, as the tile header's tf32_from_float.
+      ConstValue f = castTo<float>(value);
+      uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(f.floatValue));
+      if ((bits & 0x7f800000u) != 0x7f800000u) f.floatValue = std::bit_cast<float>((bits + 0x1000u) & ~0x1fffu);
+      return f;
+    }
   }
   WEFT_CHECK(false, "unknown scalar kind");
   return {};

@@ -5,8 +5,9 @@
 //
 //   x = load(a, index_a, (M, K)); y = load(b, index_b, (K, N)); acc = mma(x, y, acc)
 //
-// (the loads may also be written inside the mma, in any order), a and b are 2-D float16 or
-// bfloat16 arrays loaded with zero padding and without debug=True's checks, the indices are computed without effects or traps
+// (the loads may also be written inside the mma, in any order), a and b are 2-D arrays of a
+// tensor-core operand type (float16, bfloat16, int8, uint8, float64) loaded with zero padding and
+// without debug=True's checks, the indices are computed without effects or traps
 // from the loop variable and values the loop does not assign, the loop steps by 1 and has no
 // else, and x, y and the loop variable are read nowhere else (their values after the loop are
 // never observed).
@@ -79,8 +80,12 @@ const TypedExpr* loadOf(const TypedExpr& e, const std::map<int, const TypedExpr*
   return load->kind == TypedExprKind::TileCall && load->tileOp == TileOp::Load ? load : nullptr;
 }
 
+// The element types of the tensor cores' operands (mma_pipeline.h has a cp.async path for each).
 bool pipelinesElement(const types::Type* tile) {
-  return tile->scalar == types::ScalarKind::Float16 || tile->scalar == types::ScalarKind::BFloat16;
+  using types::ScalarKind;
+  const ScalarKind k = tile->scalar;
+  return k == ScalarKind::Float16 || k == ScalarKind::BFloat16 || k == ScalarKind::Int8 || k == ScalarKind::UInt8 ||
+         k == ScalarKind::Float64;
 }
 
 // The loop `loop` as a pipelined K loop of `function`, if it is one (see the file comment).

@@ -90,6 +90,7 @@ bool isNarrowFloat(ScalarKind kind) { return isFloating(kind) && info(kind).byte
 const char* dtypeModule(ScalarKind kind) { return info(kind).dtypeModule; }
 const char* dtypeName(ScalarKind kind) { return info(kind).dtypeName; }
 const char* typestr(ScalarKind kind) { return info(kind).typestr; }
+bool hasHostType(ScalarKind kind) { return info(kind).dtypeModule[0] != '\0'; }
 
 DLPackType dlpackType(ScalarKind kind) {
   return DLPackType{info(kind).dlpackCode, static_cast<uint8_t>(8 * info(kind).bytes)};
@@ -101,6 +102,7 @@ std::optional<ScalarKind> scalarFromName(const std::string& name) {
   if (name == "complex") return ScalarKind::Complex64;
   for (size_t i = 0; i < std::size(kScalars); ++i) {
     const ScalarInfo& scalar = kScalars[i];
+    if (!hasHostType(static_cast<ScalarKind>(i))) continue;  // tile code names it (check_tiles.cpp)
     if (name == scalar.pythonName || name == scalar.attribute || name == scalar.dtypeName)
       return static_cast<ScalarKind>(i);
   }
@@ -109,7 +111,7 @@ std::optional<ScalarKind> scalarFromName(const std::string& name) {
 
 std::optional<ScalarKind> scalarFromDtypeName(std::string_view name) {
   for (size_t i = 0; i < std::size(kScalars); ++i) {
-    if (name == kScalars[i].dtypeName) return static_cast<ScalarKind>(i);
+    if (hasHostType(static_cast<ScalarKind>(i)) && name == kScalars[i].dtypeName) return static_cast<ScalarKind>(i);
   }
   return std::nullopt;
 }

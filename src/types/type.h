@@ -112,6 +112,8 @@ bool isNarrowFloat(ScalarKind kind);
 // name NumPy's dtype.name ("float32", "float8_e4m3fn").
 const char* dtypeModule(ScalarKind kind);
 const char* dtypeName(ScalarKind kind);
+// Whether the kind has a host dtype; one without (tfloat32) is a tile element type only.
+bool hasHostType(ScalarKind kind);
 // The array interfaces' typestr ("<f4", "|b1"); "" for the narrow floats, which have none.
 const char* typestr(ScalarKind kind);
 

@@ -107,6 +107,12 @@ def gemm(a: cu.bfloat16[:, :], b: cu.bfloat16[:, :], c: cu.float32[:, :]):
         acc = cu.mma(cu.load(a, (cu.bid(0), k), (128, 32)), cu.load(b, (k, cu.bid(1)), (32, 128)), acc)
     cu.store(c, (cu.bid(0), cu.bid(1)), acc)
 """,
+    "mma_tf32": """
+@ct.kernel
+def tf32(a: ct.float32[:, :], b: ct.float32[:, :], c: ct.float32[:, :]):
+    x = ct.astype(ct.load(a, (0, 0), (64, 32)), ct.tfloat32)
+    ct.store(c, (0, 0), ct.mma(x, ct.astype(ct.load(b, (0, 0), (32, 64)), ct.tfloat32), ct.zeros((64, 64), ct.float32)))
+""",
     "mma_f64_int8": """
 @ct.kernel
 def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: ct.int8[:, :], o: ct.int32[:, :]):
@@ -116,11 +122,37 @@ def products(a: ct.float64[:, :], b: ct.float64[:, :], c: ct.float64[:, :], i: c
 }
 
 
+def test_tfloat32_mma_rounds_and_runs_on_tensor_cores(tmp_path):
+    _, ptx = compile_for_sm90(tmp_path, "mma_tf32", PRELUDE + SOURCES["mma_tf32"])
+    assert "cvt.rna.tf32.f32" in ptx and "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+
+
 def test_k_loops_of_mma_are_pipelined(tmp_path):
     # The K loop becomes one mma_pipeline: cp.async into shared memory, ldmatrix (.trans for b).
     _, ptx = compile_for_sm90(tmp_path, "mma_bf16", PRELUDE + SOURCES["mma_bf16"])
     assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
+
+
+@pytest.mark.parametrize("dtype, acc, tiles, instruction", [
+    ("int8", "int32", (64, 64, 64), "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
+    ("uint8", "int32", (64, 128, 32), "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"),
+    ("float64", "float64", (64, 64, 16), "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"),
+])
+def test_k_loops_of_every_operand_type_are_pipelined(tmp_path, dtype, acc, tiles, instruction):
+    # cp.async into the stages, ldmatrix for the a fragments where the type has them, mma.sync.
+    tm, tn, tk = tiles
+    source = PRELUDE + f"""
+@cu.kernel
+def gemm(a: cu.{dtype}[:, :], b: cu.{dtype}[:, :], c: cu.{acc}[:, :]):
+    acc = cu.zeros(({tm}, {tn}), dtype=cu.{acc})
+    for k in range(cu.num_tiles(a, axis=1, shape=({tm}, {tk}))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), ({tm}, {tk})), cu.load(b, (k, cu.bid(1)), ({tk}, {tn})), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+"""
+    _, ptx = compile_for_sm90(tmp_path, f"gemm_{dtype}", source)
+    assert "cp.async.cg.shared.global" in ptx and instruction in ptx
+    assert ("ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx) == (dtype != "float64")
 
 
 @pytest.mark.parametrize("body, pipelined", [
@@ -157,7 +189,7 @@ def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     # each 64 x 64 part of the accumulator (128 to 256 threads).
     threads = {"vec_add": 128, "softmax_bf16": 256, "reductions_scans": 128, "reduce_scan_functions": 128,
                "assumptions": 128, "load_store_orders": 128, "fp8": 128, "partition_views": 256, "shape_ops": 256,
-               "mma_bf16": 128, "mma_f64_int8": 128, "max_min_narrow": 128}[name]
+               "mma_bf16": 128, "mma_tf32": 128, "mma_f64_int8": 128, "max_min_narrow": 128}[name]
     assert re.search(rf"\.maxntid {threads}\b", ptx), re.findall(r"\.maxntid \d+", ptx)
 
 

@@ -3,7 +3,9 @@
 // and shapes the tensor cores do not take, on the generic path), accumulators that start
 // non-zero in the blocked layout, a K loop over partition views with the accumulator in
 // mma_accumulator_t, matmul, and results stored through pointer tiles (a layout conversion) and
-// through a view (the accumulator layout's own stores).
+// through a view (the accumulator layout's own stores); and mma_pipeline, the cp.async K loop, for
+// every tensor-core operand type (float32 spans multiplied in tf32 too), with edge steps, against
+// the reference and bit for bit against the loop as written.
 #include "tile_test.h"
 
 namespace ct = ::cuda::tiles;
@@ -36,6 +38,26 @@ __tile_global__ void mma_kernel(const A* a, const A* b, const C* acc0, C* c) {
     auto cs = ct::tensor_span{c, ct::extents<int, M, N>{}};
     ct::store(ct::make_partition_view<ct::shape<M, N>>(cs), sum, 0, 0);
   }
+}
+
+// c = acc0 + a[M x K] @ b[K x N] by mma_pipeline in KT-wide steps (the last one zero-padded
+// where KT does not divide K), of Operand products; c2 the same by the loop as written.
+template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages>
+__tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, C* c, C* c2) {
+  using IC = ct::tile<int32_t, ct::shape<M, N>>;
+  using SA = ct::shape<M, KT>;
+  using SB = ct::shape<KT, N>;
+  auto acc = ct::load(acc0 + ct::iota<IC>());
+  auto as = ct::tensor_span{a, ct::extents<int, M, K>{}};
+  auto bs = ct::tensor_span{b, ct::extents<int, K, N>{}};
+  const auto index_a = [](uint32_t k) { return ct::block_index<2>{{0, k}}; };
+  const auto index_b = [](uint32_t k) { return ct::block_index<2>{{k, 0}}; };
+  constexpr uint32_t kSteps = (K + KT - 1) / KT;
+  auto piped = ct::mma_pipeline<SA, SB, Stages, Operand>(acc, as, bs, 0u, kSteps, index_a, index_b);
+  using A2 = ct::detail::pipeline_operand_t<A, Operand>;
+  auto plain = ct::detail::mma_loop_as_written<SA, SB, A2>(decltype(piped)(acc), as, bs, 0u, kSteps, index_a, index_b);
+  ct::store(c + ct::iota<IC>(), piped);
+  ct::store(c2 + ct::iota<IC>(), plain);
 }
 
 #if !defined(__CUDACC_RTC__)
@@ -79,6 +101,48 @@ void run_mma(Random& random) {
   }
 }
 
+// mma_pipeline_kernel against the double reference of the Operand values (float spans round to
+// tf32 for tf32 products) and against the loop as written, bit for bit. On the GPU the launch
+// gives the stages their dynamic shared memory, so the cp.async path runs.
+template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages = 3>
+void run_mma_pipeline(Random& random) {
+  using A2 = ct::detail::pipeline_operand_t<A, Operand>;
+  Buffer<A> a(M * K), b(K * N);
+  Buffer<C> acc(M * N), c(M * N), c2(M * N);
+  for (uint32_t i = 0; i < M * K; ++i) a[i] = operand_value<A>(random);
+  for (uint32_t i = 0; i < K * N; ++i) b[i] = operand_value<A>(random);
+  for (uint32_t i = 0; i < M * N; ++i) acc[i] = std::is_integral_v<C> ? C(random.next() % 1000) : from_double<C>(random.uniform(-4, 4));
+  const auto kernel = mma_pipeline_kernel<A, Operand, C, M, N, K, KT, Stages>;
+#if defined(WEFT_TARGET_HOST)
+  launch({1, 1, 1}, kernel, static_cast<const A*>(a.get()), static_cast<const A*>(b.get()), static_cast<const C*>(acc.get()),
+         c.get(), c2.get());
+#else
+  const uint32_t bytes = Stages * ct::mma_stage_bytes<A2, ct::shape<M, KT>, ct::shape<KT, N>>;
+  cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)), "shared");
+  kernel<<<1, ct::kBlockThreads, bytes>>>(a.get(), b.get(), acc.get(), c.get(), c2.get());
+  cuda_check(cudaGetLastError(), "launch");
+  cuda_check(cudaDeviceSynchronize(), "kernel");
+#endif
+  const auto value = [](A x) { return as_double(static_cast<A2>(ct::detail::scalar_convert<A2>(x))); };
+  std::string what = std::string("mma_pipeline ") + type_name<A>() + " as " + type_name<A2>() + " " + std::to_string(M) +
+                     "x" + std::to_string(N) + "x" + std::to_string(K) + " by " + std::to_string(KT);
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      double sum = as_double(acc[i * N + j]), magnitude = std::fabs(sum);
+      for (uint32_t k = 0; k < K; ++k) {
+        double p = value(a[i * K + k]) * value(b[k * N + j]);
+        sum += p;
+        magnitude += std::fabs(p);
+      }
+      const C got = c[i * N + j], plain = c2[i * N + j];
+      double tolerance = std::is_integral_v<C> ? 0.0 : (std::is_same_v<C, double> ? 1e-13 : 1e-5) * magnitude;
+      std::string at = " element (" + std::to_string(i) + ", " + std::to_string(j) + "): ";
+      check(std::fabs(as_double(got) - sum) <= tolerance, what + at + std::to_string(as_double(got)) + ", expected " + std::to_string(sum));
+      check(std::memcmp(&got, &plain, sizeof(C)) == 0, what + at + "differs from the loop as written");
+    }
+  }
+}
+
 int main() {
   Random random(seed());
   // Tensor-core shapes.
@@ -112,6 +176,16 @@ int main() {
   run_mma<ct::tfloat32, float, 32, 64, 64, 16, 2>(random);
   run_mma<double, double, 16, 32, 32, 8, 2>(random);
   run_mma<float, float, 8, 8, 16, 4, 2>(random);
+  // mma_pipeline: every type, with a last step past K where KT does not divide it.
+  run_mma_pipeline<weft::float16, void, float, 64, 64, 96, 32>(random);
+  run_mma_pipeline<weft::bfloat16, void, float, 32, 64, 64, 16, 2>(random);
+  run_mma_pipeline<ct::tfloat32, void, float, 64, 32, 64, 16>(random);
+  run_mma_pipeline<float, ct::tfloat32, float, 64, 64, 40, 16>(random);
+  run_mma_pipeline<float, ct::tfloat32, float, 16, 8, 16, 8, 4>(random);
+  run_mma_pipeline<signed char, void, int, 64, 64, 96, 64>(random);
+  run_mma_pipeline<unsigned char, void, int, 32, 16, 64, 32, 2>(random);
+  run_mma_pipeline<double, void, double, 32, 32, 20, 8>(random);
+  run_mma_pipeline<double, void, double, 8, 8, 8, 4, 4>(random);
   return finish("test_mma");
 }
 #endif

@@ -134,7 +134,7 @@ T from_pattern(uint32_t p) {
 template <class T>
 constexpr uint32_t pattern_step = std::is_same_v<T, ct::tfloat32> ? (1u << 13) : 1u;
 
-// The narrow value nearest to v (ties to the even pattern), by search over the ordered patterns.
+// The narrow value nearest to v, by search over the ordered patterns.
 template <class T>
 T nearest_narrow(long double v) {
   using F = pattern_facts<T>;
@@ -155,7 +155,9 @@ T nearest_narrow(long double v) {
     else hi = mid;
   }
   long double below = value(lo * step), above = value(hi * step);
-  uint32_t pick = (m - below < above - m) ? lo : (above - m < m - below) ? hi : ((lo & 1u) == 0 ? lo : hi);
+  // Ties: to the even pattern; tfloat32's away from zero (cvt.rna, traits.h).
+  const bool tieUp = std::is_same_v<T, ct::tfloat32> || (lo & 1u) != 0;
+  uint32_t pick = (m - below < above - m) ? lo : (above - m < m - below) ? hi : tieUp ? hi : lo;
   return from_pattern<T>(sign | pick * step);
 }
 

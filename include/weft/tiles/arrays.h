@@ -86,10 +86,11 @@ WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& value
 }
 
 // mma_pipeline over two 2-D arrays: the code generator's pipelined K loop (sema::MmaPipeline).
-template <class SA, class SB, uint32_t Stages, class Acc, class T, class K, class IndexA, class IndexB>
+template <class SA, class SB, uint32_t Stages, class Operand = void, class Acc, class T, class K, class IndexA, class IndexB>
 WEFT_TILE_FN auto mma_pipeline_arrays(const Acc& acc, const ::weft::Array<T, 2>& a, const ::weft::Array<T, 2>& b, K begin,
                                       K end, IndexA index_a, IndexB index_b) {
-  return mma_pipeline<SA, SB, Stages>(acc, detail::array_span(a), detail::array_span(b), begin, end, index_a, index_b);
+  return mma_pipeline<SA, SB, Stages, Operand>(acc, detail::array_span(a), detail::array_span(b), begin, end, index_a,
+                                               index_b);
 }
 
 // ---- debug=True (docs/tiles.md "Debugging tile kernels") ----

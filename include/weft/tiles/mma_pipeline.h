@@ -1,20 +1,25 @@
 // The K loop of a tiled matrix product as one operation, so that the operand loads of later
 // iterations overlap the tensor-core work of the current one:
 //
-//   mma_pipeline<SA, SB, Stages>(acc, a, b, begin, end, index_a, index_b)
-//     == for k in [begin, end): acc = mma(load(a at index_a(k), SA), load(b at index_b(k), SB), acc)
+//   mma_pipeline<SA, SB, Stages, Operand>(acc, a, b, begin, end, index_a, index_b)
+//     == for k in [begin, end):
+//          acc = mma(convert<Operand>(load(a at index_a(k), SA)), convert<Operand>(load(b at index_b(k), SB)), acc)
 //
-// with a and b 2-D spans, elements outside them zero. Sema recognizes that loop in tile code
-// (docs/tiles.md, "How mma runs") and codegen emits this call.
+// with a and b 2-D spans, elements outside them zero; Operand is the spans' element type (the
+// default, void) or tfloat32 for float spans (products in tf32). Sema recognizes that loop in
+// tile code (docs/tiles.md, "How mma runs") and codegen emits this call.
 //
-// On sm_80+, for float16/bfloat16 operands of row-major spans whose rows start on 16 bytes, the
-// operand tiles go from global to shared memory by cp.async (16-byte chunks, zero-filled outside
-// the span, no registers on the way) into a ring of `Stages` stages in dynamic shared memory;
-// while stage k is multiplied (ldmatrix for a, ldmatrix.trans for b, mma.sync m16n8k16), the
-// loads of stages k+1 .. k+Stages-1 are in flight. One barrier per K step. The chunks are
-// XOR-swizzled (see swizzled_offset) so that both the cp.async writes and the eight rows an
-// ldmatrix reads fall in distinct banks. The result has mma's tensor-core accumulator layout, the
-// one a K loop of ct::mma keeps, so the two paths are interchangeable.
+// On sm_80+, for tensor-core operands (float16, bfloat16, tfloat32, int8, uint8, double) of
+// row-major spans whose rows start on 16 bytes, the operand tiles go from global to shared memory
+// by cp.async (16-byte chunks, zero-filled outside the span, no registers on the way) into a ring
+// of `Stages` stages in dynamic shared memory; while stage k is multiplied (mma.sync), the loads
+// of stages k+1 .. k+Stages-1 are in flight. One barrier per K step. The chunks are XOR-swizzled
+// (see swizzled_offset) so that the cp.async writes and the eight rows an ldmatrix reads fall in
+// distinct banks. Fragments come from a stage as pipeline_fragments says (ldmatrix where the
+// type allows); float operands of tf32 products round there, as convert<tfloat32> rounds them in
+// the loop as written. The result has mma's tensor-core accumulator layout, the one a K loop of
+// ct::mma keeps, and each accumulator element sums the same products in the same order, so the
+// two paths give the same bits.
 //
 // Everywhere else (other element types, strided or misaligned spans, a launch with less than
 // Stages * mma_stage_bytes<A, SA, SB> bytes of dynamic shared memory, the CPU target, the
@@ -40,16 +45,27 @@ inline constexpr uint32_t mma_stage_bytes =
 
 namespace detail {
 
-// Whether mma_pipeline has a cp.async path for element type A (accumulator C) and these shapes:
-// 16-bit tensor-core operands whose tiles are whole 16-byte chunks per row.
+// Whether mma_pipeline has a cp.async path for operand type A (accumulator C) and these shapes:
+// tensor-core operands whose tile rows are whole 16-byte chunks (the 16-bit types' b fragments
+// come two atoms to an ldmatrix, so their warps' columns are multiples of 16).
 template <class A, class C, class SA, class SB>
 WEFT_HD constexpr bool pipelines_operands() {
   using I = mma_instruction<A, C>;
   constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), K = static_cast<uint32_t>(SA::static_extent(1));
   constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
-  return (I::kKind == 1 || I::kKind == 2) && use_tensor_cores<A, C, M, N, K>() && K % 16 == 0 && N % 16 == 0 &&
-         tensor_core_layout_t<A, C, M, N>::kWarpCols % 16 == 0;
+  if constexpr (I::kKind == 0 || !use_tensor_cores<A, C, M, N, K>()) {
+    return false;
+  } else {
+    constexpr bool kWholeChunks = (K * sizeof(A)) % 16 == 0 && (N * sizeof(A)) % 16 == 0;
+    constexpr bool kPairs = (I::kKind != 1 && I::kKind != 2) || (N % 16 == 0 && tensor_core_layout_t<A, C, M, N>::kWarpCols % 16 == 0);
+    return kWholeChunks && kPairs;
+  }
 }
+
+// The element type mma_pipeline multiplies for spans of Stored elements and the requested
+// Operand (void: Stored).
+template <class Stored, class Operand>
+using pipeline_operand_t = conditional_t<is_same_v<Operand, void>, Stored, Operand>;
 
 // The byte offset of byte `byte` of row `row` in a staged tile with RowBytes-byte rows: 16-byte
 // chunks XOR-swizzled so that eight consecutive rows read at one column fall in eight different
@@ -103,6 +119,98 @@ WEFT_TILE_FN void load_matrices_x4(uint32_t* out, uint32_t address) {
                  : "r"(address));
   }
 }
+
+// A staged word of Stored elements as an operand register of type A: float words round to tf32
+// for tf32 products (as convert<tfloat32> does); other words are the operand's bits already.
+template <class A, class Stored, class Word>
+WEFT_TILE_FN Word operand_word(Word w) {
+  if constexpr (is_same_v<A, tfloat32> && is_same_v<Stored, float>) {
+    return tf32_from_float(bit_cast<float>(w)).bits;
+  } else {
+    return w;
+  }
+}
+
+// The operand fragments of one K slice (the instruction's K) of a stage for the warp whose part
+// of the accumulator starts at (rowBase, colBase), read from the staged a (M x Kt, row-major) at
+// `stage` and b (Kt x N, row-major) after it, per mma.h's fragment layouts (lane = 4g + q):
+// - a: ldmatrix.x4 for all but double: the f16/bf16 (k16), tf32 (k8) and int8 (k32)
+//   a-fragments are each four 8 x 16-byte matrices, rows g and g + 8 at the slice's bytes 0-15 and
+//   16-31; double (k4): a(g, q), one 64-bit load.
+// - b: the 16-bit types by ldmatrix.x4.trans, two atoms a load; ldmatrix moves 16-bit halves, so
+//   the others read their elements from the stage: tf32 b(q, g) and b(q + 4, g), int8 the four
+//   bytes b(4q .. 4q + 3, g) and b(16 + 4q .. 16 + 4q + 3, g), double b(q, g).
+template <class A, class C, class Stored, class L, uint32_t M, uint32_t Kt, uint32_t N>
+struct pipeline_fragments {
+  using I = mma_instruction<A, C>;
+  static constexpr bool kDouble = I::kKind == 6, kSixteenBit = I::kKind == 1 || I::kKind == 2;
+  using Word = conditional_t<kDouble, double, uint32_t>;
+  static constexpr uint32_t kRowBytesA = Kt * sizeof(A), kRowBytesB = N * sizeof(A), kBytesA = M * kRowBytesA;
+
+  Word a[L::kAtomsM][kDouble ? 1 : 4], b[L::kAtomsN][kDouble ? 1 : 2];
+
+  // The word of `Word`'s size at byte `byte` of staged row `row` (tile bytes from `tile`).
+  template <class W, uint32_t RowBytes>
+  WEFT_TILE_FN static W read(const unsigned char* tile, uint32_t row, uint32_t byte) {
+    return *reinterpret_cast<const W*>(tile + swizzled_offset<RowBytes>(row, byte));
+  }
+
+  // Loads the fragments of the slice at K column `ks` of the stage at byte `offset` of the ring.
+  WEFT_TILE_FN void load(uint32_t offset, uint32_t ks, uint32_t rowBase, uint32_t colBase, uint32_t lane) {
+    const unsigned char* stageA = stage_ring() + offset;
+    const unsigned char* stageB = stageA + kBytesA;
+    const uint32_t g = lane / 4, q = lane % 4;
+    WEFT_UNROLL
+    for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+      if constexpr (kDouble) {
+        a[am][0] = read<double, kRowBytesA>(stageA, rowBase + am * 8 + g, (ks + q) * 8);
+      } else {
+        const uint32_t row = rowBase + am * 16 + lane % 16;
+        const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(stageA));
+        load_matrices_x4<false>(a[am], address + swizzled_offset<kRowBytesA>(row, ks * sizeof(A) + (lane / 16) * 16));
+        WEFT_UNROLL
+        for (uint32_t r = 0; r < 4; ++r) a[am][r] = operand_word<A, Stored>(a[am][r]);
+      }
+    }
+    if constexpr (kSixteenBit) {
+      WEFT_UNROLL
+      for (uint32_t an = 0; an < L::kAtomsN; an += 2) {
+        // Transposed matrices 0..3: K rows 0-7 / 8-15 of atom an, then of atom an + 1.
+        const uint32_t k = ks + lane % 16, col = colBase + (an + lane / 16) * 8;
+        const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(stageB));
+        uint32_t words[4];
+        load_matrices_x4<true>(words, address + swizzled_offset<kRowBytesB>(k, col * sizeof(A)));
+        b[an][0] = words[0];
+        b[an][1] = words[1];
+        b[an + 1][0] = words[2];
+        b[an + 1][1] = words[3];
+      }
+    } else {
+      WEFT_UNROLL
+      for (uint32_t an = 0; an < L::kAtomsN; ++an) {
+        const uint32_t col = colBase + an * 8 + g;
+        if constexpr (kDouble) {
+          b[an][0] = read<double, kRowBytesB>(stageB, ks + q, col * 8);
+        } else if constexpr (sizeof(A) == 4) {
+          WEFT_UNROLL
+          for (uint32_t r = 0; r < 2; ++r) {
+            b[an][r] = operand_word<A, Stored>(read<uint32_t, kRowBytesB>(stageB, ks + q + 4 * r, col * 4));
+          }
+        } else {
+          WEFT_UNROLL
+          for (uint32_t r = 0; r < 2; ++r) {
+            uint32_t word = 0;
+            WEFT_UNROLL
+            for (uint32_t e = 0; e < 4; ++e) {
+              word |= uint32_t{read<unsigned char, kRowBytesB>(stageB, ks + 16 * r + 4 * q + e, col)} << (8 * e);
+            }
+            b[an][r] = word;
+          }
+        }
+      }
+    }
+  }
+};
 
 // Copies Rows x Cols tiles of a row-major matrix (a 2-D span with unit column stride) into
 // staged tiles by cp.async, each thread every kBlockThreads-th 16-byte chunk. The thread's chunk
@@ -165,14 +273,21 @@ struct tile_stager {
 };
 #endif
 
-// The loop as written: mma of the padded loads, step by step.
-template <class SA, class SB, class Result, class SpanA, class SpanB, class K, class IndexA, class IndexB>
+// The loop as written: mma of the padded loads (converted to the operand type A), step by step.
+template <class SA, class SB, class A, class Result, class SpanA, class SpanB, class K, class IndexA, class IndexB>
 WEFT_TILE_OUTLINED_FN Result mma_loop_as_written(Result out, const SpanA& a, const SpanB& b, K begin, K end, IndexA index_a,
                                                  IndexB index_b) {
-  using A = typename SpanA::value_type;
+  using Stored = typename SpanA::value_type;
+  const auto operand = [](const auto& tile) {
+    if constexpr (is_same_v<A, Stored>) {
+      return tile;
+    } else {
+      return ::weft::tiles::convert<A>(tile);
+    }
+  };
   for (K k = begin; k < end; ++k) {
     const block_index<2> ia = index_a(k), ib = index_b(k);
-    out = mma(load_padded<SA>(a, A(0), ia.at), load_padded<SB>(b, A(0), ib.at), out);
+    out = mma(operand(load_padded<SA>(a, Stored(0), ia.at)), operand(load_padded<SB>(b, Stored(0), ib.at)), out);
   }
   return out;
 }
@@ -181,14 +296,17 @@ WEFT_TILE_OUTLINED_FN Result mma_loop_as_written(Result out, const SpanA& a, con
 
 // See the file comment. IndexA and IndexB map a K step k (of the loop variable's type K) to the
 // block_index<2> of its a and b tiles.
-template <class SA, class SB, uint32_t Stages, class C, class SC, class LC, class SpanA, class SpanB, class K, class IndexA,
-          class IndexB>
+template <class SA, class SB, uint32_t Stages, class Operand = void, class C, class SC, class LC, class SpanA, class SpanB,
+          class K, class IndexA, class IndexB>
 WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const SpanB& b, K begin, K end,
                                IndexA index_a, IndexB index_b) {
-  using A = typename SpanA::value_type;
+  using Stored = typename SpanA::value_type;
+  using A = detail::pipeline_operand_t<Stored, Operand>;
   static_assert(SpanA::rank() == 2 && SpanB::rank() == 2 && SA::rank() == 2 && SB::rank() == 2,
                 "mma_pipeline multiplies 2-D tiles of 2-D spans");
-  static_assert(detail::is_same_v<A, typename SpanB::value_type>, "mma_pipeline: a and b have one element type");
+  static_assert(detail::is_same_v<Stored, typename SpanB::value_type>, "mma_pipeline: a and b have one element type");
+  static_assert(detail::is_same_v<A, Stored> || (detail::is_same_v<A, tfloat32> && detail::is_same_v<Stored, float>),
+                "mma_pipeline: the operands are the spans' elements, or tfloat32 of float spans");
   static_assert(Stages >= 2, "mma_pipeline needs at least two stages");
   using Result = decltype(mma(tile<A, SA>{}, tile<A, SB>{}, acc));
   Result out = acc;
@@ -196,65 +314,35 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
   if constexpr (detail::pipelines_operands<A, C, SA, SB>()) {
     constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
     constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
-    constexpr uint32_t kRowBytesA = Kt * sizeof(A), kRowBytesB = N * sizeof(A);
-    constexpr uint32_t kBytesA = M * kRowBytesA, kStageBytes = mma_stage_bytes<A, SA, SB>;
+    constexpr uint32_t kStageBytes = mma_stage_bytes<A, SA, SB>;
+    using L = typename Result::layout_type;
+    using Fragments = detail::pipeline_fragments<A, C, Stored, L, M, Kt, N>;
     const auto rowsStartOn16 = [](const auto& span) {
       return span.stride(1) == 1 && detail::aligned_to(span.data_handle(), 16) &&
              (static_cast<uint64_t>(span.stride(0)) * sizeof(A)) % 16 == 0;
     };
     if (detail::dynamic_shared_bytes() >= Stages * kStageBytes && rowsStartOn16(a) && rowsStartOn16(b)) {
-      using L = typename Result::layout_type;
       const uint32_t t = detail::thread_rank(), warp = (t / 32) % L::kWarps, lane = t % 32;
       const uint32_t rowBase = (warp / L::kWarpsN) * L::kWarpRows, colBase = (warp % L::kWarpsN) * L::kWarpCols;
       const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring()));
       const int64_t steps = static_cast<int64_t>(end) - static_cast<int64_t>(begin);
-      const auto slot = [&](int64_t step) { return ring + static_cast<uint32_t>(step % Stages) * kStageBytes; };
-      const detail::tile_stager<M, Kt, A> stagerA(a);
-      const detail::tile_stager<Kt, N, A> stagerB(b);
+      // The byte offset of K step `step`'s slot in the ring.
+      const auto slot = [&](int64_t step) { return static_cast<uint32_t>(step % Stages) * kStageBytes; };
+      const detail::tile_stager<M, Kt, Stored> stagerA(a);
+      const detail::tile_stager<Kt, N, Stored> stagerB(b);
       // Starts loading the operand tiles of K step `step` (if there is one) into its slot.
       const auto stage = [&](int64_t step) {
         if (step < steps) {
-          const uint32_t base = slot(step);
+          const uint32_t base = ring + slot(step);
           const block_index<2> ia = index_a(static_cast<K>(static_cast<int64_t>(begin) + step));
           const block_index<2> ib = index_b(static_cast<K>(static_cast<int64_t>(begin) + step));
           stagerA.copy(a, base, ia.at[0] * M, ia.at[1] * Kt);
-          stagerB.copy(b, base + kBytesA, ib.at[0] * Kt, ib.at[1] * N);
+          stagerB.copy(b, base + Fragments::kBytesA, ib.at[0] * Kt, ib.at[1] * N);
         }
         detail::commit_async_group();  // empty groups too: wait_async_groups counts groups
       };
-      // The operand fragments of one 16-deep K slice of a stage. (Double-buffering them, the next
-      // slice's ldmatrix before this one's mma, measured slower on the H100: more registers.)
-      struct Fragments {
-        uint32_t a[L::kAtomsM][4], b[L::kAtomsN][2];
-      };
-      const auto load_fragments = [&](Fragments& f, uint32_t base, uint32_t ks) {
-        WEFT_UNROLL
-        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-          // Matrices 0..3: rows 0-7 / 8-15 of the atom at K bytes 0-15, then at 16-31.
-          const uint32_t row = rowBase + am * 16 + lane % 16;
-          detail::load_matrices_x4<false>(f.a[am], base + detail::swizzled_offset<kRowBytesA>(row, (ks + (lane / 16) * 8) * sizeof(A)));
-        }
-        WEFT_UNROLL
-        for (uint32_t an = 0; an < L::kAtomsN; an += 2) {
-          // Transposed matrices 0..3: K rows 0-7 / 8-15 of atom an, then of atom an + 1.
-          const uint32_t k = ks + lane % 16, col = colBase + (an + lane / 16) * 8;
-          uint32_t words[4];
-          detail::load_matrices_x4<true>(words, base + kBytesA + detail::swizzled_offset<kRowBytesB>(k, col * sizeof(A)));
-          f.b[an][0] = words[0];
-          f.b[an][1] = words[1];
-          f.b[an + 1][0] = words[2];
-          f.b[an + 1][1] = words[3];
-        }
-      };
-      const auto multiply = [&](const Fragments& f) {
-        WEFT_UNROLL
-        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-          WEFT_UNROLL
-          for (uint32_t an = 0; an < L::kAtomsN; ++an) {
-            detail::mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], f.a[am], f.b[an]);
-          }
-        }
-      };
+      // One slice's fragments at a time. (Double-buffering them, the next slice's loads before
+      // this one's mma, measured slower on the H100 for bf16: more registers.)
       Fragments f;
       WEFT_UNROLL
       for (uint32_t s = 0; s + 1 < Stages; ++s) stage(s);
@@ -264,9 +352,15 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
         detail::block_sync();  // stage `step` is in; every warp is done with stage step - 1
         stage(step + Stages - 1);  // into the slot of step - 1
         WEFT_UNROLL
-        for (uint32_t slice = 0; slice < Kt / 16; ++slice) {
-          load_fragments(f, slot(step), slice * 16);
-          multiply(f);
+        for (uint32_t slice = 0; slice < Kt / Fragments::I::kK; ++slice) {
+          f.load(slot(step), slice * Fragments::I::kK, rowBase, colBase, lane);
+          WEFT_UNROLL
+          for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+            WEFT_UNROLL
+            for (uint32_t an = 0; an < L::kAtomsN; ++an) {
+              detail::mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], f.a[am], f.b[an]);
+            }
+          }
         }
       }
       detail::wait_async_groups<0>();
@@ -275,7 +369,7 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
     }
   }
 #endif
-  return detail::mma_loop_as_written<SA, SB>(out, a, b, begin, end, index_a, index_b);
+  return detail::mma_loop_as_written<SA, SB, A>(out, a, b, begin, end, index_a, index_b);
 }
 
 }  // namespace weft::tiles

@@ -24,7 +24,9 @@
 namespace weft::tiles {
 
 // TensorFloat-32: float32 storage whose value has 10 mantissa bits; conversions to it round to
-// nearest even (CUDA 13.0 has no cuda_tf32.h). A restricted type: load, store, convert, mma.
+// nearest, ties away from zero, as the GPU's cvt.rna.tf32.f32 does (the seed leaves tf32's
+// conversions unspecified; CUDA 13.0 has no cuda_tf32.h). A restricted type: load, store,
+// convert, mma.
 struct alignas(4) tfloat32 {
   uint32_t bits;
 };
@@ -350,7 +352,7 @@ inline constexpr bool is_rejected_narrowing = is_narrowing<From, To>() && !(is_i
 
 // ---- Narrow floating types -------------------------------------------------------------------
 
-// float <-> a narrow floating type or tfloat32, rounding to nearest even.
+// float <-> a narrow floating type (rounding to nearest even) or tfloat32 (see tf32_from_float).
 template <class T>
 WEFT_HD float to_float(T x) {
   if constexpr (is_same_v<T, tfloat32>) {
@@ -360,12 +362,19 @@ WEFT_HD float to_float(T x) {
   }
 }
 
-// float -> tfloat32: to nearest even at 10 mantissa bits (NaN stays NaN; overflow gives inf).
+// float -> tfloat32: to nearest at 10 mantissa bits, ties away from zero (overflow gives inf):
+// cvt.rna.tf32.f32 on sm_80+, the same integer rounding of the sign-magnitude bits elsewhere.
+// NaN stays a quiet NaN.
 WEFT_HD tfloat32 tf32_from_float(float x) {
   uint32_t bits = bit_cast<uint32_t>(x);
   if ((bits & 0x7f800000u) == 0x7f800000u) return tfloat32{(bits & 0x7fffffffu) > 0x7f800000u ? bits | 0x00400000u : bits};
-  bits += 0xfffu + ((bits >> 13) & 1u);
-  return tfloat32{bits & ~0x1fffu};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t rounded;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(rounded) : "f"(x));
+  return tfloat32{rounded};
+#else
+  return tfloat32{(bits + 0x1000u) & ~0x1fffu};
+#endif
 }
 
 template <class T>
