@@ -44,6 +44,11 @@ struct EmittedUnit {
   // types with static_asserts that nvcc evaluates, and NVRTC only when kInteropAbiCheckMacro is
   // defined (libcu++ would leave its globals in every cubin): weftc checks them that way.
   bool hasInteropAbiCheck = false;
+  // The feature set the unit's code asks for: above Baseline when it uses architecture- or
+  // family-specific features (CudaEmitter::requireFeatures, the one place that raises it). The
+  // JIT then compiles for the device's variant with them (sema::jitTarget), where the unit tells
+  // which it got by __CUDA_ARCH_SPECIFIC__ / __CUDA_ARCH_FAMILY_SPECIFIC__ (docs/targets.md).
+  sema::FeatureSet features = sema::FeatureSet::Baseline;
 };
 
 // The macro under which NVRTC evaluates a unit's interoperable ABI static_asserts.

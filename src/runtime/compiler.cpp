@@ -136,7 +136,9 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   compileOptions.debug = options.debug;
   compileOptions.fastMath = options.fastMath;
   compileOptions.checks = runsChecks(options, target);
-  if (target == Target::Gpu) compileOptions.target = {driver->architecture()};
+  // A unit that asks for `a`/`f` features gets the device's variant that has them (sm_90a on an
+  // H100), and the -arch argument below puts the variant in the key.
+  if (target == Target::Gpu) compileOptions.target = sema::jitTarget(driver->architecture(), frontEnd.unit.features);
   // The key hashes the compiler's very arguments (the host compiler, the architecture,
   // -lineinfo, -DWEFT_CHECKS, ...): every option that changes the artifact changes it.
   for (const std::string& argument : target == Target::Gpu
