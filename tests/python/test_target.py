@@ -371,7 +371,7 @@ def test_gpu_jit_compiles_for_the_variant_the_kernel_asks_for():
     # device without an `a` variant it compiles for sm_XY, where only the is_device branch stays.
     arch = weft._runtime.runtime().gpu_architecture()
     variant = _jit_variant(arch)
-    factor = 3 if variant == "sm_90a" else 5 if variant in ("sm_100a", "sm_103a", "sm_121a") else 7
+    factor = 3 if variant == "sm_90a" else 5 if variant in ("sm_100a", "sm_101a", "sm_103a", "sm_121a") else 7
     a = np.random.default_rng(91).integers(-10_000, 10_000, 300).astype(np.int64)
     out = weft.zeros(300, np.int64, target="gpu")
     device.launch(feature_sets, weft.to_device(a, target="gpu"), out, grid=3, block=128, target="gpu")
