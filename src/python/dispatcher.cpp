@@ -523,9 +523,9 @@ void bindKernels(nb::module_& module) {
         if (cluster.is_valid() && !cluster.is_none()) config.cluster = parseShape(cluster, "cluster");
         nb::inst_ptr<Kernel>(kernel)->launch(tupleItems(args) + 1, args.size() - 1, config, target);
       },
-      "launch(kernel, *args, grid, block, stream=None, shared=0, cluster=None, target=None): runs `kernel` on a "
-      "grid of `grid` blocks of `block` threads (asynchronously on the GPU), in thread block clusters of "
-      "`cluster` blocks when given (compute capability 9.0+).");
+      "launch(kernel, *args, grid, block, stream=None, shared=0, cluster=None, target=None): runs `kernel` "
+      "on a grid of `grid` blocks of `block` threads (asynchronously on the GPU), in thread block clusters "
+      "of `cluster` blocks when given (compute capability 9.0+).");
 }
 
 }  // namespace weft::python

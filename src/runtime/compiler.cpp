@@ -56,7 +56,8 @@ std::shared_ptr<Driver> requireDriver(CompilerState& state) {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (!state.driverProbed) {
     state.driver = Driver::open(state.driverProblem);
-    if (state.driver) state.tensorMaps = std::make_shared<TensorMapCache>(state.driver->api().cuTensorMapEncodeTiled);
+    if (state.driver)
+      state.tensorMaps = std::make_shared<TensorMapCache>(state.driver->api().cuTensorMapEncodeTiled);
     state.driverProbed = true;
   }
   if (!state.driver) throw CudaError("no CUDA GPU is available: " + state.driverProblem, kCudaErrorNoDevice);
@@ -141,7 +142,8 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   compileOptions.checks = runsChecks(options, target);
   // A unit that asks for `a`/`f` features gets the device's variant that has them (sm_90a on an
   // H100), and the -arch argument below puts the variant in the key.
-  if (target == Target::Gpu) compileOptions.target = sema::jitTarget(driver->architecture(), frontEnd.unit.features);
+  if (target == Target::Gpu)
+    compileOptions.target = sema::jitTarget(driver->architecture(), frontEnd.unit.features);
   // The key hashes the compiler's very arguments (the host compiler, the architecture,
   // -lineinfo, -DWEFT_CHECKS, ...): every option that changes the artifact changes it.
   for (const std::string& argument : target == Target::Gpu

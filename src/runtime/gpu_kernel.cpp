@@ -19,7 +19,8 @@ constexpr CUresult kCudaErrorNotFound = 500;
 class GpuCode final : public KernelCode {
  public:
   // `frontEnd` names the function in the driver's messages: the code is that function.
-  GpuCode(std::shared_ptr<Driver> driver, std::shared_ptr<TensorMapCache> tensorMaps, const FrontEndResult& frontEnd)
+  GpuCode(std::shared_ptr<Driver> driver, std::shared_ptr<TensorMapCache> tensorMaps,
+          const FrontEndResult& frontEnd)
       : driver_(std::move(driver)),
         tensorMapCache_(std::move(tensorMaps)),
         tensorMaps_(frontEnd.unit.tensorMaps),
@@ -88,15 +89,16 @@ class GpuCode final : public KernelCode {
       driver_->noteLaunch(&name_);
       if (config.cluster == std::array<uint32_t, 3>{0, 0, 0}) {
         WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1],
-                         config.grid[2], config.block[0], config.block[1], config.block[2], shared,
-                         stream, parameters, nullptr);
+                         config.grid[2], config.block[0], config.block[1], config.block[2], shared, stream,
+                         parameters, nullptr);
         return;
       }
       CUlaunchAttribute cluster;
       cluster.id = kLaunchAttributeClusterDimension;
       cluster.value.clusterDim = {config.cluster[0], config.cluster[1], config.cluster[2]};
-      const CUlaunchConfig launch{config.grid[0], config.grid[1], config.grid[2], config.block[0], config.block[1],
-                                  config.block[2], shared, stream, &cluster, 1};
+      const CUlaunchConfig launch{
+          config.grid[0],  config.grid[1], config.grid[2], config.block[0], config.block[1],
+          config.block[2], shared,         stream,         &cluster,        1};
       WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernelEx, &launch, function_, parameters, nullptr);
     };
     ErrorRecord result{};
@@ -154,8 +156,9 @@ class GpuCode final : public KernelCode {
 
 }  // namespace
 
-std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver, std::shared_ptr<TensorMapCache> tensorMaps,
-                                        const std::string& cubin, const FrontEndResult& frontEnd, bool checked) {
+std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver,
+                                        std::shared_ptr<TensorMapCache> tensorMaps, const std::string& cubin,
+                                        const FrontEndResult& frontEnd, bool checked) {
   auto code = std::make_shared<GpuCode>(std::move(driver), std::move(tensorMaps), frontEnd);
   code->load(cubin, frontEnd.unit.kernelSymbol, checked);
   return code;

@@ -43,8 +43,9 @@ class KernelCode {
 // Loads `cubin` as a module on the driver's device and finds the unit's kernel in it.
 // `checked`: the unit runs its checks (runsChecks), so a launch resets and reads back its error
 // record. Launches encode the unit's tensor maps through `tensorMaps`.
-std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver, std::shared_ptr<TensorMapCache> tensorMaps,
-                                        const std::string& cubin, const FrontEndResult& frontEnd, bool checked);
+std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver,
+                                        std::shared_ptr<TensorMapCache> tensorMaps, const std::string& cubin,
+                                        const FrontEndResult& frontEnd, bool checked);
 
 // Loads the shared object whose bytes are `image` and finds the unit's host entry (and its
 // error record when `checked`); nullptr with `error` set when it cannot be loaded or lacks them.

@@ -12,8 +12,16 @@ namespace {
 
 // CUtensorMapDataType numbers (cuda.h).
 enum TensorMapDataType : int {
-  kUInt8 = 0, kUInt16 = 1, kUInt32 = 2, kInt32 = 3, kUInt64 = 4, kInt64 = 5,
-  kFloat16 = 6, kFloat32 = 7, kFloat64 = 8, kBFloat16 = 9,
+  kUInt8 = 0,
+  kUInt16 = 1,
+  kUInt32 = 2,
+  kInt32 = 3,
+  kUInt64 = 4,
+  kInt64 = 5,
+  kFloat16 = 6,
+  kFloat32 = 7,
+  kFloat64 = 8,
+  kBFloat16 = 9,
 };
 
 constexpr int kInterleave16 = 1, kInterleave32 = 2;
@@ -65,12 +73,14 @@ size_t TensorMapKeyHash::operator()(const TensorMapKey& key) const {
   for (uint64_t value : key.dims) mix(value);
   for (uint64_t value : key.strides) mix(value);
   for (size_t d = 0; d < key.box.size(); ++d) mix(uint64_t{key.box[d]} << 32 | key.elementStrides[d]);
-  for (int value : {key.dataType, static_cast<int>(key.rank), key.interleave, key.swizzle, key.l2Promotion, key.oobFill})
+  for (int value :
+       {key.dataType, static_cast<int>(key.rank), key.interleave, key.swizzle, key.l2Promotion, key.oobFill})
     mix(static_cast<uint64_t>(value));
   return static_cast<size_t>(hash);
 }
 
-std::optional<TensorMapKey> describeTensorMap(const ArrayValue& array, const codegen::EmittedUnit::TensorMap& request,
+std::optional<TensorMapKey> describeTensorMap(const ArrayValue& array,
+                                              const codegen::EmittedUnit::TensorMap& request,
                                               std::string& problem) {
   auto fail = [&](std::string why) {
     problem = std::move(why);
@@ -102,18 +112,21 @@ std::optional<TensorMapKey> describeTensorMap(const ArrayValue& array, const cod
   // The map's dimension 0 is the array's last (contiguous) one.
   for (int d = 0; d < rank; ++d) {
     const int axis = rank - 1 - d;
-    const int64_t extent = array.shape[static_cast<size_t>(axis)], stride = array.strides[static_cast<size_t>(axis)];
+    const int64_t extent = array.shape[static_cast<size_t>(axis)],
+                  stride = array.strides[static_cast<size_t>(axis)];
     if (extent < 1 || extent > (int64_t{1} << 32))
       return fail("dimension " + std::to_string(axis) + " has " + std::to_string(extent) +
                   " elements; TMA takes 1 to 2**32");
     key.dims[static_cast<size_t>(d)] = static_cast<uint64_t>(extent);
     const uint32_t box = request.box[static_cast<size_t>(axis)];
-    const uint32_t step = request.elementStrides.empty() ? 1 : request.elementStrides[static_cast<size_t>(axis)];
-    if (box < 1 || box > 256) return fail("its box has " + std::to_string(box) + " elements along dimension " +
-                                          std::to_string(axis) + "; TMA takes 1 to 256");
+    const uint32_t step =
+        request.elementStrides.empty() ? 1 : request.elementStrides[static_cast<size_t>(axis)];
+    if (box < 1 || box > 256)
+      return fail("its box has " + std::to_string(box) + " elements along dimension " + std::to_string(axis) +
+                  "; TMA takes 1 to 256");
     if (step < 1 || step > 8)
-      return fail("its element stride along dimension " + std::to_string(axis) + " is " + std::to_string(step) +
-                  "; TMA takes 1 to 8");
+      return fail("its element stride along dimension " + std::to_string(axis) + " is " +
+                  std::to_string(step) + "; TMA takes 1 to 8");
     key.box[static_cast<size_t>(d)] = box;
     key.elementStrides[static_cast<size_t>(d)] = step;
     if (d == 0) {
@@ -128,20 +141,22 @@ std::optional<TensorMapKey> describeTensorMap(const ArrayValue& array, const cod
                   " bytes, not a multiple of " + std::to_string(alignment) + " below 2**40");
     key.strides[static_cast<size_t>(d - 1)] = bytes;
   }
-  if (key.interleave > kInterleave32 || key.swizzle > kLargestSwizzle || key.l2Promotion > kLargestL2Promotion ||
-      key.oobFill > kNanFill)
+  if (key.interleave > kInterleave32 || key.swizzle > kLargestSwizzle ||
+      key.l2Promotion > kLargestL2Promotion || key.oobFill > kNanFill)
     return fail("its interleave, swizzle, L2 promotion or fill is not one weft encodes");
   const uint64_t innerBytes = uint64_t{key.box[0]} * elementBytes;
   if (key.interleave == 0) {
     if (innerBytes % 16 != 0)
-      return fail("its box's last dimension has " + std::to_string(innerBytes) + " bytes, not a multiple of 16");
+      return fail("its box's last dimension has " + std::to_string(innerBytes) +
+                  " bytes, not a multiple of 16");
     const uint64_t span = key.swizzle == 0 ? innerBytes : uint64_t{16} << key.swizzle;
     if (innerBytes > span)
       return fail("its box's last dimension has " + std::to_string(innerBytes) + " bytes, more than the " +
                   std::to_string(span) + "-byte swizzle span");
   } else {
     if (rank < 3) return fail("an interleaved layout needs at least 3 dimensions");
-    if (key.interleave == kInterleave32 && key.swizzle != 1) return fail("a 32-byte interleave needs the 32-byte swizzle");
+    if (key.interleave == kInterleave32 && key.swizzle != 1)
+      return fail("a 32-byte interleave needs the 32-byte swizzle");
   }
   if (key.oobFill == kNanFill && !isFloatType(key.dataType))
     return fail("the NaN fill needs floating-point elements");
@@ -179,13 +194,16 @@ size_t TensorMapCache::size() const {
   return entries_.size();
 }
 
-TensorMapParameters encodeTensorMaps(TensorMapCache& cache, const std::vector<codegen::EmittedUnit::TensorMap>& requests,
-                                     const ParameterLayout& layout, const std::vector<ArgumentValue>& arguments) {
+TensorMapParameters encodeTensorMaps(TensorMapCache& cache,
+                                     const std::vector<codegen::EmittedUnit::TensorMap>& requests,
+                                     const ParameterLayout& layout,
+                                     const std::vector<ArgumentValue>& arguments) {
   WEFT_CHECK(requests.size() <= 32, "a kernel asks for more than 32 tensor maps");
   TensorMapParameters result;
   result.maps.resize(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
-    const ArgumentValue& argument = arguments.at(layout.argumentOf(static_cast<size_t>(requests[i].parameter)));
+    const ArgumentValue& argument =
+        arguments.at(layout.argumentOf(static_cast<size_t>(requests[i].parameter)));
     WEFT_CHECK(argument.kind == ArgumentValue::Kind::Array, "a tensor map's parameter is not an array");
     std::string problem;
     std::optional<TensorMapKey> key = describeTensorMap(argument.array, requests[i], problem);

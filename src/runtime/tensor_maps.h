@@ -42,7 +42,8 @@ struct TensorMapKeyHash {
 // cannot address it (a stride not a multiple of 16 bytes, a base not 16-byte aligned, more than
 // 5 dimensions, a non-contiguous last dimension, an element type without a TMA data type, a box
 // the hardware does not take, ...): the launch then tells the kernel to take its fallback path.
-std::optional<TensorMapKey> describeTensorMap(const ArrayValue& array, const codegen::EmittedUnit::TensorMap& request,
+std::optional<TensorMapKey> describeTensorMap(const ArrayValue& array,
+                                              const codegen::EmittedUnit::TensorMap& request,
                                               std::string& problem);
 
 // cuTensorMapEncodeTiled's type (the driver table's entry, or a fake in tests).
@@ -52,7 +53,8 @@ using TensorMapEncoder = decltype(DriverTable::cuTensorMapEncodeTiled);
 // Thread safe.
 class TensorMapCache {
  public:
-  explicit TensorMapCache(TensorMapEncoder encode, size_t capacity = 256) : encode_(encode), capacity_(capacity) {}
+  explicit TensorMapCache(TensorMapEncoder encode, size_t capacity = 256)
+      : encode_(encode), capacity_(capacity) {}
   // Writes the map for `key` into `map` (from the cache, else encoded and cached) and returns
   // true; false with `problem` set when the driver refuses it (nothing is cached then).
   bool lookup(const TensorMapKey& key, CUtensorMap& map, std::string& problem);
@@ -78,7 +80,9 @@ struct TensorMapParameters {
 
 // Encodes the maps `requests` ask for from the array arguments of their parameters. At most 32
 // requests (the mask's bits).
-TensorMapParameters encodeTensorMaps(TensorMapCache& cache, const std::vector<codegen::EmittedUnit::TensorMap>& requests,
-                                     const ParameterLayout& layout, const std::vector<ArgumentValue>& arguments);
+TensorMapParameters encodeTensorMaps(TensorMapCache& cache,
+                                     const std::vector<codegen::EmittedUnit::TensorMap>& requests,
+                                     const ParameterLayout& layout,
+                                     const std::vector<ArgumentValue>& arguments);
 
 }  // namespace weft::runtime

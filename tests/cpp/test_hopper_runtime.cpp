@@ -37,8 +37,8 @@ TEST(LaunchValidation, ClustersDivideTheGridOnDevicesThatHaveThem) {
   EXPECT_NO_THROW(validateLaunch("k", clusterConfig({8, 2, 1}, {0, 0, 0}), hopper, 1024, 0));  // none
   EXPECT_LAUNCH_ERROR(validateLaunch("k", clusterConfig({7, 1, 1}, {2, 1, 1}), hopper, 1024, 0), Kind::Value,
                       "kernel 'k': cluster (2, 1, 1) does not divide grid (7, 1, 1) along x");
-  EXPECT_LAUNCH_ERROR(validateLaunch("k", clusterConfig({16, 1, 1}, {16, 1, 1}), hopper, 1024, 0), Kind::Value,
-                      "cluster (16, 1, 1) has 16 blocks; at most 8 are allowed");
+  EXPECT_LAUNCH_ERROR(validateLaunch("k", clusterConfig({16, 1, 1}, {16, 1, 1}), hopper, 1024, 0),
+                      Kind::Value, "cluster (16, 1, 1) has 16 blocks; at most 8 are allowed");
   EXPECT_LAUNCH_ERROR(validateLaunch("k", clusterConfig({4, 1, 1}, {2, 0, 1}), hopper, 1024, 0), Kind::Value,
                       "has no blocks along y");
   DeviceLimits ampere;
@@ -83,8 +83,9 @@ TEST(TensorMaps, DescribeAnArrayInTheDriversTerms) {
   // Three dimensions of bfloat16 with element strides.
   TensorMapRequest strided = request({2, 8, 64});
   strided.elementStrides = {1, 2, 1};
-  ArrayValue cube = arrayArgument(reinterpret_cast<void*>(0x20000), ScalarKind::BFloat16, {4, 16, 64},
-                                  {16 * 64, 64, 1}).array;
+  ArrayValue cube =
+      arrayArgument(reinterpret_cast<void*>(0x20000), ScalarKind::BFloat16, {4, 16, 64}, {16 * 64, 64, 1})
+          .array;
   key = describeTensorMap(cube, strided, problem);
   ASSERT_TRUE(key) << problem;
   EXPECT_EQ(key->dataType, 9);  // BFLOAT16
@@ -105,12 +106,15 @@ TEST(TensorMaps, ArraysTmaCannotAddressSayWhy) {
   EXPECT_EQ(why(matrix(0x10000, 10, 7, 7), box),
             "the stride of dimension 0 is 28 bytes, not a multiple of 16 below 2**40");
   EXPECT_EQ(why(matrix(0x10004, 10, 8, 8), box), "its data pointer is not 16-byte aligned");
-  ArrayValue columns = arrayArgument(reinterpret_cast<void*>(0x10000), ScalarKind::Float32, {8, 8}, {1, 8}).array;
+  ArrayValue columns =
+      arrayArgument(reinterpret_cast<void*>(0x10000), ScalarKind::Float32, {8, 8}, {1, 8}).array;
   EXPECT_EQ(why(columns, box), "its last dimension is not contiguous (stride 8 elements)");
   ArrayValue sixD = arrayArgument(reinterpret_cast<void*>(0x10000), ScalarKind::Float32, {2, 2, 2, 2, 2, 4},
-                                  {64, 32, 16, 8, 4, 1}).array;
+                                  {64, 32, 16, 8, 4, 1})
+                        .array;
   EXPECT_EQ(why(sixD, request({1, 1, 1, 1, 1, 4})), "it has 6 dimensions; TMA takes 1 to 5");
-  EXPECT_EQ(why(matrix(0x10000, 8, 8, 8, ScalarKind::Complex128), box), "TMA has no data type for its elements");
+  EXPECT_EQ(why(matrix(0x10000, 8, 8, 8, ScalarKind::Complex128), box),
+            "TMA has no data type for its elements");
   EXPECT_EQ(why(matrix(0x10000, 8, 8, 8), request({8, 2})),
             "its box's last dimension has 8 bytes, not a multiple of 16");
   EXPECT_EQ(why(matrix(0x10000, 64, 64, 64), request({8, 64}, 2)),
@@ -119,7 +123,8 @@ TEST(TensorMaps, ArraysTmaCannotAddressSayWhy) {
             "its box has 300 elements along dimension 0; TMA takes 1 to 256");
   TensorMapRequest nanFill = request({8, 8});
   nanFill.oobFill = 1;
-  EXPECT_EQ(why(matrix(0x10000, 8, 8, 8, ScalarKind::Int32), nanFill), "the NaN fill needs floating-point elements");
+  EXPECT_EQ(why(matrix(0x10000, 8, 8, 8, ScalarKind::Int32), nanFill),
+            "the NaN fill needs floating-point elements");
   ArrayValue empty = matrix(0x10000, 0, 8, 8);
   EXPECT_EQ(why(empty, box), "dimension 0 has 0 elements; TMA takes 1 to 2**32");
   ArrayValue records = matrix(0x10000, 8, 8, 8);
@@ -142,7 +147,8 @@ CUresult fakeEncode(CUtensorMap* map, int, unsigned int, void* address, const ui
 
 TensorMapKey keyFor(uintptr_t address, uint32_t box = 32) {
   std::string problem;
-  std::optional<TensorMapKey> key = describeTensorMap(matrix(address, 64, 64, 64), request({16, box}), problem);
+  std::optional<TensorMapKey> key =
+      describeTensorMap(matrix(address, 64, 64, 64), request({16, box}), problem);
   EXPECT_TRUE(key) << problem;
   return key.value_or(TensorMapKey{});
 }
@@ -192,16 +198,18 @@ TEST(TensorMaps, ALaunchEncodesTheMapsOfItsArrayArgumentsAndMasksTheOthers) {
   TensorMapRequest second = request({16, 32});
   second.parameter = 2;
   TensorMapCache cache(&fakeEncode);
-  std::vector<ArgumentValue> arguments = {intArgument(ScalarKind::Int64, 16), intArgument(ScalarKind::Int64, 3),
-                                          arrayArgument(reinterpret_cast<void*>(0x3000), ScalarKind::Float32, {64, 64}, {64, 1}),
-                                          arrayArgument(reinterpret_cast<void*>(0x4000), ScalarKind::Float32, {64, 63}, {63, 1})};
+  std::vector<ArgumentValue> arguments = {
+      intArgument(ScalarKind::Int64, 16), intArgument(ScalarKind::Int64, 3),
+      arrayArgument(reinterpret_cast<void*>(0x3000), ScalarKind::Float32, {64, 64}, {64, 1}),
+      arrayArgument(reinterpret_cast<void*>(0x4000), ScalarKind::Float32, {64, 63}, {63, 1})};
   TensorMapParameters maps = encodeTensorMaps(cache, {first, second}, layout, arguments);
   ASSERT_EQ(maps.maps.size(), 2u);
   EXPECT_EQ(maps.mask, 1u);  // b's rows are 252 bytes apart
   EXPECT_EQ(maps.maps[0].opaque[0], 0x3000u);
   EXPECT_EQ(maps.maps[1].opaque[0], 0u);  // zero: the kernel must not use it
   ASSERT_EQ(maps.problems.size(), 1u);
-  EXPECT_EQ(maps.problems[0], "tensor map 1: the stride of dimension 0 is 252 bytes, not a multiple of 16 below 2**40");
+  EXPECT_EQ(maps.problems[0],
+            "tensor map 1: the stride of dimension 0 is 252 bytes, not a multiple of 16 below 2**40");
   // Launching again with the same arrays hits the cache.
   maps = encodeTensorMaps(cache, {first, second}, layout, arguments);
   EXPECT_EQ(encodeCalls, 1);
@@ -287,14 +295,16 @@ struct HopperFixture : GpuFixture {
     frontEnd.unit.hostEntrySymbol = symbol + "_host";
     frontEnd.kernelName = symbol.substr(9);
     frontEnd.parameterTypes = std::move(params);
-    for (size_t i = 0; i < frontEnd.parameterTypes.size(); ++i) frontEnd.parameterNames.push_back("p" + std::to_string(i));
+    for (size_t i = 0; i < frontEnd.parameterTypes.size(); ++i)
+      frontEnd.parameterNames.push_back("p" + std::to_string(i));
     return frontEnd;
   }
   std::vector<int> run(const FrontEndResult& frontEnd, const LaunchConfig& config, size_t count) {
     uintptr_t out = compiler.allocate(count * sizeof(int));
     compiler.memset(out, 0, count * sizeof(int));
     compiler.load(frontEnd, Target::Gpu, CompilerOptions{})
-        ->launch(config, {arrayArgument(reinterpret_cast<void*>(out), ScalarKind::Int32, {static_cast<int64_t>(count)}, {1})});
+        ->launch(config, {arrayArgument(reinterpret_cast<void*>(out), ScalarKind::Int32,
+                                        {static_cast<int64_t>(count)}, {1})});
     std::vector<int> result(count);
     compiler.copyToHost(result.data(), out, count * sizeof(int));
     compiler.free(out);
@@ -314,7 +324,8 @@ TEST_F(HopperFixture, AUnitThatAsksForArchSpecificFeaturesRunsItsSm90aCode) {
   // The same source without the request: another cubin, for sm_90, without setmaxnreg.
   for (int value : run(baseline, config, 128)) ASSERT_EQ(value, 90901);
   size_t entries = 0;
-  for (const auto& entry : fs::directory_iterator(cacheDirectory.path())) entries += entry.path().extension() == ".bin";
+  for (const auto& entry : fs::directory_iterator(cacheDirectory.path()))
+    entries += entry.path().extension() == ".bin";
   EXPECT_EQ(entries, 2u);
 }
 
@@ -358,9 +369,11 @@ TEST_F(HopperFixture, AKernelLoadsThroughTheTensorMapOfItsArgument) {
     config.grid = {3, 3, 1};
     config.block = {128, 1, 1};
     for (int repeat = 0; repeat < 2; ++repeat) {  // the second launch's map comes from the cache
-      kernel->launch(config, {arrayArgument(reinterpret_cast<void*>(in), ScalarKind::Float32, {rows, columns}, {pitch, 1}),
-                              arrayArgument(reinterpret_cast<void*>(out), ScalarKind::Float32, {rows, columns}, {columns, 1}),
-                              arrayArgument(reinterpret_cast<void*>(took), ScalarKind::Int32, {1}, {1})});
+      kernel->launch(
+          config,
+          {arrayArgument(reinterpret_cast<void*>(in), ScalarKind::Float32, {rows, columns}, {pitch, 1}),
+           arrayArgument(reinterpret_cast<void*>(out), ScalarKind::Float32, {rows, columns}, {columns, 1}),
+           arrayArgument(reinterpret_cast<void*>(took), ScalarKind::Int32, {1}, {1})});
     }
     std::vector<float> result(static_cast<size_t>(rows * columns));
     int mask = -1;
@@ -369,7 +382,8 @@ TEST_F(HopperFixture, AKernelLoadsThroughTheTensorMapOfItsArgument) {
     EXPECT_EQ(mask, pitch == 96 ? 1 : 0) << pitch;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < columns; ++c)
-        ASSERT_EQ(result[static_cast<size_t>(r * columns + c)], input[static_cast<size_t>(r * pitch + c)]) << r << ", " << c;
+        ASSERT_EQ(result[static_cast<size_t>(r * columns + c)], input[static_cast<size_t>(r * pitch + c)])
+            << r << ", " << c;
     compiler.free(in);
     compiler.free(out);
     compiler.free(took);
