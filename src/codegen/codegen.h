@@ -44,6 +44,22 @@ struct EmittedUnit {
   // types with static_asserts that nvcc evaluates, and NVRTC only when kInteropAbiCheckMacro is
   // defined (libcu++ would leave its globals in every cubin): weftc checks them that way.
   bool hasInteropAbiCheck = false;
+  // The feature set the unit's code asks for: above Baseline when it uses architecture- or
+  // family-specific features (CudaEmitter::requireFeatures, the one place that raises it). The
+  // JIT then compiles for the device's variant with them (sema::jitTarget), where the unit tells
+  // which it got by __CUDA_ARCH_SPECIFIC__ / __CUDA_ARCH_FAMILY_SPECIFIC__ (docs/targets.md).
+  sema::FeatureSet features = sema::FeatureSet::Baseline;
+  // A TMA tensor map the kernel takes after its own parameters, encoded at each launch from the
+  // array argument of its parameter `parameter` (docs/architecture.md, "Tensor maps"). The enum
+  // fields hold cuda.h's CUtensorMapInterleave/Swizzle/L2promotion/FloatOOBfill numbers.
+  struct TensorMap {
+    int parameter = 0;                     // index among the kernel's parameters (an array)
+    std::vector<uint32_t> box;             // elements per dimension of the array, outermost first
+    std::vector<uint32_t> elementStrides;  // the same order; empty: all 1
+    uint8_t interleave = 0, swizzle = 0, l2Promotion = 0, oobFill = 0;
+  };
+  // The kernel's tensor maps, in the order of their parameters.
+  std::vector<TensorMap> tensorMaps;
 };
 
 // The macro under which NVRTC evaluates a unit's interoperable ABI static_asserts.

@@ -3,6 +3,7 @@
 // every type is already final, and Python semantics live in include/weft/device/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,6 +24,10 @@ class CudaEmitter {
   CudaEmitter(const sema::TypedProgram& program, const SourceManager& sources);
   // Emits the whole unit (call once).
   EmittedUnit emit();
+
+  // Marks the unit as using `features` (EmittedUnit::features): code that emits an
+  // architecture- or family-specific instruction or branch calls it.
+  void requireFeatures(sema::FeatureSet features) { features_ = std::max(features_, features); }
 
  private:
   // Where a DeclareArray statement's elements live: a storage variable declared at the top
@@ -165,6 +170,7 @@ class CudaEmitter {
   std::set<sema::BuiltinHeader> headers_;  // the headers of the builtins the unit calls
   bool usesDynamicShared_ = false;
   bool usesTiles_ = false;
+  sema::FeatureSet features_ = sema::FeatureSet::Baseline;  // EmittedUnit::features
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

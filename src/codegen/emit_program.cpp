@@ -299,6 +299,7 @@ EmittedUnit CudaEmitter::emit() {
   result.hostSharedBytes = (sharedBytes_ + 15) / 16 * 16;
   result.checkSites = std::move(checkSites_);
   result.hasInteropAbiCheck = !asserts.empty();
+  result.features = features_;
   return result;
 }
 

@@ -9,6 +9,7 @@ namespace weft::codegen {
 
 void CudaEmitter::targetIf(const sema::TypedStmt& stmt, int depth) {
   WEFT_CHECK(stmt.operands.empty(), "a target if has no run-time condition");
+  requireFeatures(stmt.targetFeatures);
   body_ += "#if " + stmt.targetCondition + "\n";
   block(stmt.body, depth);
   if (!stmt.orelse.empty()) {

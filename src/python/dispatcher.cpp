@@ -504,7 +504,7 @@ void bindKernels(nb::module_& module) {
       "launch",
       [](nb::args args, nb::kwargs kwargs) {
         if (args.size() == 0)
-          throw nb::type_error("launch(kernel, *args, grid=, block=, stream=None, shared=0)");
+          throw nb::type_error("launch(kernel, *args, grid=, block=, stream=None, shared=0, cluster=None)");
         nb::handle kernel = args[0];
         if (!nb::isinstance<Kernel>(kernel)) {
           std::string what = PyObject_HasAttrString(kernel.ptr(), "__weft_func__")
@@ -513,7 +513,7 @@ void bindKernels(nb::module_& module) {
           throw nb::type_error(("launch() takes a @kernel as its first argument, not " + what).c_str());
         }
         runtime::LaunchConfig config;
-        nb::handle grid, block, target = nb::none();
+        nb::handle grid, block, cluster, target = nb::none();
         for (auto [keyObject, value] : kwargs) {
           std::string key = nb::cast<std::string>(keyObject);
           if (key == "grid")
@@ -526,6 +526,8 @@ void bindKernels(nb::module_& module) {
             config.sharedBytes = parseShared(value);
           else if (key == "target")
             target = value;
+          else if (key == "cluster")
+            cluster = value;
           else
             throw nb::type_error(("launch() got an unexpected keyword argument '" + key + "'").c_str());
         }
@@ -534,11 +536,12 @@ void bindKernels(nb::module_& module) {
         config.grid = parseShape(grid, "grid");
         // No block: a tile kernel's own (a SIMT kernel reports that it needs one).
         config.block = block.is_valid() ? parseShape(block, "block") : std::array<uint32_t, 3>{0, 0, 0};
+        if (cluster.is_valid() && !cluster.is_none()) config.cluster = parseShape(cluster, "cluster");
         nb::inst_ptr<Kernel>(kernel)->launch(tupleItems(args) + 1, args.size() - 1, config, target);
       },
-      "launch(kernel, *args, grid, block, stream=None, shared=0, target=None): runs `kernel` on a grid of "
-      "`grid` "
-      "blocks of `block` threads (asynchronously on the GPU).");
+      "launch(kernel, *args, grid, block, stream=None, shared=0, cluster=None, target=None): runs `kernel` "
+      "on a grid of `grid` blocks of `block` threads (asynchronously on the GPU), in thread block clusters "
+      "of `cluster` blocks when given (compute capability 9.0+).");
 }
 
 }  // namespace weft::python

@@ -285,6 +285,13 @@ void ParameterLayout::pack(const std::vector<ArgumentValue>& arguments, unsigned
   }
 }
 
+size_t ParameterLayout::argumentOf(size_t param) const {
+  for (size_t i = 0; i < argumentToParam_.size(); ++i)
+    if (argumentToParam_[i] == static_cast<int>(param)) return i;
+  WEFT_CHECK(false, "parameter " + std::to_string(param) + " of '" + kernelName_ + "' has no argument");
+  return 0;
+}
+
 PackedArguments::PackedArguments(const ParameterLayout& layout, const std::vector<ArgumentValue>& arguments) {
   unsigned char* storage = inlineStorage_;
   pointers_ = inlinePointers_;

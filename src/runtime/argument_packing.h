@@ -32,6 +32,8 @@ class ParameterLayout {
   // long, 16-aligned); pointers[i] receives the address of parameter i. Throws LaunchError
   // (Type for a wrong kind, dtype or ndim, or a wrong count; Value for an out-of-range value).
   void pack(const std::vector<ArgumentValue>& arguments, unsigned char* storage, void** pointers) const;
+  // The argument that packs into parameter `param` (a launch's index into its arguments).
+  size_t argumentOf(size_t param) const;
   // Offset of parameter `index` in the buffer (for tests).
   size_t offset(size_t index) const { return slots_[index].offset; }
 

@@ -16,6 +16,7 @@
 #include "runtime/driver.h"
 #include "runtime/loaded_kernels.h"
 #include "runtime/runtime.h"
+#include "runtime/tensor_maps.h"
 #include "support/check.h"
 #include "support/hash.h"
 
@@ -37,6 +38,7 @@ class CompilerState {
   bool driverProbed = false;
   std::shared_ptr<Driver> driver;
   std::string driverProblem;
+  std::shared_ptr<TensorMapCache> tensorMaps;  // made with the driver: every GPU kernel's maps
   std::shared_ptr<BlockRunner> runner;
   InterruptCheck interruptCheck;             // given to the runner when it is made
   std::optional<std::string> nvrtcIdentity;  // identifies the toolkit in cache keys
@@ -54,6 +56,8 @@ std::shared_ptr<Driver> requireDriver(CompilerState& state) {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (!state.driverProbed) {
     state.driver = Driver::open(state.driverProblem);
+    if (state.driver)
+      state.tensorMaps = std::make_shared<TensorMapCache>(state.driver->api().cuTensorMapEncodeTiled);
     state.driverProbed = true;
   }
   if (!state.driver) throw CudaError("no CUDA GPU is available: " + state.driverProblem, kCudaErrorNoDevice);
@@ -136,7 +140,10 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
   compileOptions.debug = options.debug;
   compileOptions.fastMath = options.fastMath;
   compileOptions.checks = runsChecks(options, target);
-  if (target == Target::Gpu) compileOptions.target = {driver->architecture()};
+  // A unit that asks for `a`/`f` features gets the device's variant that has them (sm_90a on an
+  // H100), and the -arch argument below puts the variant in the key.
+  if (target == Target::Gpu)
+    compileOptions.target = sema::jitTarget(driver->architecture(), frontEnd.unit.features);
   // The key hashes the compiler's very arguments (the host compiler, the architecture,
   // -lineinfo, -DWEFT_CHECKS, ...): every option that changes the artifact changes it.
   for (const std::string& argument : target == Target::Gpu
@@ -168,7 +175,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
       cache_.store(key, artifact.bytes);
       cubin = std::move(artifact.bytes);
     }
-    code = loadGpuCode(driver, *cubin, frontEnd, readsRecord);
+    code = loadGpuCode(driver, state_->tensorMaps, *cubin, frontEnd, readsRecord);
   } else {
     code = loadHostCode(frontEnd, key, compileOptions, readsRecord);
   }

@@ -21,7 +21,8 @@ namespace {
 
 // The CPU target mirrors sm_90's launch limits, so that a launch that works on the CPU also
 // works on the GPU.
-constexpr DeviceLimits kCpuLimits{};
+// Clusters are validated as on the GPU and otherwise ignored: the CPU's blocks share nothing.
+constexpr DeviceLimits kCpuLimits{.clusters = true};
 
 // An open shared object; closed when the last kernel from it goes.
 struct HostLibrary {

@@ -63,6 +63,7 @@ std::shared_ptr<Driver> Driver::open(std::string& reason) {
       limits.maxGrid[i] = static_cast<uint32_t>(attribute(kDeviceMaxGridDimX + i));
     }
     limits.maxSharedPerBlock = static_cast<uint32_t>(attribute(kDeviceMaxSharedMemoryPerBlockOptin));
+    limits.clusters = driver->architecture_ >= 90;
   } catch (const CudaError& error) {
     reason = error.what();
     return nullptr;

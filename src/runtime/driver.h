@@ -21,6 +21,37 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 
+// CUlaunchAttribute (cuda.h): an attribute number, padding to 8 bytes, a 64-byte value.
+struct CUlaunchAttribute {
+  int id = 0;
+  char pad[4] = {};
+  union alignas(8) Value {
+    char bytes[64];
+    struct {
+      unsigned int x, y, z;
+    } clusterDim;
+  } value{};
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h's CUlaunchAttribute is 72 bytes");
+
+// CUlaunchConfig (cuda.h): cuLaunchKernel's arguments plus a list of attributes.
+struct CUlaunchConfig {
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute* attrs;
+  unsigned int numAttrs;
+};
+static_assert(sizeof(CUlaunchConfig) == 56, "cuda.h's CUlaunchConfig is 56 bytes");
+
+// CUtensorMap (cuda.h): the opaque 128-byte TMA descriptor, which cuTensorMapEncodeTiled wants
+// 64-byte aligned (cuda.h aligns it to 128) and a kernel takes as a __grid_constant__ parameter.
+struct alignas(128) CUtensorMap {
+  uint64_t opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "cuda.h's CUtensorMap is 128 bytes");
+
 // Attribute numbers from the driver API (cuda.h); stable across releases.
 enum DriverAttribute : int {
   kDeviceMaxThreadsPerBlock = 1,
@@ -33,6 +64,7 @@ enum DriverAttribute : int {
   kFunctionSharedSizeBytes = 1,
   kFunctionMaxDynamicSharedSizeBytes = 8,
   kPointerMemoryType = 2,
+  kLaunchAttributeClusterDimension = 4,
 };
 
 // The driver's entry points, generated from driver_functions.def.
@@ -47,7 +79,12 @@ struct DeviceLimits {
   std::array<uint32_t, 3> maxBlock{1024, 1024, 64};
   std::array<uint32_t, 3> maxGrid{2147483647u, 65535, 65535};
   uint32_t maxSharedPerBlock = 232448;  // with opt-in
+  // Thread block clusters (compute capability 9.0 and later); at most kMaxClusterBlocks each.
+  bool clusters = false;
 };
+
+// Blocks in a cluster that every device with clusters runs (CUDA's portable cluster size).
+inline constexpr uint64_t kMaxClusterBlocks = 8;
 
 // The loaded driver and device 0's primary context. Immutable after open() except for the
 // name of the last launched kernel, which asynchronous errors report.

@@ -6,6 +6,7 @@
 
 #include "runtime/argument_packing.h"
 #include "runtime/loaded_kernels.h"
+#include "runtime/tensor_maps.h"
 #include "support/check.h"
 
 namespace weft::runtime {
@@ -18,8 +19,11 @@ constexpr CUresult kCudaErrorNotFound = 500;
 class GpuCode final : public KernelCode {
  public:
   // `frontEnd` names the function in the driver's messages: the code is that function.
-  GpuCode(std::shared_ptr<Driver> driver, const FrontEndResult& frontEnd)
+  GpuCode(std::shared_ptr<Driver> driver, std::shared_ptr<TensorMapCache> tensorMaps,
+          const FrontEndResult& frontEnd)
       : driver_(std::move(driver)),
+        tensorMapCache_(std::move(tensorMaps)),
+        tensorMaps_(frontEnd.unit.tensorMaps),
         name_(frontEnd.kernelName.empty() ? frontEnd.unit.kernelSymbol : frontEnd.kernelName),
         subject_("kernel '" + name_ + "'") {}
 
@@ -65,15 +69,37 @@ class GpuCode final : public KernelCode {
                      const std::vector<ArgumentValue>& arguments) override {
     validateLaunch(name, config, driver_->limits(), maxThreads_, staticShared_);
     PackedArguments packed(layout, arguments);
+    // A kernel with tensor maps takes them, and the mask of those that are valid, after its own
+    // parameters; a map that cannot be encoded is zero and its bit clear (the kernel's fallback).
+    TensorMapParameters maps;
+    std::vector<void*> withMaps;
+    void** parameters = packed.pointers();
+    if (!tensorMaps_.empty()) {
+      maps = encodeTensorMaps(*tensorMapCache_, tensorMaps_, layout, arguments);
+      withMaps.assign(parameters, parameters + layout.count());
+      for (CUtensorMap& map : maps.maps) withMaps.push_back(&map);
+      withMaps.push_back(&maps.mask);
+      parameters = withMaps.data();
+    }
     driver_->makeCurrent();
     const uint32_t shared = config.sharedBytes + tileSharedBytes(config);
     if (shared > dynamicSharedLimit_) raiseDynamicSharedLimit(shared);
     auto stream = reinterpret_cast<CUstream>(config.stream);
     auto start = [&] {
       driver_->noteLaunch(&name_);
-      WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1],
-                       config.grid[2], config.block[0], config.block[1], config.block[2], shared,
-                       stream, packed.pointers(), nullptr);
+      if (config.cluster == std::array<uint32_t, 3>{0, 0, 0}) {
+        WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernel, function_, config.grid[0], config.grid[1],
+                         config.grid[2], config.block[0], config.block[1], config.block[2], shared, stream,
+                         parameters, nullptr);
+        return;
+      }
+      CUlaunchAttribute cluster;
+      cluster.id = kLaunchAttributeClusterDimension;
+      cluster.value.clusterDim = {config.cluster[0], config.cluster[1], config.cluster[2]};
+      const CUlaunchConfig launch{
+          config.grid[0],  config.grid[1], config.grid[2], config.block[0], config.block[1],
+          config.block[2], shared,         stream,         &cluster,        1};
+      WEFT_DRIVER_CALL(*driver_, subject_, cuLaunchKernelEx, &launch, function_, parameters, nullptr);
     };
     ErrorRecord result{};
     if (record_ == 0) {
@@ -114,6 +140,8 @@ class GpuCode final : public KernelCode {
   }
 
   std::shared_ptr<Driver> driver_;
+  std::shared_ptr<TensorMapCache> tensorMapCache_;
+  std::vector<codegen::EmittedUnit::TensorMap> tensorMaps_;  // the unit's, after its parameters
   std::string name_;  // for the driver's messages and its note of the last launch
   std::string subject_;
   CUmodule module_ = nullptr;
@@ -128,9 +156,10 @@ class GpuCode final : public KernelCode {
 
 }  // namespace
 
-std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver, const std::string& cubin,
+std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver,
+                                        std::shared_ptr<TensorMapCache> tensorMaps, const std::string& cubin,
                                         const FrontEndResult& frontEnd, bool checked) {
-  auto code = std::make_shared<GpuCode>(std::move(driver), frontEnd);
+  auto code = std::make_shared<GpuCode>(std::move(driver), std::move(tensorMaps), frontEnd);
   code->load(cubin, frontEnd.unit.kernelSymbol, checked);
   return code;
 }

@@ -40,6 +40,23 @@ void validateLaunch(const std::string& kernelName, const LaunchConfig& config, c
   if (config.sharedBytes == 0 && staticShared > limits.maxSharedPerBlock)
     fail("its shared_arrays take " + std::to_string(staticShared) + " bytes of shared memory; the device allows at most " +
          std::to_string(limits.maxSharedPerBlock) + " bytes per block; use smaller shared arrays");
+  if (config.cluster != std::array<uint32_t, 3>{0, 0, 0}) {
+    if (!limits.clusters)
+      fail("cluster " + dims(config.cluster) +
+           ": the device has no thread block clusters (they need compute capability 9.0)");
+    for (int axis = 0; axis < 3; ++axis) {
+      if (config.cluster[axis] == 0)
+        fail("cluster " + dims(config.cluster) + " has no blocks along " + kAxes[axis] +
+             "; each dimension must be at least 1");
+      if (config.grid[axis] % config.cluster[axis] != 0)
+        fail("cluster " + dims(config.cluster) + " does not divide grid " + dims(config.grid) + " along " +
+             kAxes[axis]);
+    }
+    uint64_t blocks = uint64_t{config.cluster[0]} * config.cluster[1] * config.cluster[2];
+    if (blocks > kMaxClusterBlocks)
+      fail("cluster " + dims(config.cluster) + " has " + std::to_string(blocks) + " blocks; at most " +
+           std::to_string(kMaxClusterBlocks) + " are allowed");
+  }
   if (config.sharedBytes + staticShared > limits.maxSharedPerBlock)
     fail(std::to_string(config.sharedBytes) + " bytes of dynamic shared memory requested" +
          (staticShared ? " (plus " + std::to_string(staticShared) + " bytes of shared_arrays)" : std::string()) +

@@ -15,6 +15,8 @@
 
 namespace weft::runtime {
 
+class TensorMapCache;
+
 // Throws LaunchError(Value) when the grid, block or shared memory of `config` exceed
 // `limits`; `maxThreads` is the kernel's own limit (registers can lower it below the
 // device's), `staticShared` the bytes its shared_arrays take.
@@ -40,8 +42,9 @@ class KernelCode {
 
 // Loads `cubin` as a module on the driver's device and finds the unit's kernel in it.
 // `checked`: the unit runs its checks (runsChecks), so a launch resets and reads back its error
-// record.
-std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver, const std::string& cubin,
+// record. Launches encode the unit's tensor maps through `tensorMaps`.
+std::shared_ptr<KernelCode> loadGpuCode(std::shared_ptr<Driver> driver,
+                                        std::shared_ptr<TensorMapCache> tensorMaps, const std::string& cubin,
                                         const FrontEndResult& frontEnd, bool checked);
 
 // Loads the shared object whose bytes are `image` and finds the unit's host entry (and its

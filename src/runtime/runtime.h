@@ -104,6 +104,10 @@ struct LaunchConfig {
   // top of sharedBytes, as much of it as the device has; the kernel checks what it got.
   uint32_t tileSharedBytes = 0;
   uintptr_t stream = 0;  // CUstream; 0 is the default stream
+  // Thread block cluster dimensions (compute capability 9.0+); all zero: no cluster. Each must
+  // divide the grid's, with at most 8 blocks in all. The GPU launches a config with a cluster
+  // through cuLaunchKernelEx; the CPU target, where blocks share nothing, validates and ignores it.
+  std::array<uint32_t, 3> cluster{0, 0, 0};
 };
 
 // A kernel ready to launch on one target.

@@ -193,6 +193,7 @@ bool checkTargetIf(FunctionChecker& checker, const syntax::IfStmt& s) {
   TypedStmt* branch = checker.emit(TypedStmtKind::If, s.loc);
   branch->targetCondition = condition->condition();
   branch->targetIncludesHost = condition->includesHost();
+  branch->targetFeatures = condition->distinguishedFeatures();
   branch->body = std::move(body);
   branch->orelse = std::move(orelse);
   return true;

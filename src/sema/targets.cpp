@@ -189,6 +189,12 @@ bool isKnownTarget(GpuTarget target) {
   return std::find(targets.begin(), targets.end(), target) != targets.end();
 }
 
+GpuTarget jitTarget(int arch, FeatureSet features) {
+  for (GpuTarget target : knownTargets())
+    if (target.arch == arch && target.features >= features) return target;
+  return {arch, FeatureSet::Baseline};
+}
+
 TargetSet TargetSet::host() {
   TargetSet set;
   set.sets_[kBaseline] = {{0, 0}};
@@ -281,6 +287,12 @@ TargetSet TargetSet::operator~() const {
 
 bool TargetSet::includesHost() const {
   return contains(sets_[kBaseline], 0);
+}
+
+FeatureSet TargetSet::distinguishedFeatures() const {
+  if (sets_[kSpecific] != sets_[kFamily]) return FeatureSet::Specific;
+  if (sets_[kFamily] != deviceOnly(sets_[kBaseline])) return FeatureSet::Family;
+  return FeatureSet::Baseline;
 }
 
 bool TargetSet::includes(GpuTarget target) const {

@@ -45,6 +45,12 @@ const std::vector<GpuTarget>& knownTargets();
 // Whether `target` is in knownTargets().
 bool isKnownTarget(GpuTarget target);
 
+// The target the JIT compiles for on a device of architecture `arch` (XY) for code that asks for
+// `features`: the known variant of sm_XY with the fewest feature sets that include `features`
+// (sm_90a for 90 and Specific or Family, since sm_90 has no `f` variant); the baseline sm_XY when
+// none does or `features` is Baseline, where the code's `a`/`f` branches drop out.
+GpuTarget jitTarget(int arch, FeatureSet features);
+
 // A set of targets, the value of a TargetDescription: the host and GPU compilation targets.
 // Kept per feature set as sorted, disjoint, non-adjacent inclusive intervals of __CUDA_ARCH__
 // values; the baseline set alone may hold 0, which stands for the host (where __CUDA_ARCH__ is
@@ -75,6 +81,11 @@ class TargetSet {
 
   // Whether the host is in the set.
   bool includesHost() const;
+  // The highest feature set the set tells apart from the lower ones: Specific when an `a` target
+  // is in it and the `f` one of its architecture not (or the reverse), else Family when an `f`
+  // target and its baseline one differ, else Baseline. Code under a condition on the set asks the
+  // JIT for these features (EmittedUnit::features).
+  FeatureSet distinguishedFeatures() const;
   // Whether the GPU target is in the set.
   bool includes(GpuTarget target) const;
   // `<targets 0-0 900-max>`, or with feature sets that differ from the baseline one

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sema/environment.h"
+#include "sema/targets.h"
 #include "support/source.h"
 #include "types/type.h"
 
@@ -212,6 +213,7 @@ struct TypedStmt {
   // If: a preprocessor condition on __CUDA_ARCH__ (`if target(...)`); empty for ordinary ifs.
   std::string targetCondition;
   bool targetIncludesHost = false;  // the condition holds on the host: the host runs `body`
+  FeatureSet targetFeatures = FeatureSet::Baseline;  // TargetSet::distinguishedFeatures of it
   std::optional<MmaPipeline> mmaPipeline;  // ForRange: lowered as a pipelined K loop
 };
 

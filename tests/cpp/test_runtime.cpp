@@ -25,79 +25,13 @@
 #include "runtime/cpu_runner.h"
 #include "runtime/loaded_kernels.h"
 #include "runtime/runtime.h"
+#include "runtime_test_support.h"
 #include "support/check.h"
 #include "weft/device/atomics.h"
 #include "weft/device/intrinsics.h"
 
-#ifndef WEFT_SOURCE_DIR
-#define WEFT_SOURCE_DIR "."
-#endif
-
 namespace weft::runtime {
 namespace {
-
-namespace fs = std::filesystem;
-using types::ScalarKind;
-
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnvironment() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "weft-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TemporaryDirectory() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string includeDir() { return std::string(WEFT_SOURCE_DIR) + "/include"; }
-
-ArgumentValue arrayArgument(void* data, ScalarKind dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  ArgumentValue argument;
-  argument.kind = ArgumentValue::Kind::Array;
-  argument.array.data = data;
-  argument.array.dtype = dtype;
-  argument.array.ndim = static_cast<int>(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    argument.array.shape[d] = shape[d];
-    argument.array.strides[d] = strides[d];
-  }
-  return argument;
-}
-
-ArgumentValue intArgument(ScalarKind kind, int64_t value) {
-  ArgumentValue argument;
-  argument.scalar = kind;
-  argument.intValue = value;
-  return argument;
-}
-
-ArgumentValue floatArgument(ScalarKind kind, double value, double imaginary = 0) {
-  ArgumentValue argument;
-  argument.scalar = kind;
-  argument.floatValue = value;
-  argument.imagValue = imaginary;
-  return argument;
-}
 
 template <typename T>
 T read(const unsigned char* storage, size_t offset) {
@@ -106,17 +40,6 @@ T read(const unsigned char* storage, size_t offset) {
   return value;
 }
 
-// Expects `statement` to throw LaunchError of `kind` whose message contains `text`.
-#define EXPECT_LAUNCH_ERROR(statement, errorKind, text)                              \
-  do {                                                                               \
-    try {                                                                            \
-      statement;                                                                     \
-      ADD_FAILURE() << "no LaunchError from " #statement;                            \
-    } catch (const LaunchError& error) {                                             \
-      EXPECT_EQ(error.kind(), errorKind) << error.what();                            \
-      EXPECT_NE(std::string(error.what()).find(text), std::string::npos) << error.what(); \
-    }                                                                                \
-  } while (false)
 
 TEST(HalfFloat, RoundsToNearestEven) {
   EXPECT_EQ(halfBitsFromFloat(1.0f), 0x3c00);
@@ -1050,16 +973,6 @@ TEST(GpuUnit, TheGpuTestsUnitCompilesForSm90) {
   backend::Artifact artifact = backend::compileWithNvrtc(toolchain, kGpuUnit, "gpu_unit.cu", backend::CompileOptions{});
   EXPECT_TRUE(artifact.ok) << artifact.log;
 }
-
-struct GpuFixture : ::testing::Test {
-  TemporaryDirectory cacheDirectory;
-  ScopedEnvironment cacheDir{"WEFT_CACHE_DIR", cacheDirectory.path().c_str()};
-  ScopedEnvironment cacheSwitch{"WEFT_CACHE", nullptr};
-  Compiler compiler{includeDir()};
-  void SetUp() override {
-    if (!compiler.gpuAvailable()) GTEST_SKIP() << "no GPU";
-  }
-};
 
 TEST_F(GpuFixture, DeviceMemoryRoundTrips) {
   EXPECT_GE(compiler.gpuArchitecture(), 50);

@@ -330,5 +330,86 @@ TEST(Target, EachTargetKeepsItsOwnBranch) {
     EXPECT_NE(fatbin.bytes.find(cubin.bytes), std::string::npos) << sema::targetName(cubin.target);
 }
 
+// The JIT's choice: the device's variant with the features the unit asks for, else its
+// baseline target.
+TEST(Target, TheJitTargetIsTheDevicesVariantWithTheUnitsFeatures) {
+  EXPECT_EQ(sema::jitTarget(90, FeatureSet::Baseline), sm(90));
+  EXPECT_EQ(sema::jitTarget(90, FeatureSet::Specific), sm(90, FeatureSet::Specific));
+  EXPECT_EQ(sema::jitTarget(90, FeatureSet::Family), sm(90, FeatureSet::Specific));  // sm_90 has no f
+  EXPECT_EQ(sema::jitTarget(100, FeatureSet::Family), sm(100, FeatureSet::Family));
+  EXPECT_EQ(sema::jitTarget(100, FeatureSet::Specific), sm(100, FeatureSet::Specific));
+  EXPECT_EQ(sema::jitTarget(80, FeatureSet::Specific), sm(80));  // no variant: baseline
+  EXPECT_EQ(sema::jitTarget(89, FeatureSet::Family), sm(89));
+  EXPECT_EQ(sema::jitTarget(999, FeatureSet::Specific), sm(999));  // an unknown device
+}
+
+TEST(Target, DescriptionsNameTheFeatureSetsTheyTellApart) {
+  auto features = [](const TargetSet& set) { return set.distinguishedFeatures(); };
+  EXPECT_EQ(features(TargetSet::device()), FeatureSet::Baseline);
+  EXPECT_EQ(features(TargetSet::host()), FeatureSet::Baseline);
+  EXPECT_EQ(features(TargetSet::exactly(sm(90))), FeatureSet::Baseline);
+  EXPECT_EQ(features(TargetSet::provides(sm(80))), FeatureSet::Baseline);
+  EXPECT_EQ(features(TargetSet::provides(sm(90, FeatureSet::Specific))), FeatureSet::Specific);
+  EXPECT_EQ(features(~TargetSet::provides(sm(90, FeatureSet::Specific))), FeatureSet::Specific);
+  EXPECT_EQ(features(TargetSet::provides(sm(100, FeatureSet::Family))), FeatureSet::Family);
+  EXPECT_EQ(features(TargetSet::exactly(sm(100, FeatureSet::Family))), FeatureSet::Family);
+  EXPECT_EQ(features(TargetSet::exactly(sm(100, FeatureSet::Specific))), FeatureSet::Specific);
+}
+
+// A unit with an `a`/`f` branch asks for those features; one without asks for none.
+TEST(Target, CodegenMarksUnitsThatUseFeatureSpecificBranches) {
+  auto checked = testing::checkKernel(kSource, "k", {"int32[:]"});
+  ASSERT_FALSE(checked->diagnostics.hasErrors()) << checked->errors;
+  EXPECT_EQ(codegen::emitCuda(checked->program, checked->sources).features, FeatureSet::Specific);
+  auto family = testing::checkKernel(
+      "from cuda import device\n\n@device.kernel\ndef k(a):\n"
+      "    if device.target(device.provides(device.sm100f)):\n        a[0] = 1\n",
+      "k", {"int32[:]"});
+  ASSERT_FALSE(family->diagnostics.hasErrors()) << family->errors;
+  EXPECT_EQ(codegen::emitCuda(family->program, family->sources).features, FeatureSet::Family);
+  auto plain = testing::checkKernel(
+      "from cuda import device\n\n@device.kernel\ndef k(a):\n"
+      "    if device.target(device.provides(device.sm90) | device.is_host):\n        a[0] = 1\n",
+      "k", {"int32[:]"});
+  ASSERT_FALSE(plain->diagnostics.hasErrors()) << plain->errors;
+  EXPECT_EQ(codegen::emitCuda(plain->program, plain->sources).features, FeatureSet::Baseline);
+}
+
+// Arch-specific instructions (setmaxnreg: sm_90a only) compile for the JIT's sm_90a, and drop
+// out of the baseline sm_90 compile, which the header side tells by __CUDA_ARCH_SPECIFIC__ and
+// __CUDA_ARCH_FEAT_SM90_ALL; the two compiles have different NVRTC options, hence cache keys.
+TEST(Target, ArchSpecificCodeCompilesForTheVariantAndDropsOutElsewhere) {
+  constexpr const char* kUnit = R"(
+extern "C" __global__ void k(int* out) {
+#if __CUDA_ARCH_SPECIFIC__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+  out[threadIdx.x] = 90111;
+#else
+  out[threadIdx.x] = 90901;
+#endif
+}
+)";
+  backend::Toolchain tools = toolchain();
+  std::vector<GpuTarget> supported = backend::nvrtcSupportedTargets(tools);
+  if (std::find(supported.begin(), supported.end(), sm(90, FeatureSet::Specific)) == supported.end())
+    GTEST_SKIP() << "NVRTC does not compile for sm_90a";
+  backend::CompileOptions specific, baseline;
+  specific.target = sema::jitTarget(90, FeatureSet::Specific);
+  baseline.target = sema::jitTarget(90, FeatureSet::Baseline);
+  EXPECT_NE(backend::nvrtcOptions(tools, specific), backend::nvrtcOptions(tools, baseline));
+  for (backend::DeviceCode output : {backend::DeviceCode::Ptx, backend::DeviceCode::Cubin}) {
+    specific.output = baseline.output = output;
+    backend::Artifact a = backend::compileWithNvrtc(tools, kUnit, "k.cu", specific);
+    backend::Artifact plain = backend::compileWithNvrtc(tools, kUnit, "k.cu", baseline);
+    ASSERT_TRUE(a.ok) << a.log;
+    ASSERT_TRUE(plain.ok) << plain.log;
+    if (output != backend::DeviceCode::Ptx) continue;
+    EXPECT_NE(a.bytes.find(".target sm_90a"), std::string::npos);
+    EXPECT_NE(a.bytes.find("setmaxnreg"), std::string::npos) << a.bytes;
+    EXPECT_EQ(plain.bytes.find("setmaxnreg"), std::string::npos) << plain.bytes;
+    EXPECT_NE(plain.bytes.find("90901"), std::string::npos) << plain.bytes;
+  }
+}
+
 }  // namespace
 }  // namespace weft

@@ -359,13 +359,23 @@ def test_gpu_guarded_func_uses_the_device_branch():
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(64) % 32 + np.arange(64))
 
 
+def _jit_variant(arch):
+    """The target the JIT takes for a kernel with `a` branches: sm_XYa where the device has one."""
+    suffixes = {suffix for _, selector_arch, suffix in weft._weft.target_selectors() if selector_arch == arch}
+    return f"sm_{arch}a" if "a" in suffixes else f"sm_{arch}"
+
+
 @pytest.mark.gpu
-def test_gpu_jit_compiles_for_the_baseline_target():
-    # The JIT compiles for the device's sm_XY (not sm_XYa): the a/f branches are weftc's.
+def test_gpu_jit_compiles_for_the_variant_the_kernel_asks_for():
+    # feature_sets has an `a` branch: on an H100 the JIT compiles for sm_90a and takes it; on a
+    # device without an `a` variant it compiles for sm_XY, where only the is_device branch stays.
+    arch = weft._runtime.runtime().gpu_architecture()
+    variant = _jit_variant(arch)
+    factor = 3 if variant == "sm_90a" else 5 if variant in ("sm_100a", "sm_101a", "sm_103a", "sm_121a") else 7
     a = np.random.default_rng(91).integers(-10_000, 10_000, 300).astype(np.int64)
     out = weft.zeros(300, np.int64, target="gpu")
     device.launch(feature_sets, weft.to_device(a, target="gpu"), out, grid=3, block=128, target="gpu")
-    np.testing.assert_array_equal(out.copy_to_host(), 7 * a)
+    np.testing.assert_array_equal(out.copy_to_host(), factor * a)
 
 
 @pytest.mark.gpu
