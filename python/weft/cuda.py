@@ -199,37 +199,8 @@ def jit(func_or_sig=None, device=False, **options):
     return decorate if func_or_sig is None else decorate(func_or_sig)
 
 
-def to_device(array, stream=0, copy=True, to=None):
-    """A device array holding a copy of `array` (a weft.DeviceArray; NumPy-backed on the CPU target)."""
-    from ._arrays import to_device as _to_device
-
-    if to is not None:
-        to.copy_from_host(array)
-        return to
-    return _to_device(array)
-
-
-def device_array(shape, dtype=None, strides=None, order="C", stream=0):
-    """An uninitialized device array (dtype defaults to float64, as in NumPy)."""
-    import numpy as np
-
-    from ._arrays import empty
-
-    if order != "C" or strides is not None:
-        raise ValueError("weft device arrays are C-contiguous (order='C', no strides)")
-    return empty(shape, np.float64 if dtype is None else dtype)
-
-
-def device_array_like(array, stream=0):
-    """An uninitialized device array of `array`'s shape and dtype."""
-    return device_array(array.shape, array.dtype)
-
-
-def synchronize() -> None:
-    """Waits for all work on the GPU (the CPU target finishes launches before they return)."""
-    _runtime.runtime().synchronize(0)
-
-
-def is_available() -> bool:
-    """Whether a CUDA GPU is usable."""
-    return _runtime.runtime().gpu_available()
+# Host API: numba-cuda's device arrays, host memory, streams, events and devices
+# (python/weft/_cuda_host.py).
+from ._cuda_host import (  # noqa: E402
+    device_array, device_array_like, is_available, synchronize, to_device,
+)

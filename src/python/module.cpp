@@ -209,6 +209,11 @@ void bindRuntime(nb::module_& module) {
              nb::gil_scoped_release release;
              runtime.compiler().copyToHost(view.data(), address, view.bytes());
            })
+      .def("copy_on_device",
+           [](PythonRuntime& runtime, uintptr_t destination, uintptr_t source, size_t bytes) {
+             nb::gil_scoped_release release;
+             runtime.compiler().copyOnDevice(destination, source, bytes);
+           })
       .def("memset", [](PythonRuntime& runtime, uintptr_t address, uint8_t value, size_t bytes) {
         runtime.compiler().memset(address, value, bytes);
       });
