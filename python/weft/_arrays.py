@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _runtime
 from ._types import BY_DTYPE_NAME, NumberType
-from ._weft import DeviceArrayBase, DeviceBuffer, dlpack_capsule
+from ._weft import DeviceArrayBase, DeviceBuffer, copy_to_device_async, copy_to_host_async, dlpack_capsule, parse_stream
 
 _DLPACK_CPU = 1
 _DLPACK_CUDA = 2
@@ -215,24 +215,40 @@ class DeviceArray(DeviceArrayBase):
 
     def copy_to_host(self, ary=None, stream=0) -> np.ndarray:
         """A new NumPy array with the contents (waits for earlier work on the default stream);
-        with `ary` (numba-cuda's form), the contents are copied into `ary`, which is returned."""
+        with `ary` (numba-cuda's form), the contents are copied into `ary`, which is returned.
+        With a stream other than the default one (numba's `stream=`), a contiguous GPU array is
+        copied on that stream without waiting: synchronize the stream before reading the result."""
         if ary is None:
-            return self._read()
+            if self._host is None and self.is_c_contiguous() and self.size and parse_stream(stream):
+                ary = np.empty(self.shape, self._dtype)
+            else:
+                return self._read()
         if tuple(ary.shape) != self.shape or np.dtype(ary.dtype) != self._dtype:
             raise ValueError(f"copy_to_host(ary): ary must have shape {self.shape} and dtype {self._dtype}")
         if self._host is None and self.is_c_contiguous() and ary.flags.c_contiguous and self.size:
-            _runtime.runtime().copy_to_host(ary, self.data)
+            handle = parse_stream(stream)
+            if handle:
+                copy_to_host_async(_runtime.runtime(), ary, self.data, handle)
+            else:
+                _runtime.runtime().copy_to_host(ary, self.data)
         else:
             ary[...] = self._read()
         return ary
 
     def copy_to_device(self, ary, stream=0) -> None:
         """numba-cuda's `copy_to_device`: overwrites the contents with `ary` (a host array or a
-        DeviceArray of this shape)."""
+        DeviceArray of this shape). With a stream other than the default one, a C-contiguous
+        host array of this dtype is copied on that stream without waiting (it must stay alive
+        and unchanged until the stream gets there)."""
         shape = tuple(ary.shape) if isinstance(ary, DeviceArray) else np.shape(ary)
         if shape != self.shape:
             raise ValueError(f"copy_to_device(ary): ary must have shape {self.shape}, not {shape}")
-        self._write(ary)
+        handle = parse_stream(stream)
+        if (handle and self._host is None and isinstance(ary, np.ndarray) and ary.dtype == self._dtype
+                and ary.flags.c_contiguous and self.is_c_contiguous() and self.size):
+            copy_to_device_async(_runtime.runtime(), self.data, ary, handle)
+        else:
+            self._write(ary)
 
     def copy_from_host(self, array) -> None:
         """Overwrites the contents with `array` (broadcast to this shape, converted to this dtype)."""

@@ -154,7 +154,8 @@ class _ClassicLaunch:
 
             converted = []
             for arg in args:
-                if isinstance(arg, np.ndarray):
+                # A mapped array (cuda.mapped_array) is host memory the GPU uses in place.
+                if isinstance(arg, np.ndarray) and not hasattr(arg, "__cuda_array_interface__"):
                     device = _to_device(arg)
                     copies.append((arg, device))
                     converted.append(device)
@@ -202,5 +203,15 @@ def jit(func_or_sig=None, device=False, **options):
 # Host API: numba-cuda's device arrays, host memory, streams, events and devices
 # (python/weft/_cuda_host.py).
 from ._cuda_host import (  # noqa: E402
-    device_array, device_array_like, is_available, synchronize, to_device,
+    Device, Event, MappedArray, Stream, current_context, default_stream, device_array, device_array_like, event,
+    event_elapsed_time, external_stream, get_current_device, gpus, is_available, legacy_default_stream,
+    list_devices, mapped, mapped_array, mapped_array_like, per_thread_default_stream, pinned, pinned_array,
+    pinned_array_like, select_device, stream, synchronize, to_device,
 )
+
+__all__ += [
+    "Device", "Event", "MappedArray", "Stream", "current_context", "default_stream", "event", "event_elapsed_time",
+    "external_stream", "get_current_device", "gpus", "legacy_default_stream", "list_devices", "mapped",
+    "mapped_array", "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array",
+    "pinned_array_like", "select_device", "stream",
+]

@@ -6,6 +6,7 @@ the device. Each test runs on the target the `target` fixture names (the CPU her
 import numpy as np
 import pytest
 
+import weft
 from classic_support import launch1, target  # noqa: F401
 from weft import cuda
 
@@ -206,3 +207,145 @@ def test_record_dtype_device_array(target, rng):
     assert record["id"] == 5 and record["mass"] == host["mass"][5]
     d[6] = (1.0, 2.0, 3.0, 4)
     assert tuple(d.copy_to_host()[6]) == (1.0, 2.0, 3.0, 4)
+
+
+# ---- page-locked and mapped host memory ----
+
+
+@cuda.jit
+def scale_add(x, factor, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * factor + 1
+
+
+def test_pinned_array_round_trip_on_a_stream(target, rng):
+    # numba's documented pattern: page-locked staging buffers, asynchronous copies and a launch
+    # on one stream, then a synchronize before the host reads.
+    n = 1000
+    host_in = cuda.pinned_array(n, np.float32)
+    host_out = cuda.pinned_array_like(host_in)
+    assert isinstance(host_in, np.ndarray) and host_in.shape == (n,) and host_out.dtype == np.float32
+    host_in[:] = rng.standard_normal(n).astype(np.float32)
+    stream = cuda.stream()
+    d_in = cuda.to_device(host_in, stream=stream)
+    d_out = cuda.device_array_like(d_in, stream=stream)
+    scale_add[(n + 127) // 128, 128, stream](d_in, np.float32(3), d_out)
+    d_out.copy_to_host(host_out, stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(host_out, host_in * 3 + 1, rtol=1e-6)
+    again = d_out.copy_to_host(stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(again, host_out)
+
+
+def test_pinned_array_layouts_and_records(target):
+    f = cuda.pinned_array((3, 5), np.int16, order="F")
+    assert f.flags.f_contiguous and f.dtype == np.int16
+    records = cuda.pinned_array(4, particle)
+    records["id"] = np.arange(4)
+    d = cuda.to_device(records)
+    assert d.dtype == particle and d[3]["id"] == 3
+    like = cuda.pinned_array_like(np.empty((2, 3), order="F"))
+    assert like.flags.f_contiguous and like.dtype == np.float64
+
+
+def test_mapped_array_is_used_in_place(target, rng):
+    n = 300
+    x = cuda.mapped_array(n, np.float64)
+    out = cuda.mapped_array_like(x)
+    x[:] = rng.standard_normal(n)
+    scale_add[(n + 63) // 64, 64](x, 0.5, out)
+    cuda.synchronize()
+    np.testing.assert_allclose(out, x * 0.5 + 1)
+    if target == "gpu":
+        assert isinstance(out, cuda.MappedArray) and "__cuda_array_interface__" in dir(out)
+
+
+def test_pinned_and_mapped_context_managers(target, rng):
+    # Arrays of 512 KiB: each in pages of its own, which the driver page-locks one range at a time.
+    n = 1 << 16
+    a = rng.standard_normal(n)
+    result = np.zeros(n)
+    with cuda.pinned(a, result):
+        d = cuda.to_device(a)
+        scale_add[n // 256, 256](d, 2.0, d)
+        d.copy_to_host(result)
+    np.testing.assert_allclose(result, a * 2 + 1)
+    b = rng.standard_normal(n)
+    out = np.zeros(n)
+    with cuda.mapped(b, out) as (db, dout):
+        scale_add[n // 256, 256](db, -1.0, dout)
+        cuda.synchronize()
+    np.testing.assert_allclose(out, 1 - b)
+    with cuda.mapped(b) as alone:
+        assert alone.shape == (n,)
+
+
+# ---- streams and events ----
+
+
+def test_streams_and_auto_synchronize(target, rng):
+    a = rng.standard_normal(256).astype(np.float32)
+    streams = [cuda.stream() for _ in range(3)]
+    results = []
+    for k, stream in enumerate(streams):
+        with stream.auto_synchronize():
+            d = cuda.to_device(a, stream=stream)
+            out = cuda.device_array_like(d)
+            scale_add[2, 128, stream](d, np.float32(k), out)
+            results.append(out.copy_to_host(stream=stream))
+    for k, result in enumerate(results):
+        np.testing.assert_allclose(result, a * k + 1, rtol=1e-6)
+    assert all(stream.query() for stream in streams)
+    for default in (cuda.default_stream(), cuda.legacy_default_stream(), cuda.per_thread_default_stream()):
+        scale_add[2, 128, default](cuda.to_device(a), np.float32(2), cuda.to_device(a))
+        default.synchronize()
+    assert "stream" in repr(streams[0]).lower()
+
+
+def test_events_time_a_kernel(target, rng):
+    a = cuda.to_device(rng.standard_normal(4096))
+    out = cuda.device_array_like(a)
+    stream = cuda.stream()
+    start, end = cuda.event(), cuda.event()
+    start.record(stream)
+    scale_add[32, 128, stream](a, 2.0, out)
+    end.record(stream)
+    end.synchronize()
+    assert end.query()
+    elapsed = start.elapsed_time(end)
+    assert elapsed >= 0 and cuda.event_elapsed_time(start, end) == elapsed
+    np.testing.assert_allclose(out.copy_to_host(), a.copy_to_host() * 2 + 1)
+    other = cuda.stream()
+    end.wait(other)
+    other.synchronize()
+    untimed = cuda.event(timing=False)
+    untimed.record()
+    untimed.synchronize()
+    with pytest.raises(ValueError, match="timing"):
+        start.elapsed_time(untimed)
+
+
+def test_synchronize_and_select_device(target):
+    cuda.synchronize()
+    assert cuda.select_device(0) == cuda.get_current_device()
+    with pytest.raises(ValueError, match="device 0"):
+        cuda.select_device(1)
+
+
+def test_device_properties_need_a_gpu(target):
+    device = cuda.get_current_device()
+    if not cuda.is_available():
+        assert len(cuda.gpus) == 0 and cuda.list_devices() == []
+        with pytest.raises(weft.CudaError, match="no CUDA GPU"):
+            device.name
+        return
+    assert isinstance(device.name, str) and device.name
+    major, minor = device.compute_capability
+    assert major >= 5 and device.WARP_SIZE == 32 and device.MULTIPROCESSOR_COUNT > 0
+    assert len(cuda.gpus) == 1 and cuda.gpus[0] == device and cuda.gpus.current == device
+    free, total = cuda.current_context().get_memory_info()
+    assert 0 < free <= total
+    with pytest.raises(AttributeError):
+        device.NOT_AN_ATTRIBUTE
