@@ -215,3 +215,10 @@ __all__ += [
     "mapped_array", "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array",
     "pinned_array_like", "select_device", "stream",
 ]
+
+# numba's cuda.random (`from weft.cuda.random import ...` too).
+from . import _cuda_random as random  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__ + ".random"] = random
+__all__ += ["random"]
