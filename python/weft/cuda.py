@@ -222,3 +222,6 @@ import sys as _sys  # noqa: E402
 
 _sys.modules[__name__ + ".random"] = random
 __all__ += ["random"]
+from ._cuda_reduce import Reduce, reduce  # noqa: E402
+
+__all__ += ["Reduce", "reduce"]
