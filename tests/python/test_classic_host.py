@@ -171,6 +171,8 @@ def test_fortran_order_arrays(target, rng):
     np.testing.assert_array_equal(out.copy_to_host(), expected)
     with pytest.raises(ValueError, match="order"):
         cuda.device_array(3, order="K")
+    with pytest.raises(ValueError, match="strides"):
+        cuda.device_array((2, 2), strides=(8, 16))
 
 
 # ---- record dtypes ----
