@@ -77,19 +77,30 @@ class _HostMemory:
 
 class MappedArray(np.ndarray):
     """numba's mapped array: a NumPy array in page-locked host memory that kernels on the GPU
-    read and write in place (its `__cuda_array_interface__` is its device address)."""
+    read and write in place (its `__cuda_array_interface__` is its device address). Views of it
+    are mapped too; the result of an operation on it (`m * 2`) is new, unmapped memory, which
+    has no `__cuda_array_interface__` and is copied to the GPU like any NumPy array."""
+
+    # (first host address, last + 1, device address - host address) of the mapped buffer.
+    _mapping = None
 
     def __array_finalize__(self, obj) -> None:
-        self._device_offset = getattr(obj, "_device_offset", 0)
+        mapping = getattr(obj, "_mapping", None)
+        if mapping is not None and not mapping[0] <= self.__array_interface__["data"][0] < mapping[1]:
+            mapping = None
+        self._mapping = mapping
 
     @property
     def __cuda_array_interface__(self) -> dict:
+        if self._mapping is None:
+            raise AttributeError("this array is not in mapped memory (an operation on a mapped array makes a new "
+                                 "one); pass cuda.to_device(a) or use a cuda.mapped_array")
         interface = self.__array_interface__
-        device = interface["data"][0] + self._device_offset
-        typestr = self.dtype.str if self.dtype.fields is None else f"|V{self.dtype.itemsize}"
-        result = {"shape": self.shape, "strides": interface["strides"], "typestr": typestr,
-                  "data": (device, False), "version": 3, "stream": None}
-        if self.dtype.fields is not None:
+        structured = self.dtype.fields is not None
+        result = {"shape": self.shape, "strides": interface["strides"],
+                  "typestr": f"|V{self.dtype.itemsize}" if structured else self.dtype.str,
+                  "data": (interface["data"][0] + self._mapping[2], False), "version": 3, "stream": None}
+        if structured:
             result["descr"] = self.dtype.descr
         return result
 
@@ -109,7 +120,7 @@ def _host_array(shape, dtype, strides, order, mapped: bool) -> np.ndarray:
     if not mapped:
         return result
     result = result.view(MappedArray)
-    result._device_offset = buffer.device_address - buffer.handle
+    result._mapping = (buffer.handle, buffer.handle + buffer.nbytes, buffer.device_address - buffer.handle)
     return result
 
 

@@ -295,7 +295,10 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
     case ArgumentClass::Tuple: return fromStruct(value, info, name, target, stream, consumed);
     case ArgumentClass::Vector: return fromVector(value, name, target, stream, consumed);
     case ArgumentClass::NumpyArray:
-      if (target == Target::Gpu && info.alsoCudaArrayInterface) return fromInterface(value, name, true);
+      // A mapped array's view has the device interface; the result of an operation on one does not.
+      if (target == Target::Gpu && info.alsoCudaArrayInterface &&
+          PyObject_HasAttrString(value, "__cuda_array_interface__"))
+        return fromInterface(value, name, true);
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromNumpyArray(value, name);
     case ArgumentClass::DeviceArray: {

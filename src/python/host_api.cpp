@@ -59,14 +59,17 @@ class HostBuffer : public DriverObject {
 }  // namespace
 
 void bindHostApi(nb::module_& module) {
-  nb::class_<DriverObject>(module, "DriverObject", "A driver object (stream, event, host memory) owned by Python")
+  nb::class_<DriverObject>(module, "DriverObject",
+                           "A driver object (stream, event, host memory) owned by Python")
       .def_prop_ro("handle", &DriverObject::handle)
       .def("close", &DriverObject::close, "Releases the object now (later calls do nothing)");
-  nb::class_<HostBuffer, DriverObject>(module, "HostBuffer", "Page-locked host memory, freed when this object dies")
+  nb::class_<HostBuffer, DriverObject>(module, "HostBuffer",
+                                       "Page-locked host memory, freed when this object dies")
       .def(nb::init<PythonRuntime&, size_t, bool>(), nb::arg("runtime"), nb::arg("bytes"), nb::arg("mapped"))
       .def_prop_ro("nbytes", &HostBuffer::bytes)
       .def_prop_ro("device_address", [](const HostBuffer& buffer) {
-        if (!buffer.mapped()) throw nb::value_error("page-locked memory that is not mapped has no device address");
+        if (!buffer.mapped())
+          throw nb::value_error("page-locked memory that is not mapped has no device address");
         return buffer.compiler().mappedDeviceAddress(buffer.handle());
       });
   module.def(
@@ -84,18 +87,19 @@ void bindHostApi(nb::module_& module) {
   module.def(
       "create_stream",
       [](PythonRuntime& runtime) {
-        return new DriverObject(runtime, runtime.compiler().createStream(), &runtime::Compiler::destroyStream);
+        return new DriverObject(runtime, runtime.compiler().createStream(),
+                                &runtime::Compiler::destroyStream);
       },
       nb::rv_policy::take_ownership, "A new stream, destroyed when the returned object dies");
   module.def(
       "create_event",
       [](PythonRuntime& runtime, bool timing) {
-        return new DriverObject(runtime, runtime.compiler().createEvent(timing), &runtime::Compiler::destroyEvent);
+        return new DriverObject(runtime, runtime.compiler().createEvent(timing),
+                                &runtime::Compiler::destroyEvent);
       },
       nb::rv_policy::take_ownership, "A new event, destroyed when the returned object dies");
-  module.def("stream_done", [](PythonRuntime& runtime, uintptr_t stream) {
-    return runtime.compiler().streamDone(stream);
-  });
+  module.def("stream_done",
+             [](PythonRuntime& runtime, uintptr_t stream) { return runtime.compiler().streamDone(stream); });
   module.def("stream_wait_event", [](PythonRuntime& runtime, uintptr_t stream, uintptr_t event) {
     runtime.compiler().streamWaitEvent(stream, event);
   });
@@ -106,7 +110,8 @@ void bindHostApi(nb::module_& module) {
     nb::gil_scoped_release release;
     runtime.compiler().synchronizeEvent(event);
   });
-  module.def("event_done", [](PythonRuntime& runtime, uintptr_t event) { return runtime.compiler().eventDone(event); });
+  module.def("event_done",
+             [](PythonRuntime& runtime, uintptr_t event) { return runtime.compiler().eventDone(event); });
   module.def("elapsed_milliseconds", [](PythonRuntime& runtime, uintptr_t start, uintptr_t end) {
     return runtime.compiler().elapsedMilliseconds(start, end);
   });
@@ -124,13 +129,15 @@ void bindHostApi(nb::module_& module) {
         runtime.compiler().copyToHostAsync(view.data(), address, view.bytes(), stream);
       },
       "Copies device memory into a C-contiguous host array on `stream`; the array must outlive the copy");
-  module.def("parse_stream", &parseStream, "The CUDA handle of a launch's `stream` argument (None, int, stream object)");
+  module.def("parse_stream", &parseStream,
+             "The CUDA handle of a launch's `stream` argument (None, int, stream object)");
   module.def("device_name", [](PythonRuntime& runtime) { return runtime.compiler().deviceName(); });
   module.def("device_attribute", [](PythonRuntime& runtime, int attribute) {
     return runtime.compiler().deviceAttribute(attribute);
   });
-  module.def("memory_info", [](PythonRuntime& runtime) { return runtime.compiler().memoryInfo(); },
-             "(free, total) bytes of device memory");
+  module.def(
+      "memory_info", [](PythonRuntime& runtime) { return runtime.compiler().memoryInfo(); },
+      "(free, total) bytes of device memory");
 }
 
 }  // namespace weft::python

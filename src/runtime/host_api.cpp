@@ -16,8 +16,12 @@ constexpr unsigned kHostRegisterDeviceMap = 0x02;
 constexpr unsigned kEventDisableTiming = 0x02;
 constexpr CUresult kNotReady = 600;
 
-CUstream asStream(uintptr_t stream) { return reinterpret_cast<CUstream>(stream); }
-CUevent asEvent(uintptr_t event) { return reinterpret_cast<CUevent>(event); }
+CUstream asStream(uintptr_t stream) {
+  return reinterpret_cast<CUstream>(stream);
+}
+CUevent asEvent(uintptr_t event) {
+  return reinterpret_cast<CUevent>(event);
+}
 
 // The answer of a query call: done, not ready, or an error (thrown through check()).
 bool queryDone(const Driver& driver, CUresult result, std::string_view call, std::string_view subject) {
@@ -40,7 +44,8 @@ uintptr_t Compiler::allocateHost(size_t bytes, bool mapped) {
 void Compiler::freeHost(uintptr_t address) {
   if (address == 0) return;
   std::shared_ptr<Driver> driver = currentDriver();
-  WEFT_DRIVER_CALL(*driver, "freeing page-locked host memory", cuMemFreeHost, reinterpret_cast<void*>(address));
+  WEFT_DRIVER_CALL(*driver, "freeing page-locked host memory", cuMemFreeHost,
+                   reinterpret_cast<void*>(address));
 }
 
 uintptr_t Compiler::mappedDeviceAddress(uintptr_t hostAddress) {
@@ -53,8 +58,9 @@ uintptr_t Compiler::mappedDeviceAddress(uintptr_t hostAddress) {
 
 void Compiler::registerHost(uintptr_t address, size_t bytes, bool mapped) {
   std::shared_ptr<Driver> driver = currentDriver();
-  WEFT_DRIVER_CALL(*driver, "page-locking host memory", cuMemHostRegister_v2, reinterpret_cast<void*>(address),
-                   bytes, kHostRegisterPortable | (mapped ? kHostRegisterDeviceMap : 0u));
+  WEFT_DRIVER_CALL(*driver, "page-locking host memory", cuMemHostRegister_v2,
+                   reinterpret_cast<void*>(address), bytes,
+                   kHostRegisterPortable | (mapped ? kHostRegisterDeviceMap : 0u));
 }
 
 void Compiler::unregisterHost(uintptr_t address) {
@@ -88,7 +94,8 @@ void Compiler::destroyStream(uintptr_t stream) {
 
 bool Compiler::streamDone(uintptr_t stream) {
   std::shared_ptr<Driver> driver = currentDriver();
-  return queryDone(*driver, driver->api().cuStreamQuery(asStream(stream)), "cuStreamQuery", "querying a stream");
+  return queryDone(*driver, driver->api().cuStreamQuery(asStream(stream)), "cuStreamQuery",
+                   "querying a stream");
 }
 
 void Compiler::streamWaitEvent(uintptr_t stream, uintptr_t event) {
@@ -127,7 +134,8 @@ bool Compiler::eventDone(uintptr_t event) {
 float Compiler::elapsedMilliseconds(uintptr_t start, uintptr_t end) {
   std::shared_ptr<Driver> driver = currentDriver();
   float milliseconds = 0;
-  WEFT_DRIVER_CALL(*driver, "timing two events", cuEventElapsedTime, &milliseconds, asEvent(start), asEvent(end));
+  WEFT_DRIVER_CALL(*driver, "timing two events", cuEventElapsedTime, &milliseconds, asEvent(start),
+                   asEvent(end));
   return milliseconds;
 }
 

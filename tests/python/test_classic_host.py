@@ -261,7 +261,13 @@ def test_mapped_array_is_used_in_place(target, rng):
     cuda.synchronize()
     np.testing.assert_allclose(out, x * 0.5 + 1)
     if target == "gpu":
-        assert isinstance(out, cuda.MappedArray) and "__cuda_array_interface__" in dir(out)
+        assert isinstance(out, cuda.MappedArray) and hasattr(out[10:], "__cuda_array_interface__")
+        # The result of an operation is new, unmapped memory: launches copy it as any NumPy array.
+        doubled = out * 2
+        assert not hasattr(doubled, "__cuda_array_interface__")
+        scale_add[(n + 63) // 64, 64](doubled, 1.0, out)
+        cuda.synchronize()
+        np.testing.assert_allclose(out, doubled + 1)
 
 
 def test_pinned_and_mapped_context_managers(target, rng):
