@@ -140,13 +140,61 @@ class DeviceArray(DeviceArrayBase):
         element = not isinstance(found, np.ndarray)
         if element:
             found = stand_in[items + (Ellipsis,)]
-        offset = found.ctypes.data - stand_in.ctypes.data
         itemsize = self._dtype.itemsize
-        view = DeviceArray.__new__(DeviceArray)
         host = None if self._host is None else self._host[items + (Ellipsis,) if element else items]
-        view._attach(self.data + offset, found.shape, tuple(s // itemsize for s in found.strides), self._dtype,
-                     host, self.owner)
-        return element, view
+        return element, self._derive(found.ctypes.data - stand_in.ctypes.data, found.shape,
+                                     tuple(s // itemsize for s in found.strides), host)
+
+    def _derive(self, offset: int, shape: tuple, element_strides: tuple, host) -> "DeviceArray":
+        """A view of this array's memory from byte `offset`; `host` is its NumPy view on the CPU."""
+        view = DeviceArray.__new__(DeviceArray)
+        view._attach(self.data + offset, shape, element_strides, self._dtype, host, self.owner)
+        return view
+
+    def reshape(self, *newshape, order="C") -> "DeviceArray":
+        """numba's `reshape`: a view with another shape (one extent may be -1), reading the
+        elements in `order`; the array must be contiguous in that order (NotImplementedError
+        otherwise: a reshape that would copy)."""
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = tuple(newshape[0])
+        shape = [int(extent) for extent in newshape]
+        if order not in ("C", "F"):
+            raise ValueError(f"order must be 'C' or 'F', not {order!r}")
+        if shape.count(-1) > 1 or any(extent < -1 for extent in shape):
+            raise ValueError(f"cannot reshape to {tuple(shape)}: at most one extent may be -1, the others >= 0")
+        known = int(np.prod([extent for extent in shape if extent != -1], dtype=np.int64))
+        if -1 in shape and known:
+            shape[shape.index(-1)] = self.size // known
+        if int(np.prod(shape, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape an array of size {self.size} into shape {tuple(newshape)}")
+        if not (self.is_c_contiguous() if order == "C" else self.is_f_contiguous()):
+            raise NotImplementedError(f"reshape in order {order!r} of an array not contiguous in that order would copy")
+        shape = tuple(shape)
+        host = None if self._host is None else self._host.reshape(shape, order=order)
+        return self._derive(0, shape, _contiguous_strides(shape, order), host)
+
+    def ravel(self, order="C", stream=0) -> "DeviceArray":
+        """numba's `ravel`: a 1-d view of a contiguous array."""
+        return self.reshape(self.size, order=order)
+
+    def split(self, section: int, stream=0) -> list:
+        """numba's `split`: views of consecutive parts of a 1-d array, `section` elements each
+        (the last one shorter when they do not divide the array)."""
+        if self.ndim != 1:
+            raise ValueError("split takes a 1-d array")
+        return [self[start:start + section] for start in range(0, self.shape[0], section)]
+
+    def transpose(self, axes=None) -> "DeviceArray":
+        """A view with the dimensions permuted (reversed without `axes`), as NumPy's."""
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(int(a) for a in axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"axes {axes} do not permute the {self.ndim} dimensions")
+        host = None if self._host is None else self._host.transpose(axes)
+        return self._derive(0, tuple(self.shape[a] for a in axes), tuple(self.element_strides[a] for a in axes), host)
+
+    @property
+    def T(self) -> "DeviceArray":
+        return self.transpose()
 
     def __getitem__(self, key):
         element, view = self._locate(key)

@@ -357,3 +357,42 @@ def test_device_properties_need_a_gpu(target):
     assert 0 < free <= total
     with pytest.raises(AttributeError):
         device.NOT_AN_ATTRIBUTE
+
+
+# ---- reshape, ravel, split, transpose ----
+
+
+def test_reshape_and_ravel_are_views(target, rng):
+    host = rng.standard_normal((4, 6))
+    d = cuda.to_device(host)
+    r = d.reshape(3, 8)
+    np.testing.assert_array_equal(r.copy_to_host(), host.reshape(3, 8))
+    np.testing.assert_array_equal(d.reshape((2, -1, 3)).copy_to_host(), host.reshape(2, -1, 3))
+    flat = d.ravel()
+    assert flat.shape == (24,)
+    flat[5] = 99.0
+    host.ravel()[5] = 99.0
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    launch1(double_all, 24, r.ravel())
+    np.testing.assert_array_equal(d.copy_to_host(), host * 2)
+    f = cuda.to_device(np.asfortranarray(host))
+    np.testing.assert_array_equal(f.reshape(6, 4, order="F").copy_to_host(), host.reshape(6, 4, order="F"))
+    with pytest.raises(NotImplementedError, match="copy"):
+        d[:, ::2].reshape(12)
+    with pytest.raises(ValueError, match="size 24"):
+        d.reshape(5, 5)
+
+
+def test_split_and_transpose(target, rng):
+    host = rng.integers(0, 100, 10).astype(np.int32)
+    d = cuda.to_device(host)
+    parts = d.split(4)
+    assert [p.shape for p in parts] == [(4,), (4,), (2,)]
+    np.testing.assert_array_equal(parts[2].copy_to_host(), host[8:])
+    matrix = rng.standard_normal((3, 5)).astype(np.float32)
+    m = cuda.to_device(matrix)
+    assert m.T.shape == (5, 3) and m.T.flags["F_CONTIGUOUS"]
+    np.testing.assert_array_equal(m.T.copy_to_host(), matrix.T)
+    fill_index_2d[(1, 1), (8, 8)](m.T)
+    np.testing.assert_array_equal(m.copy_to_host(), np.add.outer(np.arange(5) * 100, np.arange(3)).T)
+    np.testing.assert_array_equal(m.transpose((1, 0)).copy_to_host(), m.copy_to_host().T)
