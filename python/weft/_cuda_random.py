@@ -195,6 +195,22 @@ def _jump_powers(count: int) -> list:
     return _powers[:count]
 
 
+# (count, target) -> the first `count` powers as a DeviceArray of _fill_states's layout. Kept for
+# the process: a launch is asynchronous, so the array must outlive the launches that read it.
+_power_arrays = {}
+
+
+def _power_columns(count: int, target: str):
+    """The jump's first `count` powers on `target`: [k, b] is the (s0, s1) image of state bit b."""
+    found = _power_arrays.get((count, target))
+    if found is None:
+        from ._arrays import to_device
+
+        words = np.stack([_to_words(np.ascontiguousarray(power.T)) for power in _jump_powers(count)])
+        found = _power_arrays[(count, target)] = to_device(words, target)
+    return found
+
+
 def _launch(kernel_, *args, grid, block, stream=0):
     from ._weft import launch
 
@@ -229,12 +245,8 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0) -> No
         return
     s0, s1 = _first_state(int(seed) & ((1 << 64) - 1), int(subsequence_start))
     threads = (n + _CHUNK - 1) // _CHUNK
-    powers = np.stack(_jump_powers(max(1, ((threads - 1) * _CHUNK).bit_length())))
-    from ._arrays import to_device
-
-    words = np.stack([_to_words(np.ascontiguousarray(power.T)) for power in powers])
-    _launch(_fill_states, states, to_device(words), s0, s1, _CHUNK, grid=(threads + 127) // 128, block=128,
-            stream=stream)
+    powers = _power_columns(max(1, ((threads - 1) * _CHUNK).bit_length()), states.target)
+    _launch(_fill_states, states, powers, s0, s1, _CHUNK, grid=(threads + 127) // 128, block=128, stream=stream)
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
