@@ -411,20 +411,17 @@ class Device:
         return f"<CUDA device {self.id}>"
 
     def __enter__(self) -> "Device":
+        """`with cuda.gpus[0]:` (numba's form for choosing a device): device 0 is always current."""
         return self
 
     def __exit__(self, *exc) -> None:
         return None
 
 
-def _check_device(device_id: int) -> None:
-    if device_id != 0:
-        raise ValueError(f"weft uses CUDA device 0; device {device_id} cannot be selected")
-
-
 def select_device(device_id: int = 0) -> Device:
     """numba's `cuda.select_device`: weft runs on device 0, so only 0 is accepted."""
-    _check_device(int(device_id))
+    if int(device_id) != 0:
+        raise ValueError(f"weft uses CUDA device 0; device {device_id} cannot be selected")
     return Device(0)
 
 

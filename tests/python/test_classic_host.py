@@ -338,6 +338,9 @@ def test_events_time_a_kernel(target, rng):
 def test_synchronize_and_select_device(target):
     cuda.synchronize()
     assert cuda.select_device(0) == cuda.get_current_device()
+    context = cuda.current_context()
+    context.synchronize()
+    assert context.device == cuda.get_current_device() and context.device.id == 0
     with pytest.raises(ValueError, match="device 0"):
         cuda.select_device(1)
 
@@ -353,6 +356,8 @@ def test_device_properties_need_a_gpu(target):
     major, minor = device.compute_capability
     assert major >= 5 and device.WARP_SIZE == 32 and device.MULTIPROCESSOR_COUNT > 0
     assert len(cuda.gpus) == 1 and cuda.gpus[0] == device and cuda.gpus.current == device
+    with cuda.gpus[0]:
+        scale_add[1, 32](cuda.to_device(np.ones(32)), 2.0, cuda.device_array(32))
     free, total = cuda.current_context().get_memory_info()
     assert 0 < free <= total
     with pytest.raises(AttributeError):
