@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from . import float32, float64, int64, tid, uint32, uint64
+from . import _runtime, float32, float64, int64, tid, uint32, uint64
 from ._decorators import func, kernel
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
@@ -245,7 +245,7 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0) -> No
         return
     s0, s1 = _first_state(int(seed) & ((1 << 64) - 1), int(subsequence_start))
     threads = (n + _CHUNK - 1) // _CHUNK
-    powers = _power_columns(max(1, ((threads - 1) * _CHUNK).bit_length()), states.target)
+    powers = _power_columns(max(1, ((threads - 1) * _CHUNK).bit_length()), _runtime.runtime().default_target())
     _launch(_fill_states, states, powers, s0, s1, _CHUNK, grid=(threads + 127) // 128, block=128, stream=stream)
 
 
