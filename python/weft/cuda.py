@@ -292,7 +292,8 @@ class _ClassicLaunch:
 
             converted = []
             for arg in args:
-                if isinstance(arg, np.ndarray):
+                # A mapped array (cuda.mapped_array) is host memory the GPU uses in place.
+                if isinstance(arg, np.ndarray) and not hasattr(arg, "__cuda_array_interface__"):
                     device = _to_device(arg)
                     copies.append((arg, device))
                     converted.append(device)
@@ -339,37 +340,28 @@ def jit(func_or_sig=None, device=False, **options):
     return decorate if func_or_sig is None else decorate(func_or_sig)
 
 
-def to_device(array, stream=0, copy=True, to=None):
-    """A device array holding a copy of `array` (a weft.DeviceArray; NumPy-backed on the CPU target)."""
-    from ._arrays import to_device as _to_device
+# Host API: numba-cuda's device arrays, host memory, streams, events and devices
+# (python/weft/_cuda_host.py).
+from ._cuda_host import (  # noqa: E402
+    Device, Event, MappedArray, Stream, current_context, default_stream, device_array, device_array_like, event,
+    event_elapsed_time, external_stream, get_current_device, gpus, is_available, legacy_default_stream,
+    list_devices, mapped, mapped_array, mapped_array_like, per_thread_default_stream, pinned, pinned_array,
+    pinned_array_like, select_device, stream, synchronize, to_device,
+)
 
-    if to is not None:
-        to.copy_from_host(array)
-        return to
-    return _to_device(array)
+__all__ += [
+    "Device", "Event", "MappedArray", "Stream", "current_context", "default_stream", "event", "event_elapsed_time",
+    "external_stream", "get_current_device", "gpus", "legacy_default_stream", "list_devices", "mapped",
+    "mapped_array", "mapped_array_like", "per_thread_default_stream", "pinned", "pinned_array",
+    "pinned_array_like", "select_device", "stream",
+]
 
+# numba's cuda.random (`from weft.cuda.random import ...` too).
+from . import _cuda_random as random  # noqa: E402
+import sys as _sys  # noqa: E402
 
-def device_array(shape, dtype=None, strides=None, order="C", stream=0):
-    """An uninitialized device array (dtype defaults to float64, as in NumPy)."""
-    import numpy as np
+_sys.modules[__name__ + ".random"] = random
+__all__ += ["random"]
+from ._cuda_reduce import Reduce, reduce  # noqa: E402
 
-    from ._arrays import empty
-
-    if order != "C" or strides is not None:
-        raise ValueError("weft device arrays are C-contiguous (order='C', no strides)")
-    return empty(shape, np.float64 if dtype is None else dtype)
-
-
-def device_array_like(array, stream=0):
-    """An uninitialized device array of `array`'s shape and dtype."""
-    return device_array(array.shape, array.dtype)
-
-
-def synchronize() -> None:
-    """Waits for all work on the GPU (the CPU target finishes launches before they return)."""
-    _runtime.runtime().synchronize(0)
-
-
-def is_available() -> bool:
-    """Whether a CUDA GPU is usable."""
-    return _runtime.runtime().gpu_available()
+__all__ += ["Reduce", "reduce"]

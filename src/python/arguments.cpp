@@ -231,6 +231,8 @@ const TypeInfo& ArgumentConverter::classify(PyTypeObject* type) {
     info.cls = ArgumentClass::DeviceArray;
   } else if (isSubtype(numpyArrayType_)) {
     info.cls = ArgumentClass::NumpyArray;
+    // weft.cuda.mapped_array's arrays: host memory the GPU reads in place.
+    info.alsoCudaArrayInterface = PyObject_HasAttrString(typeObject, "__cuda_array_interface__");
   } else if (isSubtype(numpyGenericType_)) {
     // NumPy's scalars and ml_dtypes' store the value right after the object header.
     nb::object dtype = nb::steal(PyObject_CallMethod(numpyModule_, "dtype", "O", typeObject));
@@ -294,6 +296,10 @@ ArgumentValue ArgumentConverter::convert(PyObject* value, const std::string& nam
     case ArgumentClass::Tuple: return fromStruct(value, info, name, target, stream, consumed);
     case ArgumentClass::Vector: return fromVector(value, name, target, stream, consumed);
     case ArgumentClass::NumpyArray:
+      // A mapped array's view has the device interface; the result of an operation on one does not.
+      if (target == Target::Gpu && info.alsoCudaArrayInterface &&
+          PyObject_HasAttrString(value, "__cuda_array_interface__"))
+        return fromInterface(value, name, true);
       if (target == Target::Gpu) typeError(name, kHostArrayOnGpu);
       return fromNumpyArray(value, name);
     case ArgumentClass::DeviceArray: {

@@ -90,7 +90,8 @@ enum class ArgumentClass : uint8_t {
 struct TypeInfo {
   ArgumentClass cls = ArgumentClass::Unsupported;
   types::ScalarKind scalar = types::ScalarKind::Int32;  // NumpyScalar
-  bool alsoCudaArrayInterface = false;                  // DLPack: fallback for the GPU
+  // DLPack: fallback for the GPU; a NumPy array: its device view (a mapped host array).
+  bool alsoCudaArrayInterface = false;
   bool alsoArrayInterface = false;                      // DLPack: fallback for the CPU
   std::shared_ptr<sema::StructSource> structSource;     // Struct
   std::vector<nb::object> fieldNames;                   // Struct: str objects, in order

@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "python/arguments.h"
 #include "python/dispatcher.h"
+#include "python/host_api.h"
 #include "python/python_runtime.h"
 #include "python/struct_layouts.h"
 #include "sema/sema.h"
@@ -42,23 +43,6 @@ class DeviceBuffer {
   std::shared_ptr<runtime::Compiler> compiler_;
   uintptr_t address_;
   size_t bytes_;
-};
-
-// A contiguous view of a Python buffer (a NumPy array), released on destruction.
-class BufferView {
- public:
-  BufferView(nb::handle object, bool writable) {
-    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0)
-      throw nb::python_error();
-  }
-  ~BufferView() { PyBuffer_Release(&view_); }
-  BufferView(const BufferView&) = delete;
-  BufferView& operator=(const BufferView&) = delete;
-  void* data() const { return view_.buf; }
-  size_t bytes() const { return static_cast<size_t>(view_.len); }
-
- private:
-  Py_buffer view_{};
 };
 
 // What a DLPack tensor exported from a DeviceArray owns: its shape and strides and a reference
@@ -209,6 +193,11 @@ void bindRuntime(nb::module_& module) {
              nb::gil_scoped_release release;
              runtime.compiler().copyToHost(view.data(), address, view.bytes());
            })
+      .def("copy_on_device",
+           [](PythonRuntime& runtime, uintptr_t destination, uintptr_t source, size_t bytes) {
+             nb::gil_scoped_release release;
+             runtime.compiler().copyOnDevice(destination, source, bytes);
+           })
       .def("memset", [](PythonRuntime& runtime, uintptr_t address, uint8_t value, size_t bytes) {
         runtime.compiler().memset(address, value, bytes);
       });
@@ -327,6 +316,7 @@ NB_MODULE(_weft, module) {
   nb::set_leak_warnings(false);
   registerExceptionTranslators();
   bindRuntime(module);
+  bindHostApi(module);
   bindKernels(module);
   bindTargets(module);
   bindStructLayouts(module);

@@ -232,6 +232,12 @@ void Compiler::setInterruptCheck(std::function<bool()> check) {
   if (state_->runner) state_->runner->setInterruptCheck(state_->interruptCheck);
 }
 
+std::shared_ptr<Driver> Compiler::currentDriver() {
+  std::shared_ptr<Driver> driver = requireDriver(*state_);
+  driver->makeCurrent();
+  return driver;
+}
+
 uintptr_t Compiler::allocate(size_t bytes) {
   std::shared_ptr<Driver> driver = requireDriver(*state_);
   driver->makeCurrent();

@@ -20,6 +20,7 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 
 // CUlaunchAttribute (cuda.h): an attribute number, padding to 8 bytes, a 64-byte value.
 struct CUlaunchAttribute {
@@ -108,6 +109,8 @@ class Driver {
   void noteLaunch(const std::string* name) const { lastKernel_.store(name, std::memory_order_relaxed); }
   // Called by a kernel that goes away, so that errors never read its name afterwards.
   void forgetLaunch(const std::string* name) const { lastKernel_.compare_exchange_strong(name, nullptr); }
+  // The device whose primary context this is (device 0).
+  CUdevice device() const { return device_; }
   int architecture() const { return architecture_; }
   const DeviceLimits& limits() const { return limits_; }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -163,6 +164,7 @@ struct FrontEndResult {
 };
 
 class CompilerState;
+class Driver;
 class KernelCode;
 
 // Owns the caches and options of one Python process (or one weftc run). Thread safe.
@@ -205,6 +207,44 @@ class Compiler {
   void synchronize(uintptr_t stream);
   // Whether `address` is device memory (or managed memory) of the driver; false without a GPU.
   bool isDevicePointer(uintptr_t address);
+  // The classic front's host API (python/weft/_cuda_host.py; implemented in host_api.cpp). Each
+  // throws CudaError naming the failing call, as the device memory calls above do.
+  // Allocates `bytes` (at least 1) of page-locked host memory, mapped into the device's address
+  // space when `mapped`, and returns its host address.
+  uintptr_t allocateHost(size_t bytes, bool mapped);
+  // Frees memory from allocateHost(); 0 is ignored.
+  void freeHost(uintptr_t address);
+  // The device address of mapped page-locked host memory.
+  uintptr_t mappedDeviceAddress(uintptr_t hostAddress);
+  // Page-locks `bytes` of existing host memory at `address` (mapped when `mapped`) until
+  // unregisterHost(address).
+  void registerHost(uintptr_t address, size_t bytes, bool mapped);
+  void unregisterHost(uintptr_t address);
+  // Copies on `stream` without waiting; the host memory must stay valid until the copy is done.
+  void copyToDeviceAsync(uintptr_t destination, const void* source, size_t bytes, uintptr_t stream);
+  void copyToHostAsync(void* destination, uintptr_t source, size_t bytes, uintptr_t stream);
+  // A new stream that waits for the legacy default stream as numba's streams do; destroyStream
+  // releases it once its work is done.
+  uintptr_t createStream();
+  void destroyStream(uintptr_t stream);
+  // Whether all work queued on `stream` has completed.
+  bool streamDone(uintptr_t stream);
+  // Makes `stream`'s later work wait for `event`.
+  void streamWaitEvent(uintptr_t stream, uintptr_t event);
+  // A new event (recording timing when `timing`); destroyEvent releases it.
+  uintptr_t createEvent(bool timing);
+  void destroyEvent(uintptr_t event);
+  void recordEvent(uintptr_t event, uintptr_t stream);
+  void synchronizeEvent(uintptr_t event);
+  // Whether the work before the event's last record has completed.
+  bool eventDone(uintptr_t event);
+  // Milliseconds between two recorded, completed timing events.
+  float elapsedMilliseconds(uintptr_t start, uintptr_t end);
+  // The current device's name, a driver attribute (cuda.h's CU_DEVICE_ATTRIBUTE_* number) and
+  // its (free, total) memory in bytes.
+  std::string deviceName();
+  int deviceAttribute(int attribute);
+  std::pair<size_t, size_t> memoryInfo();
   types::TypeContext& types() { return types_; }
   const backend::Toolchain& toolchain() const { return toolchain_; }
 
@@ -218,6 +258,8 @@ class Compiler {
   backend::Toolchain toolchain_;
   backend::DiskCache cache_;
   std::unique_ptr<CompilerState> state_;  // driver, loaded kernels, CPU runner (compiler.cpp)
+  // The driver, current on the calling thread; throws CudaError without a GPU.
+  std::shared_ptr<Driver> currentDriver();
 };
 
 }  // namespace weft::runtime

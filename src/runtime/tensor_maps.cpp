@@ -51,7 +51,8 @@ std::optional<std::pair<int, uint64_t>> dataType(types::ScalarKind kind) {
     case ScalarKind::BFloat16: return std::pair{kBFloat16, uint64_t{2}};
     case ScalarKind::Float32: return std::pair{kFloat32, uint64_t{4}};
     case ScalarKind::Float64: return std::pair{kFloat64, uint64_t{8}};
-    case ScalarKind::Complex128: return std::nullopt;
+    case ScalarKind::Complex128:
+    case ScalarKind::TFloat32: return std::nullopt;  // tile-only: no array has tf32 elements
   }
   return std::nullopt;
 }
