@@ -5,9 +5,10 @@
 // (sm90/layout.h); wgmma and stmatrix (sm90/wgmma.h); tensor-map encoding on the host
 // (sm90/tensor_map.h). Namespace weft::tiles::sm90.
 //
-// wgmma and setmaxnreg exist on sm_90a only: in a device pass for another architecture (such as
-// the compute_90 PTX that nvcc -arch=sm_90a embeds besides the sm_90a code) they trap. The rest
-// needs sm_90. The tile header includes this file where __CUDA_ARCH_FEAT_SM90_ALL is defined.
+// wgmma, setmaxnreg and multicast loads are sm_90a instructions: in a device pass for another
+// architecture (such as the compute_90 PTX that nvcc -arch=sm_90a embeds besides the sm_90a code)
+// they trap. The rest needs sm_90. The tile header includes this file where
+// __CUDA_ARCH_FEAT_SM90_ALL is defined (sm_90a device code, nvcc or NVRTC).
 #pragma once
 
 #include "weft/device/config.h"
@@ -20,7 +21,7 @@
 
 // A Hopper building block: a device function inlined into its caller.
 #define WEFT_SM90_FN __device__ __forceinline__
-// An inline asm statement of an sm_90a-only instruction (a trap elsewhere, see above).
+// An inline asm statement of an sm_90a instruction (a trap elsewhere, see above).
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WEFT_SM90A_ASM(...) __trap()
 #else

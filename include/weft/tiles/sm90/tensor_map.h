@@ -8,6 +8,9 @@
 
 namespace weft::tiles::sm90 {
 
+static_assert(sizeof(tensor_map) == sizeof(CUtensorMap) && alignof(tensor_map) == alignof(CUtensorMap),
+              "tensor_map mirrors CUtensorMap");
+
 // Encodes into `map` the tiled tensor map of the dense row-major Rank-D array at `base`
 // (16-byte aligned) of ElementBytes-byte elements (1, 2, 4 or 8) with `extents` (outermost
 // first; the innermost extent times ElementBytes a multiple of 16), copied in boxes of `box`

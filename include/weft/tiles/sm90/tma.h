@@ -2,7 +2,7 @@
 // tiled loads of a box of a tensor from global into shared memory, completing on an mbarrier with
 // transaction bytes, optionally multicast to several CTAs of the cluster; tiled stores from
 // shared to global memory in bulk groups; descriptor prefetch. `map` is the address of a
-// CUtensorMap (64-byte aligned; a `const __grid_constant__ CUtensorMap` kernel parameter, or
+// CUtensorMap (a `const __grid_constant__ CUtensorMap` kernel parameter, or
 // global/constant memory) made on the host (weft/tiles/sm90/tensor_map.h). Coordinates are
 // elements, innermost dimension first (as the tensor map lists them), and may lie partly or
 // wholly outside the tensor: loads fill what is outside with zeros, stores skip it. One thread
@@ -10,6 +10,12 @@
 #pragma once
 
 namespace weft::tiles::sm90 {
+
+// A CUtensorMap's bytes (same size and alignment) for device code compiled without <cuda.h>
+// (NVRTC): a `const __grid_constant__ tensor_map` kernel parameter receives a CUtensorMap.
+struct alignas(128) tensor_map {
+  uint64_t opaque[16];
+};
 
 // Fetches the tensor map at `map` into the TMA unit's descriptor cache.
 WEFT_SM90_FN void tma_prefetch_descriptor(const void* map) {
@@ -38,7 +44,7 @@ WEFT_SM90_FN void tma_load(void* dst, const void* map, uint64_t* bar, int32_t x,
 // is set in `ctaMask`, each counting the bytes on the mbarrier at `bar`'s offset in its own
 // shared memory.
 WEFT_SM90_FN void tma_load_multicast(void* dst, const void* map, uint64_t* bar, uint16_t ctaMask, int32_t x, int32_t y) {
-  asm volatile(
+  WEFT_SM90A_ASM(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
       " [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(shared_address(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(shared_address(bar)), "h"(ctaMask), "r"(x), "r"(y)
