@@ -135,7 +135,8 @@ void run_cluster(Random& random) {
     const std::string what = "cluster block " + std::to_string(b);
     check(row[0] == b % 4, what + " rank " + std::to_string(row[0]));
     check(row[1] == 4, what + " nctarank " + std::to_string(row[1]));
-    for (int i = 0; i < 4; ++i) check(row[2 + i] == values[b / 4 * 4 + i], what + " slot " + std::to_string(i));
+    for (int i = 0; i < 4; ++i)
+      check(row[2 + i] == values[b / 4 * 4 + i], what + " slot " + std::to_string(i));
     check(row[6] == 1, what + " remote mbarrier arrivals");
   }
 }
@@ -181,9 +182,9 @@ void run_stmatrix(Random& random) {
     for (uint32_t row = 0; row < 8; ++row) {
       for (uint32_t col = 0; col < 8; ++col) {
         const uint16_t got = Trans ? out[j * 64 + col * 8 + row] : out[j * 64 + row * 8 + col];
-        check(got == in[j * 64 + row * 8 + col], "stmatrix x" + std::to_string(Count) + (Trans ? ".trans" : "") +
-                                                     " matrix " + std::to_string(j) + " element (" +
-                                                     std::to_string(row) + ", " + std::to_string(col) + ")");
+        check(got == in[j * 64 + row * 8 + col],
+              "stmatrix x" + std::to_string(Count) + (Trans ? ".trans" : "") + " matrix " +
+                  std::to_string(j) + " element (" + std::to_string(row) + ", " + std::to_string(col) + ")");
       }
     }
   }

@@ -78,8 +78,8 @@ __global__ void load3d_kernel(const __grid_constant__ CUtensorMap map, T* out, i
 // Stores `first` (R x C, row-major) as the box at (x0, y0) and then, through the same shared
 // memory once the first store has read it, `second` at (x1, y1).
 template <class T, uint32_t R, uint32_t C, s::swizzle Mode>
-__global__ void store_kernel(const __grid_constant__ CUtensorMap map, const T* first, const T* second, int x0, int y0,
-                             int x1, int y1) {
+__global__ void store_kernel(const __grid_constant__ CUtensorMap map, const T* first, const T* second, int x0,
+                             int y0, int x1, int y1) {
   unsigned char* tile = aligned_shared();
   constexpr uint32_t kBoxCols = box_cols<T, C, Mode>();
   for (int round = 0; round < 2; ++round) {
@@ -91,8 +91,8 @@ __global__ void store_kernel(const __grid_constant__ CUtensorMap map, const T* f
     __syncthreads();
     if (threadIdx.x == 0) {
       for (uint32_t slab = 0; slab < C / kBoxCols; ++slab) {
-        s::tma_store(&map, tile + slab * R * kBoxCols * sizeof(T), (round == 0 ? x0 : x1) + int(slab * kBoxCols),
-                     round == 0 ? y0 : y1);
+        s::tma_store(&map, tile + slab * R * kBoxCols * sizeof(T),
+                     (round == 0 ? x0 : x1) + int(slab * kBoxCols), round == 0 ? y0 : y1);
       }
       s::tma_store_commit();
       s::tma_store_wait_read<0>();
@@ -223,8 +223,8 @@ void run_load(Random& random, uint32_t H, uint32_t W, int x, int y) {
   load_kernel<T, R, C, Mode><<<1, 128, bytes>>>(map, out.get(), x, y);
   synchronize("tma load");
   const std::string what = "tma load " + std::to_string(sizeof(T)) + "-byte " + std::to_string(R) + "x" +
-                           std::to_string(C) + " swizzle " + std::to_string(int(Mode)) + " at " + std::to_string(x) +
-                           ", " + std::to_string(y);
+                           std::to_string(C) + " swizzle " + std::to_string(int(Mode)) + " at " +
+                           std::to_string(x) + ", " + std::to_string(y);
   for (uint32_t r = 0; r < R; ++r) {
     for (uint32_t c = 0; c < C; ++c) {
       const long gr = y + long(r), gc = x + long(c);
@@ -264,7 +264,8 @@ void run_store(Random& random, uint32_t H, uint32_t W, int x0, int y0, int x1, i
   set_shared(store_kernel<T, R, C, Mode>, bytes);
   store_kernel<T, R, C, Mode><<<1, 128, bytes>>>(map, first.get(), second.get(), x0, y0, x1, y1);
   synchronize("tma store");
-  const std::string what = "tma store " + std::to_string(sizeof(T)) + "-byte swizzle " + std::to_string(int(Mode));
+  const std::string what =
+      "tma store " + std::to_string(sizeof(T)) + "-byte swizzle " + std::to_string(int(Mode));
   for (uint32_t r = 0; r < H; ++r) {
     for (uint32_t c = 0; c < W; ++c) {
       T expected = before[r * W + c];
@@ -307,7 +308,8 @@ void run_multicast(Random& random) {
   synchronize("tma multicast");
   for (uint32_t block = 0; block < 2 * Clusters; ++block) {
     for (uint32_t i = 0; i < R * C; ++i) {
-      check(out[block * R * C + i] == global[block / 2 * R * C + i], at("tma multicast block, element", block, i));
+      check(out[block * R * C + i] == global[block / 2 * R * C + i],
+            at("tma multicast block, element", block, i));
     }
   }
 }
@@ -321,7 +323,8 @@ void run_ring(Random& random) {
   set_shared(ring_kernel<uint32_t, R, C, Stages, Tiles>, bytes);
   ring_kernel<uint32_t, R, C, Stages, Tiles><<<1, 128, bytes>>>(map, out.get());
   synchronize("mbarrier ring");
-  for (uint32_t i = 0; i < Tiles * R * C; ++i) check(out[i] == global[i], at("mbarrier ring tile, element", i / (R * C), i % (R * C)));
+  for (uint32_t i = 0; i < Tiles * R * C; ++i)
+    check(out[i] == global[i], at("mbarrier ring tile, element", i / (R * C), i % (R * C)));
 }
 
 int main() {
@@ -329,8 +332,8 @@ int main() {
   using Z = s::swizzle;
   run_load<uint16_t, 64, 64, Z::b128>(random, 150, 96, 16, 40);
   run_load<uint16_t, 64, 128, Z::b128>(random, 150, 200, 64, 10);
-  run_load<uint16_t, 64, 64, Z::b128>(random, 150, 96, 48, 120);   // right and bottom edges
-  run_load<uint16_t, 32, 64, Z::b128>(random, 150, 96, -24, -8);   // left and top edges
+  run_load<uint16_t, 64, 64, Z::b128>(random, 150, 96, 48, 120);  // right and bottom edges
+  run_load<uint16_t, 32, 64, Z::b128>(random, 150, 96, -24, -8);  // left and top edges
   run_load<float, 32, 32, Z::b64>(random, 70, 52, 8, 3);
   run_load<float, 16, 16, Z::b64>(random, 70, 52, 44, 66);
   run_load<uint8_t, 24, 64, Z::b32>(random, 40, 96, 16, 4);
@@ -338,7 +341,8 @@ int main() {
   run_load<float, 16, 24, Z::none>(random, 30, 44, 28, 20);
   run_load<uint16_t, 8, 8, Z::none>(random, 30, 64, 0, 0);
   run_load3d(random);
-  run_store<uint16_t, 64, 64, Z::b128>(random, 160, 136, 8, 0, 100, 64);  // the second box crosses the right edge
+  run_store<uint16_t, 64, 64, Z::b128>(random, 160, 136, 8, 0, 100,
+                                       64);  // the second box crosses the right edge
   run_store<float, 16, 32, Z::b64>(random, 40, 60, 0, 30, 36, 2);
   run_store<uint8_t, 16, 32, Z::b32>(random, 24, 48, 16, 0, 0, 16);
   run_store<float, 8, 12, Z::none>(random, 20, 24, 4, 4, 12, 14);

@@ -30,7 +30,8 @@ struct operands {
 
 // d (M x N, row-major) = a (M x K, row-major) b (K x N, row-major) + (accumulate ? c : 0); each
 // warpgroup computes 64 rows. Pipelined: one commit group per K step, at most one in flight.
-template <s::wgmma_type T, uint32_t Warpgroups, uint32_t N, uint32_t K, s::swizzle Mode, bool MnMajorB, bool Pipelined>
+template <s::wgmma_type T, uint32_t Warpgroups, uint32_t N, uint32_t K, s::swizzle Mode, bool MnMajorB,
+          bool Pipelined>
 __global__ void __launch_bounds__(128 * Warpgroups)
     wgmma_kernel(const unsigned char* a, const unsigned char* b, const float* c, float* d, bool accumulate) {
   using O = operands<T, Warpgroups, N, K, Mode, MnMajorB>;
@@ -50,9 +51,12 @@ __global__ void __launch_bounds__(128 * Warpgroups)
 
   const uint32_t warpgroup = threadIdx.x / 128, t = threadIdx.x % 128;
   float acc[N / 2];
-  for (uint32_t i = 0; i < N / 2; ++i) acc[i] = c[(64 * warpgroup + s::wgmma_row(t, i)) * N + s::wgmma_col(t, i)];
+#pragma unroll
+  for (uint32_t i = 0; i < N / 2; ++i)
+    acc[i] = c[(64 * warpgroup + s::wgmma_row(t, i)) * N + s::wgmma_col(t, i)];
   const uint32_t baseA = s::shared_address(tileA), baseB = s::shared_address(tileB);
   s::wgmma_fence();
+#pragma unroll
   for (uint32_t step = 0; step < K / s::wgmma_k(T); ++step) {
     const uint64_t descriptorB =
         MnMajorB ? O::B::mn_major_descriptor(baseB, step) : O::B::k_major_descriptor(baseB, step);
@@ -66,7 +70,9 @@ __global__ void __launch_bounds__(128 * Warpgroups)
   s::wgmma_commit();
   s::wgmma_wait<0>();
   s::wgmma_fence_operands(acc);
-  for (uint32_t i = 0; i < N / 2; ++i) d[(64 * warpgroup + s::wgmma_row(t, i)) * N + s::wgmma_col(t, i)] = acc[i];
+#pragma unroll
+  for (uint32_t i = 0; i < N / 2; ++i)
+    d[(64 * warpgroup + s::wgmma_row(t, i)) * N + s::wgmma_col(t, i)] = acc[i];
 }
 
 #if !defined(__CUDACC_RTC__)
@@ -94,22 +100,17 @@ void encode(float v, unsigned char* out) {
 
 const char* name_of(s::wgmma_type type) {
   switch (type) {
-    case s::wgmma_type::f16:
-      return "f16";
-    case s::wgmma_type::bf16:
-      return "bf16";
-    case s::wgmma_type::tf32:
-      return "tf32";
-    case s::wgmma_type::e4m3:
-      return "e4m3";
-    case s::wgmma_type::e5m2:
-      return "e5m2";
+    case s::wgmma_type::f16: return "f16";
+    case s::wgmma_type::bf16: return "bf16";
+    case s::wgmma_type::tf32: return "tf32";
+    case s::wgmma_type::e4m3: return "e4m3";
+    case s::wgmma_type::e5m2: return "e5m2";
   }
   return "?";
 }
 
-template <s::wgmma_type T, uint32_t Warpgroups, uint32_t N, uint32_t K, s::swizzle Mode, bool MnMajorB = false,
-          bool Pipelined = false>
+template <s::wgmma_type T, uint32_t Warpgroups, uint32_t N, uint32_t K, s::swizzle Mode,
+          bool MnMajorB = false, bool Pipelined = false>
 void run_wgmma(Random& random, bool accumulate = true) {
   using O = operands<T, Warpgroups, N, K, Mode, MnMajorB>;
   constexpr uint32_t M = 64 * Warpgroups, E = O::kBytes;
@@ -122,12 +123,14 @@ void run_wgmma(Random& random, bool accumulate = true) {
   for (uint32_t i = 0; i < K * N; ++i) encode<T>(bv[i] = draw(), &b[i * E]);
   for (uint32_t i = 0; i < M * N; ++i) c[i] = cv[i] = draw() * 8.0f;
   auto kernel = wgmma_kernel<T, Warpgroups, N, K, Mode, MnMajorB, Pipelined>;
-  cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, O::kSharedBytes), "smem");
+  cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, O::kSharedBytes),
+             "smem");
   kernel<<<1, 128 * Warpgroups, O::kSharedBytes>>>(a.get(), b.get(), c.get(), d.get(), accumulate);
   cuda_check(cudaGetLastError(), "launch");
   cuda_check(cudaDeviceSynchronize(), "wgmma kernel");
-  const std::string what = std::string("wgmma ") + name_of(T) + " m" + std::to_string(M) + "n" + std::to_string(N) +
-                           " K " + std::to_string(K) + " swizzle " + std::to_string(s::swizzle_bytes(Mode)) +
+  const std::string what = std::string("wgmma ") + name_of(T) + " m" + std::to_string(M) + "n" +
+                           std::to_string(N) + " K " + std::to_string(K) + " swizzle " +
+                           std::to_string(s::swizzle_bytes(Mode)) +
                            (MnMajorB ? " MN-major B" : " K-major B") + (Pipelined ? " pipelined" : "") +
                            (accumulate ? "" : " overwrite");
   int failures = 0;
@@ -135,9 +138,9 @@ void run_wgmma(Random& random, bool accumulate = true) {
     for (uint32_t j = 0; j < N; ++j) {
       double sum = accumulate ? cv[i * N + j] : 0.0;
       for (uint32_t k = 0; k < K; ++k) sum += double(av[i * K + k]) * bv[k * N + j];
-      if (!check(close(d[i * N + j], sum, 1e-6), what + " element (" + std::to_string(i) + ", " + std::to_string(j) +
-                                                     "): " + std::to_string(d[i * N + j]) + ", expected " +
-                                                     std::to_string(sum))) {
+      if (!check(close(d[i * N + j], sum, 1e-6),
+                 what + " element (" + std::to_string(i) + ", " + std::to_string(j) +
+                     "): " + std::to_string(d[i * N + j]) + ", expected " + std::to_string(sum))) {
         ++failures;
       }
     }

@@ -22,7 +22,9 @@ namespace weft::tiles::sm90 {
 enum class swizzle : uint32_t { none = 0, b32 = 1, b64 = 2, b128 = 3 };
 
 // Bytes of one swizzled row segment: 32, 64 or 128 (16 without swizzle).
-WEFT_HD constexpr uint32_t swizzle_bytes(swizzle mode) { return 16u << static_cast<uint32_t>(mode); }
+WEFT_HD constexpr uint32_t swizzle_bytes(swizzle mode) {
+  return 16u << static_cast<uint32_t>(mode);
+}
 
 // The byte offset `offset` of a dense layout, swizzled (its slab starts at a multiple of the
 // pattern's period).
@@ -34,22 +36,18 @@ WEFT_HD constexpr uint32_t swizzle_offset(swizzle mode, uint32_t offset) {
 // The layout-type field of a wgmma matrix descriptor for `mode`.
 WEFT_HD constexpr uint64_t descriptor_layout_type(swizzle mode) {
   switch (mode) {
-    case swizzle::none:
-      return 0;
-    case swizzle::b32:
-      return 3;
-    case swizzle::b64:
-      return 2;
-    case swizzle::b128:
-      return 1;
+    case swizzle::none: return 0;
+    case swizzle::b32: return 3;
+    case swizzle::b64: return 2;
+    case swizzle::b128: return 1;
   }
   return 0;
 }
 
 // A wgmma shared-memory matrix descriptor: operand start address, leading and stride byte
 // offsets (bytes, multiples of 16) and swizzle.
-WEFT_HD constexpr uint64_t make_descriptor(uint32_t sharedAddress, uint32_t leadingBytes, uint32_t strideBytes,
-                                           swizzle mode) {
+WEFT_HD constexpr uint64_t make_descriptor(uint32_t sharedAddress, uint32_t leadingBytes,
+                                           uint32_t strideBytes, swizzle mode) {
   return static_cast<uint64_t>((sharedAddress >> 4) & 0x3fffu) |
          static_cast<uint64_t>((leadingBytes >> 4) & 0x3fffu) << 16 |
          static_cast<uint64_t>((strideBytes >> 4) & 0x3fffu) << 32 | descriptor_layout_type(mode) << 62;
@@ -77,7 +75,8 @@ struct smem_tile {
 
   // The byte offset of element (row, col) from the tile's start.
   WEFT_HD static constexpr uint32_t offset(uint32_t row, uint32_t col) {
-    return col / kSlabCols * kSlabBytes + swizzle_offset(Mode, row * kSwizzleBytes + col % kSlabCols * ElementBytes);
+    return col / kSlabCols * kSlabBytes +
+           swizzle_offset(Mode, row * kSwizzleBytes + col % kSlabCols * ElementBytes);
   }
 
   // The TMA box that fills one slab: kSlabCols x Rows (innermost first). Slab s is the box at
@@ -90,8 +89,8 @@ struct smem_tile {
   // tile starting at shared address `base`.
   WEFT_HD static constexpr uint64_t k_major_descriptor(uint32_t base, uint32_t step, uint32_t row = 0) {
     const uint32_t k = step * kWgmmaStepBytes;
-    return make_descriptor(base + k / kSwizzleBytes * kSlabBytes + row * kSwizzleBytes + k % kSwizzleBytes, 16,
-                           8 * kSwizzleBytes, Mode);
+    return make_descriptor(base + k / kSwizzleBytes * kSlabBytes + row * kSwizzleBytes + k % kSwizzleBytes,
+                           16, 8 * kSwizzleBytes, Mode);
   }
   // MN-major operand (B, 16-bit elements): the descriptor of wgmma step `step` (rows
   // [16 step, 16 step + 16) of K) for the columns from `col` (a multiple of kSlabCols).

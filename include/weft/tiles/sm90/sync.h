@@ -14,7 +14,9 @@ WEFT_SM90_FN uint32_t shared_address(const void* pointer) {
 
 // Orders this thread's generic-proxy writes to shared memory before later async-proxy accesses
 // (a TMA store or a wgmma reading what the threads wrote).
-WEFT_SM90_FN void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+WEFT_SM90_FN void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
 
 // ---- mbarrier ------------------------------------------------------------------------------------
 
@@ -25,7 +27,9 @@ WEFT_SM90_FN void mbarrier_init(uint64_t* bar, uint32_t count) {
 
 // Makes this thread's mbarrier initializations visible to the cluster's other CTAs and to the
 // async proxy (TMA); call after the inits, before the barrier that publishes them.
-WEFT_SM90_FN void fence_mbarrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+WEFT_SM90_FN void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
 
 // One arrival on `bar` (release at CTA scope).
 WEFT_SM90_FN void mbarrier_arrive(uint64_t* bar) {
@@ -50,7 +54,8 @@ WEFT_SM90_FN void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
 
 // Raises the current phase's expected transaction count by `bytes` without arriving.
 WEFT_SM90_FN void mbarrier_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)),
+               "r"(bytes)
                : "memory");
 }
 
@@ -140,10 +145,14 @@ WEFT_SM90_FN uint32_t cluster_nctarank() {
 }
 
 // Arrives on the cluster barrier (release): every thread of every CTA of the cluster.
-WEFT_SM90_FN void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+WEFT_SM90_FN void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
 
 // Waits for the cluster barrier's current phase (acquire).
-WEFT_SM90_FN void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+WEFT_SM90_FN void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 
 // cluster_arrive then cluster_wait.
 WEFT_SM90_FN void cluster_sync() {
@@ -164,7 +173,9 @@ WEFT_SM90_FN T* map_to_cta(T* pointer, uint32_t cta) {
 // must call it); exactly one lane gets true.
 WEFT_SM90_FN bool elect_one() {
   uint32_t elected;
-  asm volatile("{\n.reg .pred p;\nelect.sync _|p, %1;\nselp.u32 %0, 1, 0, p;\n}" : "=r"(elected) : "r"(0xffffffffu));
+  asm volatile("{\n.reg .pred p;\nelect.sync _|p, %1;\nselp.u32 %0, 1, 0, p;\n}"
+               : "=r"(elected)
+               : "r"(0xffffffffu));
   return elected != 0;
 }
 
@@ -174,13 +185,15 @@ WEFT_SM90_FN bool elect_one() {
 // (__launch_bounds__ or -maxrregcount).
 template <uint32_t Registers>
 WEFT_SM90_FN void setmaxnreg_inc() {
-  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256, "setmaxnreg takes a multiple of 8 in [24, 256]");
+  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256,
+                "setmaxnreg takes a multiple of 8 in [24, 256]");
   WEFT_SM90A_ASM("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
 }
 // See setmaxnreg_inc: lowers the limit, releasing registers to the SM's pool.
 template <uint32_t Registers>
 WEFT_SM90_FN void setmaxnreg_dec() {
-  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256, "setmaxnreg takes a multiple of 8 in [24, 256]");
+  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256,
+                "setmaxnreg takes a multiple of 8 in [24, 256]");
   WEFT_SM90A_ASM("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Registers));
 }
 

@@ -18,8 +18,8 @@ static_assert(sizeof(tensor_map) == sizeof(CUtensorMap) && alignof(tensor_map) =
 // when swizzled) landing in shared memory with `mode`'s swizzle. Elements outside the array read
 // as zero. Returns the driver's status (CUDA_SUCCESS, or why the encoding failed).
 template <int Rank>
-CUresult make_tensor_map(CUtensorMap* map, const void* base, uint32_t elementBytes, const uint64_t (&extents)[Rank],
-                         const uint32_t (&box)[Rank], swizzle mode) {
+CUresult make_tensor_map(CUtensorMap* map, const void* base, uint32_t elementBytes,
+                         const uint64_t (&extents)[Rank], const uint32_t (&box)[Rank], swizzle mode) {
   static_assert(Rank >= 1 && Rank <= 5, "tiled tensor maps have 1 to 5 dimensions");
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
@@ -27,8 +27,8 @@ CUresult make_tensor_map(CUtensorMap* map, const void* base, uint32_t elementByt
   static Encode encode = [] {
     void* function = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
         found != cudaDriverEntryPointSuccess) {
       function = nullptr;
     }
@@ -37,20 +37,11 @@ CUresult make_tensor_map(CUtensorMap* map, const void* base, uint32_t elementByt
   if (encode == nullptr) return CUDA_ERROR_NOT_FOUND;
   CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
   switch (elementBytes) {
-    case 1:
-      type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-      break;
-    case 2:
-      type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-      break;
-    case 4:
-      type = CU_TENSOR_MAP_DATA_TYPE_UINT32;
-      break;
-    case 8:
-      type = CU_TENSOR_MAP_DATA_TYPE_UINT64;
-      break;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    case 1: type = CU_TENSOR_MAP_DATA_TYPE_UINT8; break;
+    case 2: type = CU_TENSOR_MAP_DATA_TYPE_UINT16; break;
+    case 4: type = CU_TENSOR_MAP_DATA_TYPE_UINT32; break;
+    case 8: type = CU_TENSOR_MAP_DATA_TYPE_UINT64; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
   // The driver lists dimensions innermost first, and the byte strides of all but the innermost.
   cuuint64_t dims[Rank], strides[Rank > 1 ? Rank - 1 : 1];
@@ -64,8 +55,8 @@ CUresult make_tensor_map(CUtensorMap* map, const void* base, uint32_t elementByt
     stride *= dims[d];
   }
   return encode(map, type, Rank, const_cast<void*>(base), dims, strides, boxDims, elementStrides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(mode), CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(mode),
+                CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
 }  // namespace weft::tiles::sm90

@@ -27,15 +27,15 @@ WEFT_SM90_FN void tma_prefetch_descriptor(const void* map) {
 // phase must expect them (mbarrier_arrive_expect_tx).
 WEFT_SM90_FN void tma_load(void* dst, const void* map, uint64_t* bar, int32_t x, int32_t y) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
-          shared_address(dst)),
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
+      "[%2];" ::"r"(shared_address(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(shared_address(bar)), "r"(x), "r"(y)
       : "memory");
 }
 WEFT_SM90_FN void tma_load(void* dst, const void* map, uint64_t* bar, int32_t x, int32_t y, int32_t z) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(
-          shared_address(dst)),
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];" ::"r"(shared_address(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(shared_address(bar)), "r"(x), "r"(y), "r"(z)
       : "memory");
 }
@@ -43,7 +43,8 @@ WEFT_SM90_FN void tma_load(void* dst, const void* map, uint64_t* bar, int32_t x,
 // tma_load whose box lands at `dst`'s offset in the shared memory of every cluster CTA whose bit
 // is set in `ctaMask`, each counting the bytes on the mbarrier at `bar`'s offset in its own
 // shared memory.
-WEFT_SM90_FN void tma_load_multicast(void* dst, const void* map, uint64_t* bar, uint16_t ctaMask, int32_t x, int32_t y) {
+WEFT_SM90_FN void tma_load_multicast(void* dst, const void* map, uint64_t* bar, uint16_t ctaMask, int32_t x,
+                                     int32_t y) {
   WEFT_SM90A_ASM(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
       " [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(shared_address(dst)),
@@ -68,7 +69,9 @@ WEFT_SM90_FN void tma_store(const void* map, const void* src, int32_t x, int32_t
 }
 
 // Closes the thread's current bulk group of TMA stores.
-WEFT_SM90_FN void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+WEFT_SM90_FN void tma_store_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 
 // Waits until at most Pending of the thread's committed store groups are still reading their
 // shared-memory sources (the sources of the others may be overwritten).

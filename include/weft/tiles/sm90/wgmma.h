@@ -20,32 +20,39 @@ enum class wgmma_type { f16, bf16, tf32, e4m3, e5m2 };
 WEFT_HD constexpr uint32_t wgmma_element_bytes(wgmma_type type) {
   switch (type) {
     case wgmma_type::f16:
-    case wgmma_type::bf16:
-      return 2;
-    case wgmma_type::tf32:
-      return 4;
+    case wgmma_type::bf16: return 2;
+    case wgmma_type::tf32: return 4;
     case wgmma_type::e4m3:
-    case wgmma_type::e5m2:
-      return 1;
+    case wgmma_type::e5m2: return 1;
   }
   return 0;
 }
 
 // K of one instruction: 32 bytes of elements (k16, k8 for tf32, k32 for fp8).
-WEFT_HD constexpr uint32_t wgmma_k(wgmma_type type) { return kWgmmaStepBytes / wgmma_element_bytes(type); }
+WEFT_HD constexpr uint32_t wgmma_k(wgmma_type type) {
+  return kWgmmaStepBytes / wgmma_element_bytes(type);
+}
 
 // The accumulator fragment of m64nN (fp32): thread t of the warpgroup (t = threadIdx.x % 128)
 // holds N / 2 floats; its element i is D[wgmma_row(t, i)][wgmma_col(t, i)]. Warp w owns rows
 // [16 w, 16 w + 16); within each 8-column block j = i / 4, lane l holds rows l / 4 and l / 4 + 8,
 // columns 2 (l % 4) and 2 (l % 4) + 1 (the mma.sync m16n8 layout, repeated along N).
-WEFT_HD constexpr uint32_t wgmma_row(uint32_t t, uint32_t i) { return t / 32 * 16 + t % 32 / 4 + i / 2 % 2 * 8; }
+WEFT_HD constexpr uint32_t wgmma_row(uint32_t t, uint32_t i) {
+  return t / 32 * 16 + t % 32 / 4 + i / 2 % 2 * 8;
+}
 // See wgmma_row.
-WEFT_HD constexpr uint32_t wgmma_col(uint32_t t, uint32_t i) { return i / 4 * 8 + t % 4 * 2 + i % 2; }
+WEFT_HD constexpr uint32_t wgmma_col(uint32_t t, uint32_t i) {
+  return i / 4 * 8 + t % 4 * 2 + i % 2;
+}
 
 // Orders the warpgroup's register and shared-memory accesses before the wgmmas that follow.
-WEFT_SM90_FN void wgmma_fence() { WEFT_SM90A_ASM("wgmma.fence.sync.aligned;" ::: "memory"); }
+WEFT_SM90_FN void wgmma_fence() {
+  WEFT_SM90A_ASM("wgmma.fence.sync.aligned;" ::: "memory");
+}
 // Closes the warpgroup's current group of wgmmas.
-WEFT_SM90_FN void wgmma_commit() { WEFT_SM90A_ASM("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+WEFT_SM90_FN void wgmma_commit() {
+  WEFT_SM90A_ASM("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
 // Waits until at most Pending of the warpgroup's committed wgmma groups are in flight.
 template <int Pending>
 WEFT_SM90_FN void wgmma_wait() {
@@ -56,6 +63,7 @@ WEFT_SM90_FN void wgmma_wait() {
 // wgmma_commit / wgmma_wait, while an asynchronous wgmma owns them).
 template <uint32_t R>
 WEFT_SM90_FN void wgmma_fence_operands(float (&d)[R]) {
+#pragma unroll
   for (uint32_t i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
@@ -70,84 +78,97 @@ namespace detail {
 #define WEFT_WGMMA_D64(o) WEFT_WGMMA_D32(o), WEFT_WGMMA_D32(o + 32)
 #define WEFT_WGMMA_D128(o) WEFT_WGMMA_D64(o), WEFT_WGMMA_D64(o + 64)
 #define WEFT_WGMMA_N8_REGS \
-  "{" "%0, %1, %2, %3" "}"
+  "{"                      \
+  "%0, %1, %2, %3"         \
+  "}"
 #define WEFT_WGMMA_N8_IN "4", "5", "6", "7"
-#define WEFT_WGMMA_N16_REGS \
-  "{" "%0, %1, %2, %3, %4, %5, %6, %7" "}"
+#define WEFT_WGMMA_N16_REGS        \
+  "{"                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7" \
+  "}"
 #define WEFT_WGMMA_N16_IN "8", "9", "10", "11"
-#define WEFT_WGMMA_N32_REGS \
-  "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" "}"
+#define WEFT_WGMMA_N32_REGS                                              \
+  "{"                                                                    \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+  "}"
 #define WEFT_WGMMA_N32_IN "16", "17", "18", "19"
-#define WEFT_WGMMA_N64_REGS \
-  "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" "}"
+#define WEFT_WGMMA_N64_REGS                                                        \
+  "{"                                                                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}"
 #define WEFT_WGMMA_N64_IN "32", "33", "34", "35"
-#define WEFT_WGMMA_N128_REGS \
-  "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+#define WEFT_WGMMA_N128_REGS                                                         \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" "}"
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
+  "}"
 #define WEFT_WGMMA_N128_IN "64", "65", "66", "67"
-#define WEFT_WGMMA_N256_REGS \
-  "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" "}"
+#define WEFT_WGMMA_N256_REGS                                                                       \
+  "{"                                                                                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "               \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "               \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "               \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "               \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "               \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+  "}"
 #define WEFT_WGMMA_N256_IN "128", "129", "130", "131"
 
 // The instruction text: with (16-bit types) or without the transpose immediates.
-#define WEFT_WGMMA_TEXT_T(shape, regs, ia, ib, is, it)                                                    \
+#define WEFT_WGMMA_TEXT_T(shape, regs, ia, ib, is, it)                                                  \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", %" ia \
   ", %" ib ", p, 1, 1, 0, %" it ";\n}\n"
-#define WEFT_WGMMA_TEXT(shape, regs, ia, ib, is, it) \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", %" ia ", %" ib ", p, 1, 1;\n}\n"
+#define WEFT_WGMMA_TEXT(shape, regs, ia, ib, is, it)                                                    \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", %" ia \
+  ", %" ib ", p, 1, 1;\n}\n"
 #define WEFT_WGMMA_EXPAND(text, ...) text(__VA_ARGS__)
 
 // One wgmma m64nN per operand type; N / 2 accumulator registers.
 template <uint32_t N>
 struct wgmma_op;
 
-#define WEFT_WGMMA_DEFINE(N, ACC)                                                                                   \
-  template <>                                                                                                      \
-  struct wgmma_op<N> {                                                                                             \
-    template <wgmma_type T, bool TransposeB>                                                                       \
-    WEFT_SM90_FN static void run(float (&d)[N / 2], uint64_t a, uint64_t b, uint32_t scaleD) {                     \
-      if constexpr (T == wgmma_type::f16) {                                                                        \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.f16.f16", WEFT_WGMMA_N##N##_REGS,      \
-                                       WEFT_WGMMA_N##N##_IN)                                                       \
-                     : ACC                                                                                         \
-                     : "l"(a), "l"(b), "r"(scaleD), "n"(int(TransposeB))                                           \
-                     : "memory");                                                                                  \
-      } else if constexpr (T == wgmma_type::bf16) {                                                                \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.bf16.bf16", WEFT_WGMMA_N##N##_REGS,    \
-                                       WEFT_WGMMA_N##N##_IN)                                                       \
-                     : ACC                                                                                         \
-                     : "l"(a), "l"(b), "r"(scaleD), "n"(int(TransposeB))                                           \
-                     : "memory");                                                                                  \
-      } else if constexpr (T == wgmma_type::tf32) {                                                                \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k8.f32.tf32.tf32", WEFT_WGMMA_N##N##_REGS,       \
-                                       WEFT_WGMMA_N##N##_IN)                                                       \
-                     : ACC                                                                                         \
-                     : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                                         \
-                     : "memory");                                                                                  \
-      } else if constexpr (T == wgmma_type::e4m3) {                                                                \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e4m3.e4m3", WEFT_WGMMA_N##N##_REGS,      \
-                                       WEFT_WGMMA_N##N##_IN)                                                       \
-                     : ACC                                                                                         \
-                     : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                                         \
-                     : "memory");                                                                                  \
-      } else {                                                                                                     \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e5m2.e5m2", WEFT_WGMMA_N##N##_REGS,      \
-                                       WEFT_WGMMA_N##N##_IN)                                                       \
-                     : ACC                                                                                         \
-                     : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                                         \
-                     : "memory");                                                                                  \
-      }                                                                                                            \
-    }                                                                                                              \
+#define WEFT_WGMMA_DEFINE(N, ACC)                                                              \
+  template <>                                                                                  \
+  struct wgmma_op<N> {                                                                         \
+    template <wgmma_type T, bool TransposeB>                                                   \
+    WEFT_SM90_FN static void run(float (&d)[N / 2], uint64_t a, uint64_t b, uint32_t scaleD) { \
+      if constexpr (T == wgmma_type::f16) {                                                    \
+        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.f16.f16",       \
+                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
+                       : ACC                                                                   \
+                       : "l"(a), "l"(b), "r"(scaleD), "n"(int(TransposeB))                     \
+                       : "memory");                                                            \
+      } else if constexpr (T == wgmma_type::bf16) {                                            \
+        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.bf16.bf16",     \
+                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
+                       : ACC                                                                   \
+                       : "l"(a), "l"(b), "r"(scaleD), "n"(int(TransposeB))                     \
+                       : "memory");                                                            \
+      } else if constexpr (T == wgmma_type::tf32) {                                            \
+        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k8.f32.tf32.tf32",        \
+                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
+                       : ACC                                                                   \
+                       : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                   \
+                       : "memory");                                                            \
+      } else if constexpr (T == wgmma_type::e4m3) {                                            \
+        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e4m3.e4m3",       \
+                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
+                       : ACC                                                                   \
+                       : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                   \
+                       : "memory");                                                            \
+      } else {                                                                                 \
+        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e5m2.e5m2",       \
+                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
+                       : ACC                                                                   \
+                       : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                   \
+                       : "memory");                                                            \
+      }                                                                                        \
+    }                                                                                          \
   };
 
 WEFT_WGMMA_DEFINE(8, WEFT_WGMMA_D4(0))
@@ -179,18 +200,21 @@ WEFT_SM90_FN void stmatrix(void* row, const uint32_t (&r)[Count]) {
   static_assert(Count == 1 || Count == 2 || Count == 4, "stmatrix stores 1, 2 or 4 matrices");
   const uint32_t address = shared_address(row);
   if constexpr (Count == 1 && Trans) {
-    asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(address), "r"(r[0]) : "memory");
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(address), "r"(r[0])
+                 : "memory");
   } else if constexpr (Count == 1) {
     asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" ::"r"(address), "r"(r[0]) : "memory");
   } else if constexpr (Count == 2 && Trans) {
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(address), "r"(r[0]), "r"(r[1])
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(address), "r"(r[0]),
+                 "r"(r[1])
                  : "memory");
   } else if constexpr (Count == 2) {
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(address), "r"(r[0]), "r"(r[1])
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(address), "r"(r[0]),
+                 "r"(r[1])
                  : "memory");
   } else if constexpr (Trans) {
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(r[0]),
-                 "r"(r[1]), "r"(r[2]), "r"(r[3])
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
+                 "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
                  : "memory");
   } else {
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(r[0]),
