@@ -9,7 +9,8 @@ in the program on seeded random data (WEFT_TEST_SEED). Each program is
     library headers (main() is skipped there);
 (c) on the GPU (marked `gpu`): built by nvcc and run.
 The Hopper building blocks' programs (tests/tiles/test_sm90_*.cu, <weft/tiles/sm90.h>) are GPU
-only: compiled for sm_90a by nvcc (ptxas accepts them) and built and run on an sm_90 GPU.
+only: compiled for sm_90a by nvcc (ptxas accepts them) and built and run on an sm_90 GPU; their
+layout arithmetic (test_sm90_layout.cu) runs on the host.
 Ill-formed uses must fail to compile with the header's static_assert message.
 """
 
@@ -134,6 +135,16 @@ def test_gpu(name, tmp_path):
     executable = tmp_path / name
     build = subprocess.run([str(NVCC), "-std=c++20", "-arch=native", "-O3", f"-I{INCLUDE}", f"-I{TILES}",
                             str(source_of(name)), "-o", str(executable)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-8000:]
+    run_program(executable)
+
+
+def test_sm90_layout_host(tmp_path):
+    """(a) The Hopper blocks' constexpr layout arithmetic (swizzled smem tiles against TMA's
+    swizzle, wgmma descriptors, the accumulator fragment) on the host."""
+    executable = tmp_path / "test_sm90_layout"
+    build = subprocess.run([*compiler(), *HOST_FLAGS, "-x", "c++", str(source_of("test_sm90_layout")), "-o",
+                            str(executable)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-8000:]
     run_program(executable)
 

@@ -1,9 +1,10 @@
 // weft's sm_90a (Hopper) building blocks, usable from CUDA C++ (nvcc -arch=sm_90a, NVRTC
 // -arch=sm_90a) and by weft's generated code (docs/tiles.md, "Hopper building blocks (C++)"):
 // mbarriers and a ring of stages, clusters, elect.sync and setmaxnreg (sm90/sync.h); TMA loads,
-// multicast and stores (sm90/tma.h); swizzled shared-memory tiles and wgmma descriptors
-// (sm90/layout.h); wgmma and stmatrix (sm90/wgmma.h); tensor-map encoding on the host
-// (sm90/tensor_map.h). Namespace weft::tiles::sm90.
+// multicast and stores (sm90/tma.h); swizzled shared-memory tiles, wgmma descriptors and the
+// accumulator layout (sm90/layout.h: constexpr, host C++ too); wgmma and stmatrix
+// (sm90/wgmma.h); tensor-map encoding on the host (sm90/tensor_map.h). Namespace
+// weft::tiles::sm90.
 //
 // wgmma, setmaxnreg and multicast loads are sm_90a instructions: in a device pass for another
 // architecture (such as the compute_90 PTX that nvcc -arch=sm_90a embeds besides the sm_90a code)

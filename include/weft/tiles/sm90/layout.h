@@ -1,6 +1,7 @@
-// Swizzled shared-memory tile layouts as TMA writes them, and the wgmma shared-memory matrix
-// descriptors that read them (docs/tiles.md, "Hopper building blocks (C++)"). constexpr and
-// host-callable, so that host code (tests, a code generator) computes the same offsets.
+// Swizzled shared-memory tile layouts as TMA writes them, the wgmma shared-memory matrix
+// descriptors that read them and wgmma's accumulator fragment layout (docs/tiles.md, "Hopper building blocks
+// (C++)"). constexpr and host-callable, so that host code (tests, a code generator) computes the same
+// offsets.
 //
 // A smem_tile<Rows, Cols, ElementBytes, Swizzle> is a Rows x Cols tile whose Cols dimension is
 // contiguous, stored as column slabs Swizzle bytes wide (TMA's box inner dimension cannot exceed
@@ -15,6 +16,8 @@
 //   of K (k16 for 16-bit types, k8 for tf32, k32 for fp8);
 // - MN-major (B stored K x N, 16-bit types only): Rows = K, Cols = N; one step reads 16 rows.
 #pragma once
+
+#include "weft/device/config.h"
 
 namespace weft::tiles::sm90 {
 
@@ -99,5 +102,37 @@ struct smem_tile {
                            8 * kSwizzleBytes, Mode);
   }
 };
+
+// The operand types of wgmma (the accumulator is fp32 for all of them).
+enum class wgmma_type { f16, bf16, tf32, e4m3, e5m2 };
+
+// Bytes of one operand element.
+WEFT_HD constexpr uint32_t wgmma_element_bytes(wgmma_type type) {
+  switch (type) {
+    case wgmma_type::f16:
+    case wgmma_type::bf16: return 2;
+    case wgmma_type::tf32: return 4;
+    case wgmma_type::e4m3:
+    case wgmma_type::e5m2: return 1;
+  }
+  return 0;
+}
+
+// K of one instruction: 32 bytes of elements (k16, k8 for tf32, k32 for fp8).
+WEFT_HD constexpr uint32_t wgmma_k(wgmma_type type) {
+  return kWgmmaStepBytes / wgmma_element_bytes(type);
+}
+
+// The accumulator fragment of m64nN (fp32): thread t of the warpgroup (t = threadIdx.x % 128)
+// holds N / 2 floats; its element i is D[wgmma_row(t, i)][wgmma_col(t, i)]. Warp w owns rows
+// [16 w, 16 w + 16); within each 8-column block j = i / 4, lane l holds rows l / 4 and l / 4 + 8,
+// columns 2 (l % 4) and 2 (l % 4) + 1 (the mma.sync m16n8 layout, repeated along N).
+WEFT_HD constexpr uint32_t wgmma_row(uint32_t t, uint32_t i) {
+  return t / 32 * 16 + t % 32 / 4 + i / 2 % 2 * 8;
+}
+// See wgmma_row.
+WEFT_HD constexpr uint32_t wgmma_col(uint32_t t, uint32_t i) {
+  return i / 4 * 8 + t % 4 * 2 + i % 2;
+}
 
 }  // namespace weft::tiles::sm90

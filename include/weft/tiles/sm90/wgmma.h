@@ -1,9 +1,9 @@
 // sm_90a warpgroup matrix multiply-accumulate (docs/tiles.md, "Hopper building blocks (C++)"):
 // wgmma.mma_async m64nNk* with both operands in shared memory (descriptors from
-// weft/tiles/sm90/layout.h) and an fp32 accumulator in registers, for float16, bfloat16, tfloat32
-// and float8 e4m3/e5m2 operands; the fence / commit / wait protocol; the accumulator's fragment
-// layout; and stmatrix. The four warps of a warpgroup (128 consecutive threads starting at a
-// multiple of 128) call each of them together.
+// weft/tiles/sm90/layout.h) and an fp32 accumulator in registers (its fragment layout:
+// wgmma_row / wgmma_col there), for float16, bfloat16, tfloat32 and float8 e4m3/e5m2 operands;
+// the fence / commit / wait protocol; and stmatrix. The four warps of a warpgroup (128
+// consecutive threads starting at a multiple of 128) call each wgmma function together.
 //
 // Protocol: wgmma_fence() before the first wgmma that reads accumulator registers the threads
 // wrote (and after shared-memory operands were written by the threads: fence_proxy_async first);
@@ -12,38 +12,6 @@
 #pragma once
 
 namespace weft::tiles::sm90 {
-
-// The operand types of wgmma (the accumulator is fp32 for all of them).
-enum class wgmma_type { f16, bf16, tf32, e4m3, e5m2 };
-
-// Bytes of one operand element.
-WEFT_HD constexpr uint32_t wgmma_element_bytes(wgmma_type type) {
-  switch (type) {
-    case wgmma_type::f16:
-    case wgmma_type::bf16: return 2;
-    case wgmma_type::tf32: return 4;
-    case wgmma_type::e4m3:
-    case wgmma_type::e5m2: return 1;
-  }
-  return 0;
-}
-
-// K of one instruction: 32 bytes of elements (k16, k8 for tf32, k32 for fp8).
-WEFT_HD constexpr uint32_t wgmma_k(wgmma_type type) {
-  return kWgmmaStepBytes / wgmma_element_bytes(type);
-}
-
-// The accumulator fragment of m64nN (fp32): thread t of the warpgroup (t = threadIdx.x % 128)
-// holds N / 2 floats; its element i is D[wgmma_row(t, i)][wgmma_col(t, i)]. Warp w owns rows
-// [16 w, 16 w + 16); within each 8-column block j = i / 4, lane l holds rows l / 4 and l / 4 + 8,
-// columns 2 (l % 4) and 2 (l % 4) + 1 (the mma.sync m16n8 layout, repeated along N).
-WEFT_HD constexpr uint32_t wgmma_row(uint32_t t, uint32_t i) {
-  return t / 32 * 16 + t % 32 / 4 + i / 2 % 2 * 8;
-}
-// See wgmma_row.
-WEFT_HD constexpr uint32_t wgmma_col(uint32_t t, uint32_t i) {
-  return i / 4 * 8 + t % 4 * 2 + i % 2;
-}
 
 // Orders the warpgroup's register and shared-memory accesses before the wgmmas that follow.
 WEFT_SM90_FN void wgmma_fence() {
