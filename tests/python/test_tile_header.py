@@ -159,6 +159,18 @@ def test_nvcc_sm90a(name, tmp_path):
     assert build.returncode == 0, build.stdout[-6000:] + build.stderr[-6000:]
 
 
+BENCH_WGMMA = REPO / "bench" / "tile_header" / "bench_gemm_wgmma.cu"
+
+
+@needs_toolkit
+def test_nvcc_bench_gemm_wgmma(tmp_path):
+    """The warp-specialized wgmma GEMM benchmark built from the Hopper blocks compiles for sm_90a
+    without warnings."""
+    build = subprocess.run([str(NVCC), *SM90A_FLAGS, "-O3", "-c", str(BENCH_WGMMA), "-o", str(tmp_path / "bench.o")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-6000:] + build.stderr[-6000:]
+
+
 SM90_NVRTC_UNIT = r"""
 #include <weft/cuda_tile.h>
 namespace s = ::weft::tiles::sm90;
@@ -238,6 +250,21 @@ def test_gpu_sm90a(name, tmp_path):
                             str(source_of(name)), "-o", str(executable)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-8000:]
     run_program(executable)
+
+
+@needs_toolkit
+@pytest.mark.gpu
+def test_gpu_bench_gemm_wgmma(tmp_path):
+    """The wgmma GEMM benchmark on an sm_90 GPU: every element of each product (square, odd and
+    small shapes) agrees with cuBLAS's fp32 result to bf16 precision (it prints its TFLOP/s)."""
+    if not gpu_is_sm90():
+        pytest.skip("needs an sm_90 GPU (H100 / H200)")
+    executable = tmp_path / "bench_gemm_wgmma"
+    build = subprocess.run([str(NVCC), "-std=c++20", "-arch=sm_90a", "-O3", f"-I{INCLUDE}", str(BENCH_WGMMA),
+                            "-lcublas", "-o", str(executable)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-8000:]
+    result = subprocess.run([str(executable)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and "0 failures" in result.stdout, result.stdout[-6000:] + result.stderr[-2000:]
 
 
 @pytest.mark.parametrize("mode", ["serial", "emulated"])
