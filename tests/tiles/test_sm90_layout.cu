@@ -2,8 +2,8 @@
 // on the host): smem_tile offsets against TMA's swizzle written out per mode (16-byte chunk j of
 // row r of a slab stored at chunk j ^ (r % 8) for 128 bytes, j ^ (r / 2 % 4) for 64, j ^ (r / 4 % 2)
 // for 32) and as a bijection onto the tile's bytes; the wgmma descriptors' bit fields for K-major
-// and MN-major operands over slabs, steps and row and column blocks; and the accumulator fragment
-// covering the 64 x N tile once. Host C++ (g++ -DWEFT_HOST) in CI; test_sm90_tma.cu and
+// and MN-major operands over slabs, steps and row and column blocks; and the accumulator and A
+// register fragments covering their tiles once. Host C++ (g++ -DWEFT_HOST) in CI; test_sm90_tma.cu and
 // test_sm90_wgmma.cu check the same layouts against the hardware.
 #include <weft/tiles/sm90/layout.h>
 
@@ -95,6 +95,23 @@ void run_fragment() {
   check(s::wgmma_row(37, 6) == 25 && s::wgmma_col(37, 6) == 10, "wgmma fragment element");
 }
 
+// The A fragment of wgmma with A in registers covers the 64 x K tile once.
+void run_a_fragment(s::wgmma_type type) {
+  const uint32_t k = s::wgmma_k(type), per = 4 / s::wgmma_element_bytes(type);
+  std::vector<int> seen(64 * k, 0);
+  for (uint32_t t = 0; t < 128; ++t) {
+    for (uint32_t j = 0; j < 4; ++j) {
+      for (uint32_t e = 0; e < per; ++e) {
+        const uint32_t row = s::wgmma_a_row(t, j), col = s::wgmma_a_col(type, t, j, e);
+        if (check(row < 64 && col < k, "wgmma A fragment in range")) ++seen[row * k + col];
+      }
+    }
+  }
+  int once = 0;
+  for (int v : seen) once += v == 1;
+  check(once == int(64 * k), "wgmma A fragment covers the tile once, K " + std::to_string(k));
+}
+
 int main() {
   using Z = s::swizzle;
   for (uint32_t offset = 0; offset < 4096; offset += 16) {
@@ -114,5 +131,13 @@ int main() {
   run_fragment<8>();
   run_fragment<64>();
   run_fragment<256>();
+  run_a_fragment(s::wgmma_type::bf16);
+  run_a_fragment(s::wgmma_type::tf32);
+  run_a_fragment(s::wgmma_type::e4m3);
+  // Lane 6 of warp 2, register 3 (row + 8, second half of K), element 1.
+  check(s::wgmma_a_row(70, 3) == 32 + 1 + 8 && s::wgmma_a_col(s::wgmma_type::f16, 70, 3, 1) == 8 + 4 + 1 &&
+            s::wgmma_a_col(s::wgmma_type::e5m2, 70, 3, 1) == 16 + 8 + 1 &&
+            s::wgmma_a_col(s::wgmma_type::tf32, 70, 3, 0) == 4 + 2,
+        "wgmma A fragment element");
   return finish("test_sm90_layout");
 }

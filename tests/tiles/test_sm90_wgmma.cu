@@ -3,9 +3,10 @@
 // bfloat16, tfloat32, float8 e4m3 and e5m2, fp32 accumulate), N from 8 to 256, the 128, 64 and
 // 32-byte swizzles, K-major and MN-major B, tiles of several swizzle slabs, two warpgroups on the
 // rows of one A tile, accumulating onto and overwriting the accumulator, one commit group per K
-// step with wgmma_wait<1>, and the documented accumulator fragment layout. The threads write the
-// operands to shared memory through smem_tile::offset (test_sm90_tma.cu checks that TMA writes
-// the same layout). GPU only (sm_90a): tests/python/test_tile_header.py.
+// step with wgmma_wait<1>, A from registers in the documented fragment layout, and the
+// documented accumulator fragment layout. The threads write the operands to shared memory
+// through smem_tile::offset (test_sm90_tma.cu checks that TMA writes the same layout). GPU only
+// (sm_90a): tests/python/test_tile_header.py.
 #include "tile_test.h"
 
 #include <weft/tiles/sm90.h>
@@ -30,8 +31,9 @@ struct operands {
 
 // d (M x N, row-major) = a (M x K, row-major) b (K x N, row-major) + (accumulate ? c : 0); each
 // warpgroup computes 64 rows. Pipelined: one commit group per K step, at most one in flight.
+// RegistersA: A's fragments go from global memory to registers (wgmma_a_row / wgmma_a_col).
 template <s::wgmma_type T, uint32_t Warpgroups, uint32_t N, uint32_t K, s::swizzle Mode, bool MnMajorB,
-          bool Pipelined>
+          bool Pipelined, bool RegistersA>
 __global__ void __launch_bounds__(128 * Warpgroups)
     wgmma_kernel(const unsigned char* a, const unsigned char* b, const float* c, float* d, bool accumulate) {
   using O = operands<T, Warpgroups, N, K, Mode, MnMajorB>;
@@ -55,13 +57,36 @@ __global__ void __launch_bounds__(128 * Warpgroups)
   for (uint32_t i = 0; i < N / 2; ++i)
     acc[i] = c[(64 * warpgroup + s::wgmma_row(t, i)) * N + s::wgmma_col(t, i)];
   const uint32_t baseA = s::shared_address(tileA), baseB = s::shared_address(tileB);
+  constexpr uint32_t kSteps = K / s::wgmma_k(T);
+  uint32_t fragments[kSteps][4];
+  if constexpr (RegistersA) {
+#pragma unroll
+    for (uint32_t step = 0; step < kSteps; ++step) {
+#pragma unroll
+      for (uint32_t j = 0; j < 4; ++j) {
+        uint32_t word = 0;
+        for (uint32_t e = 0; e < 4 / E; ++e) {
+          const uint32_t row = 64 * warpgroup + s::wgmma_a_row(t, j);
+          const uint32_t col = step * s::wgmma_k(T) + s::wgmma_a_col(T, t, j, e);
+          uint32_t element = 0;
+          memcpy(&element, a + (row * K + col) * E, E);
+          word |= element << (8 * E * e);
+        }
+        fragments[step][j] = word;
+      }
+    }
+  }
   s::wgmma_fence();
 #pragma unroll
-  for (uint32_t step = 0; step < K / s::wgmma_k(T); ++step) {
+  for (uint32_t step = 0; step < kSteps; ++step) {
     const uint64_t descriptorB =
         MnMajorB ? O::B::mn_major_descriptor(baseB, step) : O::B::k_major_descriptor(baseB, step);
-    s::wgmma<T, N, MnMajorB>(acc, O::A::k_major_descriptor(baseA, step, 64 * warpgroup), descriptorB,
-                             accumulate || step > 0);
+    if constexpr (RegistersA) {
+      s::wgmma<T, N, MnMajorB>(acc, fragments[step], descriptorB, accumulate || step > 0);
+    } else {
+      s::wgmma<T, N, MnMajorB>(acc, O::A::k_major_descriptor(baseA, step, 64 * warpgroup), descriptorB,
+                               accumulate || step > 0);
+    }
     if constexpr (Pipelined) {
       s::wgmma_commit();
       s::wgmma_wait<1>();
@@ -110,7 +135,7 @@ const char* name_of(s::wgmma_type type) {
 }
 
 template <s::wgmma_type T, uint32_t Warpgroups, uint32_t N, uint32_t K, s::swizzle Mode,
-          bool MnMajorB = false, bool Pipelined = false>
+          bool MnMajorB = false, bool Pipelined = false, bool RegistersA = false>
 void run_wgmma(Random& random, bool accumulate = true) {
   using O = operands<T, Warpgroups, N, K, Mode, MnMajorB>;
   constexpr uint32_t M = 64 * Warpgroups, E = O::kBytes;
@@ -122,7 +147,7 @@ void run_wgmma(Random& random, bool accumulate = true) {
   for (uint32_t i = 0; i < M * K; ++i) encode<T>(av[i] = draw(), &a[i * E]);
   for (uint32_t i = 0; i < K * N; ++i) encode<T>(bv[i] = draw(), &b[i * E]);
   for (uint32_t i = 0; i < M * N; ++i) c[i] = cv[i] = draw() * 8.0f;
-  auto kernel = wgmma_kernel<T, Warpgroups, N, K, Mode, MnMajorB, Pipelined>;
+  auto kernel = wgmma_kernel<T, Warpgroups, N, K, Mode, MnMajorB, Pipelined, RegistersA>;
   cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, O::kSharedBytes),
              "smem");
   kernel<<<1, 128 * Warpgroups, O::kSharedBytes>>>(a.get(), b.get(), c.get(), d.get(), accumulate);
@@ -132,7 +157,7 @@ void run_wgmma(Random& random, bool accumulate = true) {
                            std::to_string(N) + " K " + std::to_string(K) + " swizzle " +
                            std::to_string(s::swizzle_bytes(Mode)) +
                            (MnMajorB ? " MN-major B" : " K-major B") + (Pipelined ? " pipelined" : "") +
-                           (accumulate ? "" : " overwrite");
+                           (RegistersA ? " A in registers" : "") + (accumulate ? "" : " overwrite");
   int failures = 0;
   for (uint32_t i = 0; i < M && failures < 8; ++i) {
     for (uint32_t j = 0; j < N; ++j) {
@@ -175,6 +200,12 @@ int main() {
   // One commit group per K step, one left in flight.
   run_wgmma<W::bf16, 1, 128, 128, Z::b128, false, true>(random);
   run_wgmma<W::f16, 1, 64, 64, Z::b128, true, true>(random);
+  // A in registers.
+  run_wgmma<W::bf16, 1, 128, 64, Z::b128, false, false, true>(random);
+  run_wgmma<W::f16, 2, 64, 64, Z::b64, true, true, true>(random);
+  run_wgmma<W::tf32, 1, 32, 32, Z::b128, false, false, true>(random);
+  run_wgmma<W::e4m3, 1, 64, 128, Z::b128, false, false, true>(random);
+  run_wgmma<W::e5m2, 1, 8, 64, Z::b64, false, false, true>(random, false);
   return finish("test_sm90_wgmma");
 }
 #endif

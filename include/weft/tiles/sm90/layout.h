@@ -1,7 +1,7 @@
 // Swizzled shared-memory tile layouts as TMA writes them, the wgmma shared-memory matrix
-// descriptors that read them and wgmma's accumulator fragment layout (docs/tiles.md, "Hopper building blocks
-// (C++)"). constexpr and host-callable, so that host code (tests, a code generator) computes the same
-// offsets.
+// descriptors that read them, and wgmma's register fragment layouts (docs/tiles.md, "Hopper
+// building blocks (C++)"). constexpr and host-callable, so that host code (tests, a code
+// generator) computes the same offsets.
 //
 // A smem_tile<Rows, Cols, ElementBytes, Swizzle> is a Rows x Cols tile whose Cols dimension is
 // contiguous, stored as column slabs Swizzle bytes wide (TMA's box inner dimension cannot exceed
@@ -133,6 +133,20 @@ WEFT_HD constexpr uint32_t wgmma_row(uint32_t t, uint32_t i) {
 // See wgmma_row.
 WEFT_HD constexpr uint32_t wgmma_col(uint32_t t, uint32_t i) {
   return i / 4 * 8 + t % 4 * 2 + i % 2;
+}
+
+// The A fragment of a wgmma with A in registers (64 x wgmma_k(type)): thread t of the warpgroup
+// holds four 32-bit registers, each packing 4 / wgmma_element_bytes(type) elements (the first in
+// the low bits); element e of register j is A[wgmma_a_row(t, j)][wgmma_a_col(type, t, j, e)].
+// Warp w owns rows [16 w, 16 w + 16): registers 0 and 2 hold row l / 4 of lane l, 1 and 3 row
+// l / 4 + 8; registers 2 and 3 the second half of K (mma.sync's A fragment).
+WEFT_HD constexpr uint32_t wgmma_a_row(uint32_t t, uint32_t j) {
+  return t / 32 * 16 + t % 32 / 4 + j % 2 * 8;
+}
+// See wgmma_a_row.
+WEFT_HD constexpr uint32_t wgmma_a_col(wgmma_type type, uint32_t t, uint32_t j, uint32_t e) {
+  const uint32_t perRegister = 4 / wgmma_element_bytes(type);
+  return j / 2 * 4 * perRegister + t % 4 * perRegister + e;
 }
 
 }  // namespace weft::tiles::sm90

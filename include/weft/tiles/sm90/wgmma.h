@@ -87,6 +87,14 @@ namespace detail {
   "}"
 #define WEFT_WGMMA_N256_IN "128", "129", "130", "131"
 
+// The inputs of the A-in-registers form: A's four registers, descriptor B, scale-d, transpose-B.
+#define WEFT_WGMMA_N8_RS_IN "4", "5", "6", "7", "8", "9", "10"
+#define WEFT_WGMMA_N16_RS_IN "8", "9", "10", "11", "12", "13", "14"
+#define WEFT_WGMMA_N32_RS_IN "16", "17", "18", "19", "20", "21", "22"
+#define WEFT_WGMMA_N64_RS_IN "32", "33", "34", "35", "36", "37", "38"
+#define WEFT_WGMMA_N128_RS_IN "64", "65", "66", "67", "68", "69", "70"
+#define WEFT_WGMMA_N256_RS_IN "128", "129", "130", "131", "132", "133", "134"
+
 // The instruction text: with (16-bit types) or without the transpose immediates.
 #define WEFT_WGMMA_TEXT_T(shape, regs, ia, ib, is, it)                                                  \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", %" ia \
@@ -94,57 +102,79 @@ namespace detail {
 #define WEFT_WGMMA_TEXT(shape, regs, ia, ib, is, it)                                                    \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", %" ia \
   ", %" ib ", p, 1, 1;\n}\n"
+// The same with A in four registers.
+#define WEFT_WGMMA_RS_TEXT_T(shape, regs, a0, a1, a2, a3, ib, is, it)                                    \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", {%" a0 \
+  ", %" a1 ", %" a2 ", %" a3 "}, %" ib ", p, 1, 1, %" it ";\n}\n"
+#define WEFT_WGMMA_RS_TEXT(shape, regs, a0, a1, a2, a3, ib, is, it)                                      \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" is ", 0;\nwgmma.mma_async.sync.aligned." shape " " regs ", {%" a0 \
+  ", %" a1 ", %" a2 ", %" a3 "}, %" ib ", p, 1, 1;\n}\n"
 #define WEFT_WGMMA_EXPAND(text, ...) text(__VA_ARGS__)
 
-// One wgmma m64nN per operand type; N / 2 accumulator registers.
+// The wgmmas m64nN, one per operand type and form; N / 2 accumulator registers.
 template <uint32_t N>
 struct wgmma_op;
 
-#define WEFT_WGMMA_DEFINE(N, ACC)                                                              \
-  template <>                                                                                  \
-  struct wgmma_op<N> {                                                                         \
-    template <wgmma_type T, bool TransposeB>                                                   \
-    WEFT_SM90_FN static void run(float (&d)[N / 2], uint64_t a, uint64_t b, uint32_t scaleD) { \
-      if constexpr (T == wgmma_type::f16) {                                                    \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.f16.f16",       \
-                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
-                       : ACC                                                                   \
-                       : "l"(a), "l"(b), "r"(scaleD), "n"(int(TransposeB))                     \
-                       : "memory");                                                            \
-      } else if constexpr (T == wgmma_type::bf16) {                                            \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.bf16.bf16",     \
-                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
-                       : ACC                                                                   \
-                       : "l"(a), "l"(b), "r"(scaleD), "n"(int(TransposeB))                     \
-                       : "memory");                                                            \
-      } else if constexpr (T == wgmma_type::tf32) {                                            \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k8.f32.tf32.tf32",        \
-                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
-                       : ACC                                                                   \
-                       : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                   \
-                       : "memory");                                                            \
-      } else if constexpr (T == wgmma_type::e4m3) {                                            \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e4m3.e4m3",       \
-                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
-                       : ACC                                                                   \
-                       : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                   \
-                       : "memory");                                                            \
-      } else {                                                                                 \
-        WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e5m2.e5m2",       \
-                                         WEFT_WGMMA_N##N##_REGS, WEFT_WGMMA_N##N##_IN)         \
-                       : ACC                                                                   \
-                       : "l"(a), "l"(b), "r"(scaleD), "n"(0)                                   \
-                       : "memory");                                                            \
-      }                                                                                        \
-    }                                                                                          \
+// One asm statement: `text` for `shape` with N / 2 = R accumulators, input numbering `in` and the
+// input operands.
+#define WEFT_WGMMA_ONE(text, shape, N, R, in, ...)                          \
+  WEFT_SM90A_ASM(WEFT_WGMMA_EXPAND(text, shape, WEFT_WGMMA_N##N##_REGS, in) \
+                 : WEFT_WGMMA_D##R(0)                                       \
+                 : __VA_ARGS__                                              \
+                 : "memory")
+
+// Both forms (A by descriptor, A in registers) for every operand type.
+#define WEFT_WGMMA_DEFINE(N, R)                                                                              \
+  template <>                                                                                                \
+  struct wgmma_op<N> {                                                                                       \
+    template <wgmma_type T, bool TransposeB>                                                                 \
+    WEFT_SM90_FN static void run(float (&d)[R], uint64_t a, uint64_t b, uint32_t scaleD) {                   \
+      if constexpr (T == wgmma_type::f16) {                                                                  \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.f16.f16", N, R, WEFT_WGMMA_N##N##_IN, "l"(a),   \
+                       "l"(b), "r"(scaleD), "n"(int(TransposeB)));                                           \
+      } else if constexpr (T == wgmma_type::bf16) {                                                          \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_TEXT_T, "m64n" #N "k16.f32.bf16.bf16", N, R, WEFT_WGMMA_N##N##_IN, "l"(a), \
+                       "l"(b), "r"(scaleD), "n"(int(TransposeB)));                                           \
+      } else if constexpr (T == wgmma_type::tf32) {                                                          \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_TEXT, "m64n" #N "k8.f32.tf32.tf32", N, R, WEFT_WGMMA_N##N##_IN, "l"(a),    \
+                       "l"(b), "r"(scaleD), "n"(0));                                                         \
+      } else if constexpr (T == wgmma_type::e4m3) {                                                          \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e4m3.e4m3", N, R, WEFT_WGMMA_N##N##_IN, "l"(a),   \
+                       "l"(b), "r"(scaleD), "n"(0));                                                         \
+      } else {                                                                                               \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_TEXT, "m64n" #N "k32.f32.e5m2.e5m2", N, R, WEFT_WGMMA_N##N##_IN, "l"(a),   \
+                       "l"(b), "r"(scaleD), "n"(0));                                                         \
+      }                                                                                                      \
+    }                                                                                                        \
+    template <wgmma_type T, bool TransposeB>                                                                 \
+    WEFT_SM90_FN static void run(float (&d)[R], const uint32_t (&a)[4], uint64_t b, uint32_t scaleD) {       \
+      if constexpr (T == wgmma_type::f16) {                                                                  \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_RS_TEXT_T, "m64n" #N "k16.f32.f16.f16", N, R, WEFT_WGMMA_N##N##_RS_IN,     \
+                       "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaleD),                      \
+                       "n"(int(TransposeB)));                                                                \
+      } else if constexpr (T == wgmma_type::bf16) {                                                          \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_RS_TEXT_T, "m64n" #N "k16.f32.bf16.bf16", N, R, WEFT_WGMMA_N##N##_RS_IN,   \
+                       "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaleD),                      \
+                       "n"(int(TransposeB)));                                                                \
+      } else if constexpr (T == wgmma_type::tf32) {                                                          \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_RS_TEXT, "m64n" #N "k8.f32.tf32.tf32", N, R, WEFT_WGMMA_N##N##_RS_IN,      \
+                       "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaleD), "n"(0));             \
+      } else if constexpr (T == wgmma_type::e4m3) {                                                          \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_RS_TEXT, "m64n" #N "k32.f32.e4m3.e4m3", N, R, WEFT_WGMMA_N##N##_RS_IN,     \
+                       "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaleD), "n"(0));             \
+      } else {                                                                                               \
+        WEFT_WGMMA_ONE(WEFT_WGMMA_RS_TEXT, "m64n" #N "k32.f32.e5m2.e5m2", N, R, WEFT_WGMMA_N##N##_RS_IN,     \
+                       "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scaleD), "n"(0));             \
+      }                                                                                                      \
+    }                                                                                                        \
   };
 
-WEFT_WGMMA_DEFINE(8, WEFT_WGMMA_D4(0))
-WEFT_WGMMA_DEFINE(16, WEFT_WGMMA_D8(0))
-WEFT_WGMMA_DEFINE(32, WEFT_WGMMA_D16(0))
-WEFT_WGMMA_DEFINE(64, WEFT_WGMMA_D32(0))
-WEFT_WGMMA_DEFINE(128, WEFT_WGMMA_D64(0))
-WEFT_WGMMA_DEFINE(256, WEFT_WGMMA_D128(0))
+WEFT_WGMMA_DEFINE(8, 4)
+WEFT_WGMMA_DEFINE(16, 8)
+WEFT_WGMMA_DEFINE(32, 16)
+WEFT_WGMMA_DEFINE(64, 32)
+WEFT_WGMMA_DEFINE(128, 64)
+WEFT_WGMMA_DEFINE(256, 128)
 
 }  // namespace detail
 
@@ -156,6 +186,15 @@ template <wgmma_type T, uint32_t N, bool MnMajorB = false>
 WEFT_SM90_FN void wgmma(float (&d)[N / 2], uint64_t descriptorA, uint64_t descriptorB, bool accumulate) {
   static_assert(!MnMajorB || wgmma_element_bytes(T) == 2, "only 16-bit wgmma operands may be MN-major");
   detail::wgmma_op<N>::template run<T, MnMajorB>(d, descriptorA, descriptorB, accumulate ? 1u : 0u);
+}
+
+// wgmma with A (64 x K) in registers: `a` is this thread's A fragment (wgmma_a_row /
+// wgmma_a_col in layout.h); B as above. The registers of `a` must stay unchanged until the wgmma
+// has completed (wgmma_wait).
+template <wgmma_type T, uint32_t N, bool MnMajorB = false>
+WEFT_SM90_FN void wgmma(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t descriptorB, bool accumulate) {
+  static_assert(!MnMajorB || wgmma_element_bytes(T) == 2, "only 16-bit wgmma operands may be MN-major");
+  detail::wgmma_op<N>::template run<T, MnMajorB>(d, a, descriptorB, accumulate ? 1u : 0u);
 }
 
 // stmatrix m8n8 (.b16): stores Count (1, 2 or 4) 8 x 8 matrices of 16-bit elements from the warp's
