@@ -220,13 +220,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) hopper_unit(const __grid_co
 def test_nvrtc_sm90a():
     """(b) For sm_90a NVRTC compiles the tile header with the Hopper building blocks in it (the
     header includes <weft/tiles/sm90.h> where __CUDA_ARCH_FEAT_SM90_ALL is defined), with no
-    standard library headers; for plain sm_90 they are absent."""
+    standard library headers, beside every other part of the header (tests/tiles/nvrtc_unit.cu);
+    for plain sm_90 they are absent."""
     source = SM90_NVRTC_UNIT
     options = ["-std=c++20", f"-I{INCLUDE}", f"-I{CUDA / 'include'}"]
     status, log = nvrtc_compile(source, "hopper_unit.cu", options + ["-arch=sm_90a"])
     assert status == 0, log[-8000:]
     status, log = nvrtc_compile(source, "hopper_unit.cu", options + ["-arch=sm_90"])
     assert status != 0 and "sm90" in log, log[-4000:]
+    # The whole tile header next to the Hopper blocks.
+    unit = source_of("nvrtc_unit")
+    status, log = nvrtc_compile(unit.read_text(), unit.name, options + [f"-I{TILES}", "-arch=sm_90a"])
+    assert status == 0, log[-8000:]
 
 
 def gpu_is_sm90():
