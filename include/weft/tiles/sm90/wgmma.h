@@ -178,6 +178,40 @@ WEFT_WGMMA_DEFINE(256, 128)
 
 }  // namespace detail
 
+// The asm-building macros are expanded: keep them out of the includer's namespace.
+#undef WEFT_WGMMA_D4
+#undef WEFT_WGMMA_D8
+#undef WEFT_WGMMA_D16
+#undef WEFT_WGMMA_D32
+#undef WEFT_WGMMA_D64
+#undef WEFT_WGMMA_D128
+#undef WEFT_WGMMA_N8_REGS
+#undef WEFT_WGMMA_N8_IN
+#undef WEFT_WGMMA_N16_REGS
+#undef WEFT_WGMMA_N16_IN
+#undef WEFT_WGMMA_N32_REGS
+#undef WEFT_WGMMA_N32_IN
+#undef WEFT_WGMMA_N64_REGS
+#undef WEFT_WGMMA_N64_IN
+#undef WEFT_WGMMA_N128_REGS
+#undef WEFT_WGMMA_N128_IN
+#undef WEFT_WGMMA_N256_REGS
+#undef WEFT_WGMMA_N256_IN
+#undef WEFT_WGMMA_N8_RS_IN
+#undef WEFT_WGMMA_N16_RS_IN
+#undef WEFT_WGMMA_N32_RS_IN
+#undef WEFT_WGMMA_N64_RS_IN
+#undef WEFT_WGMMA_N128_RS_IN
+#undef WEFT_WGMMA_N256_RS_IN
+#undef WEFT_WGMMA_TEXT_T
+#undef WEFT_WGMMA_TEXT
+#undef WEFT_WGMMA_RS_TEXT_T
+#undef WEFT_WGMMA_RS_TEXT
+#undef WEFT_WGMMA_EXPAND
+#undef WEFT_WGMMA_ONE
+#undef WEFT_WGMMA_DEFINE
+
+
 // D (m64nN, fp32, this thread's fragment) = A B + (accumulate ? D : 0), with A (64 x K) and B
 // (K x N) read from shared memory through the descriptors: A K-major, B K-major or, with
 // MnMajorB == true for 16-bit types, MN-major (smem_tile's k_major_descriptor /
