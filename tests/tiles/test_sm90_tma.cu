@@ -1,7 +1,8 @@
 // sm_90a TMA copies and mbarriers (weft/tiles/sm90/tma.h, sync.h) against the global arrays they
 // copy, on seeded random data: 2-D loads of boxes partly or wholly outside the tensor (zero
 // filled) with no swizzle and with the 32, 64 and 128-byte swizzles read back through
-// smem_tile::offset (TMA writes the layout the wgmma descriptors read), a 3-D load, 2-D and 3-D
+// smem_tile::offset (TMA writes the layout the wgmma descriptors read), a 3-D load (the bytes
+// announced by mbarrier_expect_tx, the arrival after the copy), 2-D and 3-D
 // stores in two bulk groups (tma_store_wait_read between them) that write only their boxes, a
 // load multicast to both CTAs of each cluster, and a producer warp streaming more tiles than
 // stages through an mbarrier_ring to three consumer warps (every phase wraps several times).
@@ -57,7 +58,8 @@ __global__ void load_kernel(const __grid_constant__ CUtensorMap map, T* out, int
   }
 }
 
-// Loads the D x R x C box at (x, y, z) of a 3-D map (no swizzle) and writes it to out.
+// Loads the D x R x C box at (x, y, z) of a 3-D map (no swizzle) and writes it to out; the
+// barrier learns the bytes by mbarrier_expect_tx.
 template <class T, uint32_t D, uint32_t R, uint32_t C>
 __global__ void load3d_kernel(const __grid_constant__ CUtensorMap map, T* out, int x, int y, int z) {
   __shared__ uint64_t bar;
@@ -68,8 +70,10 @@ __global__ void load3d_kernel(const __grid_constant__ CUtensorMap map, T* out, i
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    s::mbarrier_arrive_expect_tx(&bar, D * R * C * sizeof(T));
+    // The transaction count first, the arrival after the copy is issued.
+    s::mbarrier_expect_tx(&bar, D * R * C * sizeof(T));
     s::tma_load(tile, &map, &bar, x, y, z);
+    s::mbarrier_arrive(&bar);
   }
   s::mbarrier_wait(&bar, 0);
   for (uint32_t i = threadIdx.x; i < D * R * C; i += blockDim.x) out[i] = tile[i];
@@ -336,6 +340,7 @@ int main() {
   run_load<uint16_t, 32, 64, Z::b128>(random, 150, 96, -24, -8);  // left and top edges
   run_load<float, 32, 32, Z::b64>(random, 70, 52, 8, 3);
   run_load<float, 16, 16, Z::b64>(random, 70, 52, 44, 66);
+  run_load<float, 16, 16, Z::b64>(random, 70, 52, 56, 80);  // wholly outside
   run_load<uint8_t, 24, 64, Z::b32>(random, 40, 96, 16, 4);
   run_load<uint8_t, 8, 32, Z::b32>(random, 40, 96, 80, 36);
   run_load<float, 16, 24, Z::none>(random, 30, 44, 28, 20);
