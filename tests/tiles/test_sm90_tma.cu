@@ -2,11 +2,11 @@
 // copy, on seeded random data: 2-D loads of boxes partly or wholly outside the tensor (zero
 // filled) with no swizzle and with the 32, 64 and 128-byte swizzles read back through
 // smem_tile::offset (TMA writes the layout the wgmma descriptors read), a 3-D load (the bytes
-// announced by mbarrier_expect_tx, the arrival after the copy), 2-D and 3-D
-// stores in two bulk groups (tma_store_wait_read between them) that write only their boxes, a
-// load multicast to both CTAs of each cluster, and a producer warp streaming more tiles than
-// stages through an mbarrier_ring to three consumer warps (every phase wraps several times).
-// GPU only (sm_90a): tests/python/test_tile_header.py.
+// announced by mbarrier_expect_tx, the arrival after the copy), 2-D and 3-D stores in two bulk
+// groups (tma_store_wait_read between them) that write only their boxes, a load multicast to
+// both CTAs of each cluster, and a producer warp streaming more tiles than stages through an
+// mbarrier_ring to three consumer warps (every phase wraps several times). GPU only (sm_90a):
+// tests/python/test_tile_header.py.
 #include "tile_test.h"
 
 #include <weft/tiles/sm90.h>
