@@ -211,7 +211,6 @@ WEFT_WGMMA_DEFINE(256, 128)
 #undef WEFT_WGMMA_ONE
 #undef WEFT_WGMMA_DEFINE
 
-
 // D (m64nN, fp32, this thread's fragment) = A B + (accumulate ? D : 0), with A (64 x K) and B
 // (K x N) read from shared memory through the descriptors: A K-major, B K-major or, with
 // MnMajorB == true for 16-bit types, MN-major (smem_tile's k_major_descriptor /
