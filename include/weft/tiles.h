@@ -17,3 +17,7 @@
 #include "weft/tiles/mma.h"
 #include "weft/tiles/mma_pipeline.h"
 #include "weft/tiles/block.h"
+// The Hopper building blocks, where the target has them (sm_90a device code).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#include "weft/tiles/sm90.h"
+#endif

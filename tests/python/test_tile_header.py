@@ -8,6 +8,9 @@ in the program on seeded random data (WEFT_TEST_SEED). Each program is
 (b) compiled for sm_90 by nvcc (ptxas accepts the device code) and by NVRTC with no standard
     library headers (main() is skipped there);
 (c) on the GPU (marked `gpu`): built by nvcc and run.
+The Hopper building blocks' programs (tests/tiles/test_sm90_*.cu, <weft/tiles/sm90.h>) are GPU
+only: compiled for sm_90a by nvcc (ptxas accepts them) and built and run on an sm_90 GPU; their
+layout arithmetic (test_sm90_layout.cu) runs on the host.
 Ill-formed uses must fail to compile with the header's static_assert message.
 """
 
@@ -30,10 +33,12 @@ CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
 
 PROGRAMS = ["seed_examples", "test_elementwise", "test_numeric", "test_memory", "test_shape_reduce", "test_atomic",
             "test_mma"]
+SM90_PROGRAMS = ["test_sm90_sync", "test_sm90_tma", "test_sm90_wgmma"]
 EXAMPLES = [REPO / "examples" / "cpp" / "tile_softmax.cu"]
 
 HOST_FLAGS = ["-std=c++20", "-O0", "-Wall", "-Wextra", "-Werror", "-DWEFT_HOST", f"-I{INCLUDE}", f"-I{TILES}"]
 NVCC_FLAGS = ["-std=c++20", "-arch=sm_90", f"-I{INCLUDE}", f"-I{TILES}", "-Werror", "all-warnings"]
+SM90A_FLAGS = ["-std=c++20", "-arch=sm_90a", f"-I{INCLUDE}", f"-I{TILES}", "-Werror", "all-warnings"]
 
 needs_toolkit = pytest.mark.skipif(not NVCC.exists(), reason=f"no CUDA toolkit at {CUDA}")
 
@@ -134,6 +139,139 @@ def test_gpu(name, tmp_path):
                             str(source_of(name)), "-o", str(executable)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-8000:]
     run_program(executable)
+
+
+def test_sm90_layout_host(tmp_path):
+    """(a) The Hopper blocks' constexpr layout arithmetic (swizzled smem tiles against TMA's
+    swizzle, wgmma descriptors, the accumulator fragment) on the host."""
+    executable = tmp_path / "test_sm90_layout"
+    build = subprocess.run([*compiler(), *HOST_FLAGS, "-x", "c++", str(source_of("test_sm90_layout")), "-o",
+                            str(executable)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-8000:]
+    run_program(executable)
+
+
+@needs_toolkit
+@pytest.mark.parametrize("name", SM90_PROGRAMS)
+def test_nvcc_sm90a(name, tmp_path):
+    """(b) nvcc compiles the Hopper building blocks' program for sm_90a without warnings: ptxas
+    accepts every wgmma, TMA, mbarrier, cluster, setmaxnreg and stmatrix form it instantiates."""
+    build = subprocess.run([str(NVCC), *SM90A_FLAGS, "-c", str(source_of(name)), "-o", str(tmp_path / "unit.o")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-6000:] + build.stderr[-6000:]
+
+
+BENCH_WGMMA = REPO / "bench" / "tile_header" / "bench_gemm_wgmma.cu"
+
+
+@needs_toolkit
+def test_nvcc_bench_gemm_wgmma(tmp_path):
+    """The warp-specialized wgmma GEMM benchmark built from the Hopper blocks compiles for sm_90a
+    without warnings."""
+    build = subprocess.run([str(NVCC), *SM90A_FLAGS, "-O3", "-c", str(BENCH_WGMMA), "-o", str(tmp_path / "bench.o")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-6000:] + build.stderr[-6000:]
+
+
+SM90_NVRTC_UNIT = r"""
+#include <weft/cuda_tile.h>
+namespace s = ::weft::tiles::sm90;
+extern "C" __global__ void __launch_bounds__(256, 1) hopper_unit(const __grid_constant__ s::tensor_map map, float* out) {
+  __shared__ __align__(1024) unsigned char tile[2 * 8192];
+  __shared__ s::mbarrier_ring<2> ring;
+  using L = s::smem_tile<64, 64, 2, s::swizzle::b128>;
+  if (threadIdx.x == 0) ring.init(1, 1);
+  __syncthreads();
+  s::ring_position<2> p;
+  if (threadIdx.x < 128) {
+    s::setmaxnreg_dec<40>();
+    if (threadIdx.x < 32 && s::elect_one()) {
+      ring.acquire(p);
+      ring.commit(p, 2 * L::kBytes);
+      s::tma_load(tile, &map, ring.full_barrier(p), 0, 0);
+      s::tma_load_multicast(tile + L::kBytes, &map, ring.full_barrier(p), 1, 0, 64);
+    }
+    return;
+  }
+  s::setmaxnreg_inc<232>();
+  ring.wait(p);
+  float d[64];
+  const uint32_t a = s::shared_address(tile), b = a + L::kBytes;
+  s::wgmma_fence();
+  for (uint32_t k = 0; k < 4; ++k) {
+    s::wgmma<s::wgmma_type::bf16, 128, true>(d, L::k_major_descriptor(a, k), L::mn_major_descriptor(b, k), k > 0);
+  }
+  s::wgmma_commit();
+  s::wgmma_wait<0>();
+  if (threadIdx.x == 128) ring.release(p);
+  uint32_t r[4] = {__float_as_uint(d[0]), __float_as_uint(d[1]), __float_as_uint(d[2]), __float_as_uint(d[3])};
+  s::stmatrix<4, true>(tile + (threadIdx.x % 32) * 16, r);
+  s::fence_proxy_async();
+  asm volatile("bar.sync 1, 128;");
+  if (threadIdx.x == 128) {
+    s::tma_store(&map, tile, 0, s::cluster_ctarank());
+    s::tma_store_commit();
+    s::tma_store_wait<0>();
+  }
+  out[threadIdx.x] = d[s::wgmma_row(threadIdx.x % 128, 5) % 64];
+}
+"""
+
+
+@needs_toolkit
+def test_nvrtc_sm90a():
+    """(b) For sm_90a NVRTC compiles the tile header with the Hopper building blocks in it (the
+    header includes <weft/tiles/sm90.h> where __CUDA_ARCH_FEAT_SM90_ALL is defined), with no
+    standard library headers, beside every other part of the header (tests/tiles/nvrtc_unit.cu);
+    for plain sm_90 they are absent."""
+    source = SM90_NVRTC_UNIT
+    options = ["-std=c++20", f"-I{INCLUDE}", f"-I{CUDA / 'include'}"]
+    status, log = nvrtc_compile(source, "hopper_unit.cu", options + ["-arch=sm_90a"])
+    assert status == 0, log[-8000:]
+    status, log = nvrtc_compile(source, "hopper_unit.cu", options + ["-arch=sm_90"])
+    assert status != 0 and "sm90" in log, log[-4000:]
+    # The whole tile header next to the Hopper blocks.
+    unit = source_of("nvrtc_unit")
+    status, log = nvrtc_compile(unit.read_text(), unit.name, options + [f"-I{TILES}", "-arch=sm_90a"])
+    assert status == 0, log[-8000:]
+
+
+def gpu_is_sm90():
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    query = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True, text=True)
+    return query.returncode == 0 and query.stdout.split()[:1] == ["9.0"]
+
+
+@needs_toolkit
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SM90_PROGRAMS)
+def test_gpu_sm90a(name, tmp_path):
+    """(c) The Hopper building blocks' program built for sm_90a and run on an sm_90 GPU; every
+    check passes."""
+    if not gpu_is_sm90():
+        pytest.skip("needs an sm_90 GPU (H100 / H200)")
+    executable = tmp_path / name
+    build = subprocess.run([str(NVCC), "-std=c++20", "-arch=sm_90a", "-O3", f"-I{INCLUDE}", f"-I{TILES}",
+                            str(source_of(name)), "-o", str(executable)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-8000:]
+    run_program(executable)
+
+
+@needs_toolkit
+@pytest.mark.gpu
+def test_gpu_bench_gemm_wgmma(tmp_path):
+    """The wgmma GEMM benchmark on an sm_90 GPU: every element of each product (square, odd and
+    small shapes) agrees with cuBLAS's fp32 result to bf16 precision (it prints its TFLOP/s)."""
+    if not gpu_is_sm90():
+        pytest.skip("needs an sm_90 GPU (H100 / H200)")
+    executable = tmp_path / "bench_gemm_wgmma"
+    build = subprocess.run([str(NVCC), "-std=c++20", "-arch=sm_90a", "-O3", f"-I{INCLUDE}", str(BENCH_WGMMA),
+                            "-lcublas", "-o", str(executable)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-8000:]
+    result = subprocess.run([str(executable)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and "0 failures" in result.stdout, result.stdout[-6000:] + result.stderr[-2000:]
 
 
 @pytest.mark.parametrize("mode", ["serial", "emulated"])
