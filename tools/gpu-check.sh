@@ -54,7 +54,7 @@ if has_step gpu; then
   for ((s = 0; s < shards; s++)); do
     group=()
     for ((i = s; i < ${#files[@]}; i += shards)); do group+=("${files[i]}"); done
-    timeout 420 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider "${group[@]}" >"$OUT/pytest-gpu-$s.log" 2>&1 &
+    timeout 540 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider "${group[@]}" >"$OUT/pytest-gpu-$s.log" 2>&1 &
     pids+=($!)
   done
   rc=0
