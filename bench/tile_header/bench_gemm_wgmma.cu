@@ -289,11 +289,12 @@ bool run(cublasHandle_t handle, int m, int n, int k) {
   cudaMemcpy(p.a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice);
   cudaMemcpy(p.b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice);
   const uint64_t M = uint64_t(m), N = uint64_t(n), K = uint64_t(k);
-  if (s::make_tensor_map<2>(&p.mapA, p.a, 2, {M, K}, {BM / 2, BK}, s::swizzle::b128) != CUDA_SUCCESS ||
-      s::make_tensor_map<2>(&p.mapB, p.b, 2, {K, N}, {BK, TileB::kSlabCols}, s::swizzle::b128) !=
+  const char* error = nullptr;
+  if (s::make_tensor_map<2>(&p.mapA, p.a, 2, {M, K}, {BM / 2, BK}, s::swizzle::b128, &error) != CUDA_SUCCESS ||
+      s::make_tensor_map<2>(&p.mapB, p.b, 2, {K, N}, {BK, TileB::kSlabCols}, s::swizzle::b128, &error) !=
           CUDA_SUCCESS ||
-      s::make_tensor_map<2>(&p.mapC, p.c, 2, {M, N}, {64, 64}, s::swizzle::b128) != CUDA_SUCCESS) {
-    std::printf("make_tensor_map failed for %d x %d x %d (K and N must be multiples of 8)\n", m, n, k);
+      s::make_tensor_map<2>(&p.mapC, p.c, 2, {M, N}, {64, 64}, s::swizzle::b128, &error) != CUDA_SUCCESS) {
+    std::printf("make_tensor_map failed for %d x %d x %d: %s\n", m, n, k, error);
     return false;
   }
   float alpha = 1, beta = 0;

@@ -1,32 +1,22 @@
 // sm_90a TMA copies and mbarriers (weft/tiles/sm90/tma.h, sync.h) against the global arrays they
-// copy, on seeded random data: 2-D loads of boxes partly or wholly outside the tensor (zero
+// copy, on seeded random bits: 2-D loads of boxes partly or wholly outside the tensor (zero
 // filled) with no swizzle and with the 32, 64 and 128-byte swizzles read back through
 // smem_tile::offset (TMA writes the layout the wgmma descriptors read), a 3-D load (the bytes
 // announced by mbarrier_expect_tx, the arrival after the copy), 2-D and 3-D stores in two bulk
 // groups (tma_store_wait_read between them) that write only their boxes, a load multicast to
 // both CTAs of each cluster, and a producer warp streaming more tiles than stages through an
-// mbarrier_ring to three consumer warps (every phase wraps several times). GPU only (sm_90a):
-// tests/python/test_tile_header.py.
+// mbarrier_ring to three consumer warps (every phase wraps several times). The 2-D cases and
+// their checks are test_sm90_tma_reference.h's, which test_sm90_layout.cu also runs on the host
+// against emulated TMA. GPU only (sm_90a): tests/python/test_tile_header.py.
 #include "tile_test.h"
 
 #include <weft/tiles/sm90.h>
 
-namespace s = ::weft::tiles::sm90;
+#include "test_sm90_tma_reference.h"
 
-// The byte offset of element (r, c) of an R x C box of T as TMA lays it out with `Mode`.
-template <class T, uint32_t R, uint32_t C, s::swizzle Mode>
-__host__ __device__ constexpr uint32_t box_offset(uint32_t r, uint32_t c) {
-  if constexpr (Mode == s::swizzle::none) {
-    return (r * C + c) * sizeof(T);
-  } else {
-    return s::smem_tile<R, C, sizeof(T), Mode>::offset(r, c);
-  }
-}
-// Columns of one TMA box: the whole row without swizzle, one slab with.
-template <class T, uint32_t C, s::swizzle Mode>
-__host__ __device__ constexpr uint32_t box_cols() {
-  return Mode == s::swizzle::none ? C : s::swizzle_bytes(Mode) / sizeof(T);
-}
+namespace s = ::weft::tiles::sm90;
+using tma_reference::box_cols;
+using tma_reference::box_offset;
 
 // The block's dynamic shared memory from a 1024-byte boundary (the 128-byte swizzle's period).
 __device__ unsigned char* aligned_shared() {
@@ -184,14 +174,16 @@ __global__ void ring_kernel(const __grid_constant__ CUtensorMap map, T* out) {
 
 #if !defined(__CUDACC_RTC__)
 using namespace tile_test;
+using tma_reference::fill;
 
 template <int Rank>
 CUtensorMap tensor_map(const void* base, uint32_t elementBytes, const uint64_t (&extents)[Rank],
                        const uint32_t (&box)[Rank], s::swizzle mode) {
   CUtensorMap map;
-  CUresult status = s::make_tensor_map<Rank>(&map, base, elementBytes, extents, box, mode);
+  const char* error = nullptr;
+  CUresult status = s::make_tensor_map<Rank>(&map, base, elementBytes, extents, box, mode, &error);
   if (status != CUDA_SUCCESS) {
-    std::printf("make_tensor_map failed: %d\n", int(status));
+    std::printf("make_tensor_map failed (%d): %s\n", int(status), error);
     std::exit(2);
   }
   return map;
@@ -205,11 +197,6 @@ void set_shared(Kernel kernel, uint32_t bytes) {
 void synchronize(const char* what) {
   cuda_check(cudaGetLastError(), what);
   cuda_check(cudaDeviceSynchronize(), what);
-}
-
-template <class T>
-void fill(Random& random, Buffer<T>& buffer) {
-  for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = random.bits<T>();
 }
 
 std::string at(const char* what, long a, long b) {
@@ -226,17 +213,7 @@ void run_load(Random& random, uint32_t H, uint32_t W, int x, int y) {
   set_shared(load_kernel<T, R, C, Mode>, bytes);
   load_kernel<T, R, C, Mode><<<1, 128, bytes>>>(map, out.get(), x, y);
   synchronize("tma load");
-  const std::string what = "tma load " + std::to_string(sizeof(T)) + "-byte " + std::to_string(R) + "x" +
-                           std::to_string(C) + " swizzle " + std::to_string(int(Mode)) + " at " +
-                           std::to_string(x) + ", " + std::to_string(y);
-  for (uint32_t r = 0; r < R; ++r) {
-    for (uint32_t c = 0; c < C; ++c) {
-      const long gr = y + long(r), gc = x + long(c);
-      const bool inside = gr >= 0 && gr < long(H) && gc >= 0 && gc < long(W);
-      const T expected = inside ? global[gr * W + gc] : T(0);
-      check(out[r * C + c] == expected, at(what.c_str(), r, c));
-    }
-  }
+  tma_reference::check_load<T, R, C, Mode>(out.get(), global.get(), H, W, x, y);
 }
 
 void run_load3d(Random& random) {
@@ -268,20 +245,8 @@ void run_store(Random& random, uint32_t H, uint32_t W, int x0, int y0, int x1, i
   set_shared(store_kernel<T, R, C, Mode>, bytes);
   store_kernel<T, R, C, Mode><<<1, 128, bytes>>>(map, first.get(), second.get(), x0, y0, x1, y1);
   synchronize("tma store");
-  const std::string what =
-      "tma store " + std::to_string(sizeof(T)) + "-byte swizzle " + std::to_string(int(Mode));
-  for (uint32_t r = 0; r < H; ++r) {
-    for (uint32_t c = 0; c < W; ++c) {
-      T expected = before[r * W + c];
-      if (long(r) - y0 >= 0 && long(r) - y0 < R && long(c) - x0 >= 0 && long(c) - x0 < C) {
-        expected = first[(r - y0) * C + c - x0];
-      }
-      if (long(r) - y1 >= 0 && long(r) - y1 < R && long(c) - x1 >= 0 && long(c) - x1 < C) {
-        expected = second[(r - y1) * C + c - x1];
-      }
-      check(global[r * W + c] == expected, at(what.c_str(), r, c));
-    }
-  }
+  tma_reference::check_store<T, R, C, Mode>(global.get(), before.data(), first.get(), second.get(), H, W, x0, y0,
+                                            x1, y1);
 }
 
 void run_store3d(Random& random) {
@@ -333,24 +298,15 @@ void run_ring(Random& random) {
 
 int main() {
   Random random(seed());
-  using Z = s::swizzle;
-  run_load<uint16_t, 64, 64, Z::b128>(random, 150, 96, 16, 40);
-  run_load<uint16_t, 64, 128, Z::b128>(random, 150, 200, 64, 10);
-  run_load<uint16_t, 64, 64, Z::b128>(random, 150, 96, 48, 120);  // right and bottom edges
-  run_load<uint16_t, 32, 64, Z::b128>(random, 150, 96, -24, -8);  // left and top edges
-  run_load<float, 32, 32, Z::b64>(random, 70, 52, 8, 3);
-  run_load<float, 16, 16, Z::b64>(random, 70, 52, 44, 66);
-  run_load<float, 16, 16, Z::b64>(random, 70, 52, 56, 80);  // wholly outside
-  run_load<uint8_t, 24, 64, Z::b32>(random, 40, 96, 16, 4);
-  run_load<uint8_t, 8, 32, Z::b32>(random, 40, 96, 80, 36);
-  run_load<float, 16, 24, Z::none>(random, 30, 44, 28, 20);
-  run_load<uint16_t, 8, 8, Z::none>(random, 30, 64, 0, 0);
+  tma_reference::load_cases([&]<class T, uint32_t R, uint32_t C, s::swizzle Mode>(uint32_t H, uint32_t W, int x,
+                                                                                  int y) {
+    run_load<T, R, C, Mode>(random, H, W, x, y);
+  });
   run_load3d(random);
-  run_store<uint16_t, 64, 64, Z::b128>(random, 160, 136, 8, 0, 100,
-                                       64);  // the second box crosses the right edge
-  run_store<float, 16, 32, Z::b64>(random, 40, 60, 0, 30, 36, 2);
-  run_store<uint8_t, 16, 32, Z::b32>(random, 24, 48, 16, 0, 0, 16);
-  run_store<float, 8, 12, Z::none>(random, 20, 24, 4, 4, 12, 14);
+  tma_reference::store_cases([&]<class T, uint32_t R, uint32_t C, s::swizzle Mode>(uint32_t H, uint32_t W, int x0,
+                                                                                   int y0, int x1, int y1) {
+    run_store<T, R, C, Mode>(random, H, W, x0, y0, x1, y1);
+  });
   run_store3d(random);
   run_multicast(random);
   run_ring(random);

@@ -29,11 +29,50 @@ WEFT_HD constexpr uint32_t swizzle_bytes(swizzle mode) {
   return 16u << static_cast<uint32_t>(mode);
 }
 
-// The byte offset `offset` of a dense layout, swizzled (its slab starts at a multiple of the
-// pattern's period).
+// The alignment a TMA box's shared-memory destination needs for the layouts here: the swizzle
+// pattern's period (256, 512 or 1024 bytes; TMA's minimum of 128 without swizzle). TMA swizzles
+// by the destination's address bits, so a box landing off its period is permuted differently.
+WEFT_HD constexpr uint32_t swizzle_alignment(swizzle mode) {
+  return 8 * swizzle_bytes(mode);
+}
+
+// The byte offset `offset` of a dense layout, swizzled (its slab starts at a multiple of
+// swizzle_alignment(mode)).
 WEFT_HD constexpr uint32_t swizzle_offset(swizzle mode, uint32_t offset) {
   const uint32_t mask = (1u << static_cast<uint32_t>(mode)) - 1u;
   return offset ^ (((offset >> 7) & mask) << 4);
+}
+
+// Why cuTensorMapEncodeTiled would refuse (or TMA misplace) the tiled map that make_tensor_map
+// builds for the dense row-major Rank-D array at address `base` of `elementBytes`-byte elements
+// with `extents`, copied in boxes of `box` (both outermost first) with `mode`; nullptr when the
+// arguments are valid. The driver only answers CUDA_ERROR_INVALID_VALUE; this says which rule
+// (cuda.h, cuTensorMapEncodeTiled) the arguments break.
+template <int Rank>
+WEFT_HD constexpr const char* tensor_map_error(uint64_t base, uint32_t elementBytes,
+                                               const uint64_t (&extents)[Rank], const uint32_t (&box)[Rank],
+                                               swizzle mode) {
+  static_assert(Rank >= 1 && Rank <= 5, "tiled tensor maps have 1 to 5 dimensions");
+  if (elementBytes != 1 && elementBytes != 2 && elementBytes != 4 && elementBytes != 8) {
+    return "tensor map elements must have 1, 2, 4 or 8 bytes";
+  }
+  if (base % 16 != 0) return "a tensor map's array must start on a 16-byte boundary";
+  uint64_t stride = elementBytes;  // bytes between consecutive indices of dimension d
+  for (int d = Rank - 1; d >= 0; --d) {
+    if (extents[d] == 0 || extents[d] > (uint64_t{1} << 32)) return "each tensor map extent must be 1 to 2^32";
+    if (box[d] == 0 || box[d] > 256) return "each tensor map box dimension must be 1 to 256 elements";
+    if (d < Rank - 1 && (stride % 16 != 0 || stride >= (uint64_t{1} << 40))) {
+      return "a tensor map's row pitch (the inner extents times the element size) must be a multiple of 16 "
+             "bytes below 2^40";
+    }
+    stride *= extents[d];
+  }
+  const uint64_t boxRowBytes = uint64_t{box[Rank - 1]} * elementBytes;
+  if (boxRowBytes % 16 != 0) return "a tensor map box's innermost row must be a multiple of 16 bytes";
+  if (mode != swizzle::none && boxRowBytes > swizzle_bytes(mode)) {
+    return "a swizzled tensor map box's innermost row must not exceed the swizzle width (32, 64 or 128 bytes)";
+  }
+  return nullptr;
 }
 
 // The layout-type field of a wgmma matrix descriptor for `mode`.
@@ -73,7 +112,7 @@ struct smem_tile {
   static constexpr uint32_t kSlabBytes = Rows * kSwizzleBytes;
   static constexpr uint32_t kBytes = kSlabs * kSlabBytes;
   // The alignment the tile's start needs: the swizzle pattern's period.
-  static constexpr uint32_t kAlignment = 8 * kSwizzleBytes < 128 ? 128 : 8 * kSwizzleBytes;
+  static constexpr uint32_t kAlignment = swizzle_alignment(Mode);
   static constexpr swizzle kSwizzle = Mode;
 
   // The byte offset of element (row, col) from the tile's start.

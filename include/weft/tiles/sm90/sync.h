@@ -36,12 +36,16 @@ WEFT_SM90_FN void mbarrier_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 }
 
-// One arrival on the mbarrier at `bar`'s offset in the shared memory of cluster CTA `cta`
-// (release at cluster scope): how a consumer frees a stage that other CTAs multicast into.
+// One arrival on the mbarrier at `bar`'s offset in the shared memory of cluster CTA `cta`: how a
+// consumer frees a stage that other CTAs multicast into, once its reads of the stage have
+// completed (wgmma_wait). The arrival releases at CTA scope, as mbarrier_arrive does: a
+// cluster-scope release compiles to a GPU-wide memory barrier (MEMBAR.ALL.GPU) before every
+// arrival, in the consumer's K loop. It does not publish the thread's writes to the other CTA's
+// threads; cluster_sync does.
 WEFT_SM90_FN void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(shared_address(bar)), "r"(cta));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
 // One arrival on `bar` that also raises the phase's expected transaction count by `bytes`: the

@@ -23,8 +23,9 @@ WEFT_SM90_FN void tma_prefetch_descriptor(const void* map) {
 }
 
 // Loads the box at coordinates (x, y) / (x, y, z) of the 2-D / 3-D tensor map into shared memory
-// at `dst` (128-byte aligned; 1024 for the 128-byte swizzle) and counts its bytes on `bar`, whose
-// phase must expect them (mbarrier_arrive_expect_tx).
+// at `dst` and counts its bytes on `bar`, whose phase must expect them (mbarrier_arrive_expect_tx).
+// TMA needs `dst` 128-byte aligned; a swizzled box lands in smem_tile's layout only from a multiple
+// of swizzle_alignment(mode) (256, 512 or 1024 bytes).
 WEFT_SM90_FN void tma_load(void* dst, const void* map, uint64_t* bar, int32_t x, int32_t y) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
