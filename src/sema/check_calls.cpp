@@ -531,6 +531,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     case Intrinsic::SMSelector: break;
     case Intrinsic::ConstArrayLike: return classicConstArrayLike(*this, callee, e);
     case Intrinsic::ClassicAtomic: return classicAtomicCall(*this, callee, e);
+    case Intrinsic::ClassicFp16: return classicFp16Call(*this, callee, e);
     case Intrinsic::Print:
     case Intrinsic::DynamicSharedArray:
     case Intrinsic::SyncthreadsCount:

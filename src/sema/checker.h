@@ -829,4 +829,12 @@ Value classicConstArrayLike(FunctionChecker& checker, const Value& callee, const
 // `cuda.atomic.cas(array, index, old, value)`): AtomicRef(array, index).add(value), the old value.
 Value classicAtomicCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
 
+// ---- classic_fp16.cpp: numba-cuda's cuda.fp16 functions ----
+
+// Whether `member` names one of numba-cuda's cuda.fp16 functions (hadd, hsqrt, heq, ...).
+bool isClassicFp16Function(std::string_view member);
+// `cuda.fp16.hadd(a, b)` and the others on float16 values: weft's operator, comparison or
+// math function of the same meaning, of float16 (bool for the comparisons).
+Value classicFp16Call(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
+
 }  // namespace weft::sema
