@@ -158,7 +158,7 @@ bool definesAt(const syntax::FunctionDefStmt& def, const std::string& name, uint
 // The def equivalent to the innermost lambda of `module` around 1-based `line`, 0-based byte
 // `column` (`lambda x: e` is `def <lambda>(x): return e`), made in `module` on first use;
 // nullptr when no lambda is there.
-const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, uint32_t line, uint32_t column) {
+const syntax::FunctionDefStmt* lambdaAt(syntax::Module& module, uint32_t line, uint32_t column) {
   auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
   const syntax::LambdaExpr* found = nullptr;
   for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
@@ -199,6 +199,11 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
     return found != nullptr;
   });
   return found;
+}
+
+const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, const FunctionSource& source) {
+  if (source.name != "<lambda>" || source.bodyLine == 0) return nullptr;
+  return lambdaAt(module, source.bodyLine, source.bodyColumn);
 }
 
 bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
@@ -326,10 +331,7 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     for (const syntax::FunctionDefStmt* def : candidates->second)
       if (definesAt(*def, source.name, source.line)) return def;
   }
-  if (source.name == "<lambda>" && source.bodyLine != 0) {
-    if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source.bodyLine, source.bodyColumn))
-      return def;
-  }
+  if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source)) return def;
   sink.error(diag::FunctionNotFound, callLoc,
              {source.name, source.file->name(), std::to_string(source.line)});
   return nullptr;

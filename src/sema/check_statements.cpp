@@ -765,6 +765,14 @@ void FunctionChecker::returnStmt(const syntax::ReturnStmt& s) {
     return;
   }
   Value v = value(*s.value);
+  // `return f()` of a call that gives None (a kernel lambda's body, as numba compiles it) is
+  // `f()` then `return`, as in Python.
+  if (v.kind == Value::Kind::RunTime && v.type()->kind == types::TypeKind::None) {
+    emit(TypedStmtKind::Evaluate, s.loc, {v.expr});
+    noteReturn(errorValue(), s.loc, true);
+    emit(TypedStmtKind::Return, s.loc);
+    return;
+  }
   if (!noteReturn(v, s.loc, false)) return;
   const types::Type* type = spec().declaredReturn;
   if (type == nullptr) type = assumed_.returnType != nullptr ? assumed_.returnType : returnJoin_.result(types);

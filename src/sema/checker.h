@@ -172,6 +172,9 @@ const types::Type* parameterType(const types::Type* declared, const types::Type*
 // Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
 const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
                                        uint32_t line);
+// The def equivalent to the lambda `source` is (found by its body's position, made in `module`
+// on first use); nullptr when `source` is no lambda or none is there.
+const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, const FunctionSource& source);
 
 // ---- check_structs.cpp ----
 
