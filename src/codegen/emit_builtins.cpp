@@ -178,6 +178,12 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::CmathSinh:
     case Builtin::CmathCosh:
     case Builtin::CmathTanh:
+    case Builtin::CmathAcos:
+    case Builtin::CmathAsin:
+    case Builtin::CmathAtan:
+    case Builtin::CmathAcosh:
+    case Builtin::CmathAsinh:
+    case Builtin::CmathAtanh:
     case Builtin::CmathPhase:
     case Builtin::CmathIsNan:
     case Builtin::CmathIsInf:
