@@ -81,6 +81,14 @@ Value FunctionChecker::arrayAttribute(Value array, const std::string& attr, Sour
     return weakLiteral(ndim, loc);
   }
   if (attr == "dtype") return arrayDtype(array, loc);
+  // NumPy's a.real and a.imag of a complex array: views of its parts (stores go through them).
+  if ((attr == "real" || attr == "imag") && type->element == nullptr && types::isComplex(type->scalar)) {
+    TypedExpr* part = make(TypedExprKind::ArrayPart, types.array(types.scalar(types::realPartOf(type->scalar)), type->ndim, type->space),
+                           loc, {array.expr});
+    part->index = attr == "imag";
+    return runtime(part);
+  }
+  if (attr == "real" && type->element == nullptr && !types::isComplex(type->scalar)) return array;  // NumPy: itself
   if (attr == "view" || attr == "reshape" || attr == "astype") {
     Value method;
     method.kind = Value::Kind::Method;

@@ -38,6 +38,7 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::ArraySlice:
     case TypedExprKind::ArrayView:
     case TypedExprKind::ArrayReshape:
+    case TypedExprKind::ArrayPart:
     case TypedExprKind::TileMap:
     case TypedExprKind::MapInput:
     case TypedExprKind::TileCall:
