@@ -210,6 +210,7 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
 Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
   Value base = expr(*e.value);
   if (base.isError()) return base;
+  if (base.kind == Value::Kind::StaticTuple) return staticTupleElement(base, *e.slice, e.loc);
   if (base.kind == Value::Kind::NumberType || (base.kind == Value::Kind::Intrinsic && base.intrinsic == Intrinsic::ConstExpr)) {
     sink.error(diag::UnsupportedExpression, e.loc, {"a type expression", " outside a parameter annotation"});
     return errorValue();

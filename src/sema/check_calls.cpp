@@ -86,7 +86,8 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
     case Value::Kind::Method:
-    case Value::Kind::PyBuiltin: break;
+    case Value::Kind::PyBuiltin:
+    case Value::Kind::StaticTuple: break;
   }
   sink.error(diag::UnknownAttribute, e.loc, {describe(base), e.attr});
   return errorValue();
@@ -136,7 +137,8 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
     case Value::Kind::Error:
     case Value::Kind::RunTime:
     case Value::Kind::Constant:
-    case Value::Kind::Module: break;
+    case Value::Kind::Module:
+    case Value::Kind::StaticTuple: break;
   }
   sink.error(diag::NotCallable, e.loc, {describe(callee)});
   return errorValue();
@@ -452,7 +454,9 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     }
     case Intrinsic::Len: {
       if (!requireArgs(what, e, 1, 1)) return errorValue();
-      Value v = value(*e.args[0]);
+      Value raw = expr(*e.args[0]);
+      if (raw.kind == Value::Kind::StaticTuple) return weakLiteral(intConstant(static_cast<int64_t>(raw.elements.size())), e.loc);
+      Value v = toRunTime(raw, e.args[0]->loc);
       if (v.isError()) return v;
       if (v.type()->isArray()) {
         TypedExpr* shape = make(TypedExprKind::ArrayShape, types.scalar(types::ScalarKind::Int64), e.loc, {v.expr});

@@ -39,6 +39,7 @@ struct Value {
     StructType,  // a @struct class: `structSource` (its type is resolved where it is used)
     Method,      // a method bound to the struct value `expr`: `function` (nullptr: `replace`)
     PyBuiltin,   // a Python builtin python_builtins.cpp checks (round, divmod, sum...): `name`
+    StaticTuple, // a tuple holding a function, type or module: `elements` (static or Constant)
   } kind = Kind::Error;
   TypedExpr* expr = nullptr;
   bool weak = false;         // a Python literal (folded constant) whose type adapts to typed operands
@@ -58,6 +59,7 @@ struct Value {
   // Intrinsic TileFunction: the face of the module it came from (a bound tile method: Simt,
   // the function's own face decides; its tile is `expr`).
   FunctionSource::Face face = FunctionSource::Face::Simt;
+  std::vector<Value> elements;  // StaticTuple
 
   bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
   const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
@@ -629,6 +631,10 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   Value unary(const syntax::UnaryOpExpr& e);
   Value ifExp(const syntax::IfExpExpr& e);
   Value tupleDisplay(const syntax::TupleExpr& e);
+  // A tuple display holding a function or type (`raws`: its elements' values): a StaticTuple.
+  Value staticTuple(const syntax::TupleExpr& e, const std::vector<Value>& raws);
+  // tuple[index] of a StaticTuple: `index` must be a constant integer.
+  Value staticTupleElement(const Value& tuple, const syntax::Expr& index, SourceLoc loc);
   Value threadIndex(Intrinsic which, SourceLoc loc);
   Value arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc);
   // check_array_views.cpp: the dtype argument of view()/astype(): an element type (a number or

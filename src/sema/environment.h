@@ -104,6 +104,7 @@ struct GlobalValue {
     Entity,       // an entity of a known module, by `qualifiedName`: "weft.float32", "math.sqrt"
     Struct,       // a @struct class: `structClass`
     Array,        // a NumPy array of numbers: `array`
+    Tuple,        // a tuple holding a function, type or module (and maybe constants): `elements`
     Unsupported,  // any other object; `qualifiedName` holds its Python type name for the message
   } kind = Kind::Undefined;
   ConstValue constant;
@@ -111,6 +112,7 @@ struct GlobalValue {
   std::string qualifiedName;
   std::shared_ptr<StructSource> structClass;
   std::shared_ptr<const ConstArray> array;
+  std::vector<GlobalValue> elements;  // Tuple
   // The name is a variable of an enclosing function (a closure's cell), not a module global.
   bool captured = false;
 };

@@ -12,7 +12,8 @@ bool isStaticArgument(const Value& v) {
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
     case Value::Kind::Module:
-    case Value::Kind::PyBuiltin: return true;
+    case Value::Kind::PyBuiltin:
+    case Value::Kind::StaticTuple: return true;
     case Value::Kind::Intrinsic:
       // warp_size and lane_id are numbers.
       return v.intrinsic != Intrinsic::WarpSize && v.intrinsic != Intrinsic::LaneId;
@@ -34,6 +35,13 @@ std::string staticArgumentKey(const Value& v) {
       return "struct " + std::to_string(v.structSource->identity) + "/" + std::to_string(v.structSource->align);
     case Value::Kind::Module:
     case Value::Kind::PyBuiltin: return v.name;
+    case Value::Kind::StaticTuple: {
+      // Its elements' keys in order: a constant element by its value.
+      std::string key = "tuple(";
+      for (const Value& element : v.elements)
+        key += (element.kind == Value::Kind::Constant ? "constant " + toString(*element.constant) : staticArgumentKey(element)) + ", ";
+      return key + ")";
+    }
     case Value::Kind::Intrinsic:
       return "intrinsic " + v.name + " " + std::to_string(static_cast<int>(v.intrinsic)) + " " +
              std::to_string(static_cast<int>(v.math)) + " " + std::to_string(static_cast<int>(v.scalar));
