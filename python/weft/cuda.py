@@ -17,6 +17,8 @@ present or WEFT_TARGET=cpu). As with numba-cuda, NumPy arrays passed to a GPU la
 the device and back around the launch; on the CPU target they are used in place.
 """
 
+import sys as _sys
+
 from . import _runtime
 from ._decorators import Function, _check_function
 from ._intrinsics import DeviceFunction, DeviceValue
@@ -112,6 +114,8 @@ class _TypesModule:
 
 
 types = _TypesModule()
+# `from weft.cuda.types import int32`, as numba's documentation imports from numba.cuda.types.
+_sys.modules[__name__ + ".types"] = types
 
 
 def _parse_signature(signature):
