@@ -206,8 +206,22 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
   return userCallWith(callee, std::move(args), e.loc);
 }
 
+void appendCaptures(const Value& function, std::vector<Value>& out) {
+  if (function.kind != Value::Kind::Function) return;
+  for (const Value& captured : function.captures) {
+    out.push_back(captured);
+    appendCaptures(captured, out);
+  }
+}
+
 Value FunctionChecker::userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc) {
   const FunctionSource& source = *callee.function;
+  // Hidden trailing arguments: the captured locals of each lambda passed, then the callee's own
+  // (ProgramChecker::specialize counts them; FunctionChecker::run binds them).
+  std::vector<Value> hidden;
+  for (const Value& v : args) appendCaptures(v, hidden);
+  appendCaptures(callee, hidden);
+  args.insert(args.end(), hidden.begin(), hidden.end());
   std::vector<ArgumentInfo> infos;
   std::vector<std::shared_ptr<const Value>> statics;
   for (const Value& v : args) {

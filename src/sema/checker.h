@@ -60,6 +60,9 @@ struct Value {
   // the function's own face decides; its tile is `expr`).
   FunctionSource::Face face = FunctionSource::Face::Simt;
   std::vector<Value> elements;  // StaticTuple
+  // Function of a lambda with FunctionSource::capturedLocals: their values, in order (run-time
+  // values of the function the lambda is used in).
+  std::vector<Value> captures;
 
   bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
   const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
@@ -806,6 +809,9 @@ bool isPure(const TypedExpr& e);
 // The PyBuiltin `name` (round, divmod, pow, sum, any, all, isinstance, zip, reversed);
 // Kind::Error if it is none of them.
 Value resolvePyBuiltin(std::string_view name);
+// Appends the captured values of lambda `function` (Value::captures) and, after each that is a
+// lambda itself, its own, depth first: the hidden arguments a call passes for it.
+void appendCaptures(const Value& function, std::vector<Value>& out);
 // Whether `v` passed to a device function is a static argument (ArgumentInfo::staticValue): a
 // function, lambda, builtin, math function, intrinsic, number type, struct class or module.
 bool isStaticArgument(const Value& v);

@@ -48,6 +48,9 @@ struct FunctionSource {
   // CPython's co_positions gives it), which tells apart lambdas that share a line.
   uint32_t bodyLine = 0;
   uint32_t bodyColumn = 0;
+  // A lambda written in device code: the local variables of the function around it that its body
+  // reads, passed to it as hidden trailing arguments (their values where the lambda is written).
+  std::vector<std::string> capturedLocals;
   uint64_t identity = 0; // distinguishes functions (e.g. id() of the Python function)
   Decorator decorator = Decorator::None;
   // Which language a kernel is written in: the SIMT dialect, or tile code with the seed's
