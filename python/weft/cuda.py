@@ -116,6 +116,7 @@ class _TypesModule:
 types = _TypesModule()
 # `from weft.cuda.types import int32`, as numba's documentation imports from numba.cuda.types.
 _sys.modules[__name__ + ".types"] = types
+_sys.modules[__name__ + ".fp16"] = fp16  # `from weft.cuda.fp16 import hadd`, as from numba.cuda.fp16
 
 
 def _parse_signature(signature):

@@ -203,6 +203,32 @@ def test_constants_and_device_functions(target, rng):
     np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
 
 
+@cuda.jit(device=True)
+def combine_with(op, x, y):
+    return op(x, y)
+
+
+def test_imported_by_name_and_passed_as_values(target, rng):
+    from weft.cuda.fp16 import hadd, hsin
+
+    @cuda.jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[0, i] = combine_with(hadd, a[i], b[i])
+            out[1, i] = combine_with(fp16.hmul, a[i], b[i])
+            out[2, i] = hsin(a[i])
+
+    n = 100
+    a, b = halves(rng, n, -4, 4), halves(rng, n, -4, 4)
+    out = np.zeros((3, n), np.float16)
+    launch1(k, n, a, b, out)
+    w = a.astype(np.float64)
+    np.testing.assert_array_equal(out[0], (w + b).astype(np.float16))
+    np.testing.assert_array_equal(out[1], (w * b).astype(np.float16))
+    assert ulps(out[2], np.sin(w).astype(np.float16)).max() <= 1
+
+
 def test_fp16_errors():
     @cuda.jit
     def of_float32(a, out):
