@@ -207,6 +207,10 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
 }
 
 void appendCaptures(const Value& function, std::vector<Value>& out) {
+  if (function.kind == Value::Kind::StaticTuple) {
+    for (const Value& element : function.elements) appendCaptures(element, out);
+    return;
+  }
   if (function.kind != Value::Kind::Function) return;
   for (const Value& captured : function.captures) {
     out.push_back(captured);

@@ -852,6 +852,10 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
   // They come in appendCaptures' order; a captured lambda's captures are rebound in turn.
   size_t hidden = params.size();
   std::function<void(Value&, SourceLoc)> rebind = [&](Value& function, SourceLoc loc) {
+    if (function.kind == Value::Kind::StaticTuple) {
+      for (Value& element : function.elements) rebind(element, loc);
+      return;
+    }
     if (function.kind != Value::Kind::Function) return;
     for (Value& captured : function.captures) {
       if (s.statics[hidden] != nullptr) {

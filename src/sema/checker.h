@@ -810,7 +810,8 @@ bool isPure(const TypedExpr& e);
 // Kind::Error if it is none of them.
 Value resolvePyBuiltin(std::string_view name);
 // Appends the captured values of lambda `function` (Value::captures) and, after each that is a
-// lambda itself, its own, depth first: the hidden arguments a call passes for it.
+// lambda itself, its own, depth first (of a StaticTuple: its elements' in order): the hidden
+// arguments a call passes for it.
 void appendCaptures(const Value& function, std::vector<Value>& out);
 // Whether `v` passed to a device function is a static argument (ArgumentInfo::staticValue): a
 // function, lambda, builtin, math function, intrinsic, number type, struct class or module.

@@ -147,3 +147,27 @@ def test_function_tuple_errors(monkeypatch):
 def test_function_tuples_compile_for_sm90():
     assert compiles_for_sm90(global_tuple, np.zeros(4, np.float32), np.zeros((3, 4), np.float32)) == ""
     assert compiles_for_sm90(tuples_as_arguments, np.zeros(4), np.zeros((3, 4))) == ""
+
+
+@cuda.jit(device=True)
+def run_nested(fs, x):
+    return fs[0](x) + fs[1][0](x) + fs[1][1](x)
+
+
+@cuda.jit
+def lambdas_in_tuples(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        s = a[i] + 1
+        t = i * 2
+        out[i] = run_nested((lambda v: v * s, (square, lambda v: v + t)), a[i])
+        out[i] += (lambda v: v - s, square)[0](10.0)
+
+
+def test_tuples_of_lambdas_reading_locals_and_nested_tuples(target, rng):
+    n = 120
+    a = rng.uniform(-3, 3, n)
+    out = np.zeros(n)
+    launch1(lambdas_in_tuples, n, a, out)
+    index = np.arange(n)
+    np.testing.assert_allclose(out, a * (a + 1) + a * a + a + 2 * index + 10 - (a + 1), rtol=1e-12, atol=1e-12)
