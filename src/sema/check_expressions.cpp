@@ -214,7 +214,7 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
     case Value::Kind::StructType:
     case Value::Kind::StaticTuple:
       sink.error(diag::UnsupportedExpression, loc,
-                 {describe(v) + " used as a value", "; index it with a constant (t[0]), take len(t), or pass it to a function"});
+                 {describe(v) + " used as a value", "; index it with a constant (t[0]), loop over it (for f in t), take len(t), or pass it to a function"});
       return errorValue();
     case Value::Kind::Method:
     case Value::Kind::PyBuiltin:

@@ -457,6 +457,8 @@ class FunctionChecker {
                  const syntax::Expr* counter, Value start);
   // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector or a tuple).
   void enumerateFor(const syntax::ForStmt& s);
+  // `for f in t` over a StaticTuple: the body unrolled, `f` naming each element in turn.
+  void staticTupleFor(const syntax::ForStmt& s, const Value& tuple);
   // `for i in range(...)` whose arguments `arguments` evaluates (nullopt after reporting).
   void rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
                 const std::function<std::optional<std::vector<Value>>()>& arguments);

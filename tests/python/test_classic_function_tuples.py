@@ -87,6 +87,7 @@ def test_captured_tuples_in_kernel_factories(target, rng):
 
 
 REBOUND = (square,)
+WITH_TEXT = (square, "x")
 
 
 @cuda.jit
@@ -143,6 +144,24 @@ def test_function_tuple_errors(monkeypatch):
     with pytest.raises(weft.CompileError, match=r"used as a value is not supported in device code; index it.*\[UnsupportedExpression\]"):
         stored[1, 1](np.ones(2))
 
+    @cuda.jit
+    def breaks(a):
+        for f in (square, math.sin):
+            if a[0] > 1:
+                break
+            a[0] = f(a[0])
+
+    with pytest.raises(weft.CompileError, match=r"break or continue in a loop over a tuple.*unrolled.*\[UnsupportedStatement\]"):
+        breaks[1, 1](np.ones(2))
+
+    @cuda.jit
+    def over_strings(a):
+        for f in WITH_TEXT:
+            a[0] = 1
+
+    with pytest.raises(weft.CompileError, match=r"a loop over a tuple holding 'x'.*\[UnsupportedStatement\]"):
+        over_strings[1, 1](np.ones(2))
+
 
 def test_function_tuples_compile_for_sm90():
     assert compiles_for_sm90(global_tuple, np.zeros(4, np.float32), np.zeros((3, 4), np.float32)) == ""
@@ -171,3 +190,40 @@ def test_tuples_of_lambdas_reading_locals_and_nested_tuples(target, rng):
     launch1(lambdas_in_tuples, n, a, out)
     index = np.arange(n)
     np.testing.assert_allclose(out, a * (a + 1) + a * a + a + 2 * index + 10 - (a + 1), rtol=1e-12, atol=1e-12)
+
+
+STEPS = (square, math.exp, 0.5)
+
+
+@cuda.jit(device=True)
+def sum_over(fs, x):
+    total = 0.0
+    for f in fs:
+        total += f(x)
+    return total
+
+
+@cuda.jit
+def loops_over_tuples(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        s = a[i] + 1
+        out[0, i] = sum_over((math.cos, lambda v: v * s, square), a[i])
+        value = a[i]
+        for step in (square, math.exp):
+            value = step(value)
+        out[1, i] = value
+        count = 0.0
+        for f in STEPS:
+            count += 1
+        out[2, i] = count
+
+
+def test_loops_over_tuples_of_functions_are_unrolled(target, rng):
+    n = 90
+    a = rng.uniform(-1, 1, n)
+    out = np.zeros((3, n))
+    launch1(loops_over_tuples, n, a, out)
+    np.testing.assert_allclose(out[0], np.cos(a) + a * (a + 1) + a * a, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out[1], np.exp(a * a), rtol=1e-12)
+    np.testing.assert_array_equal(out[2], 3)
