@@ -17,6 +17,8 @@ present or WEFT_TARGET=cpu). As with numba-cuda, NumPy arrays passed to a GPU la
 the device and back around the launch; on the CPU target they are used in place.
 """
 
+import sys as _sys
+
 from . import _runtime
 from ._decorators import Function, _check_function
 from ._intrinsics import DeviceFunction, DeviceValue
@@ -25,7 +27,7 @@ from ._types import ArrayType as _ArrayType, Signature as _Signature, void as _v
 
 __all__ = [
     "jit", "threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "warpsize", "laneid",
-    "syncthreads", "shared", "local", "const", "atomic", "to_device", "device_array", "device_array_like",
+    "syncthreads", "shared", "local", "const", "atomic", "fp16", "to_device", "device_array", "device_array_like",
     "synchronize", "is_available",
 ]
 
@@ -58,6 +60,10 @@ local = _Namespace("local", ["array"])
 const = _Namespace("const", ["array_like"])
 atomic = _Namespace("atomic", ["add", "sub", "max", "min", "cas", "exch", "and_", "or_", "xor",
                                "nanmax", "nanmin", "inc", "dec", "compare_and_swap"])
+# numba-cuda's cuda.fp16 functions of float16 values (docs/classic.md, "cuda.fp16").
+fp16 = _Namespace("fp16", ["hadd", "hsub", "hmul", "hdiv", "hfma", "hneg", "habs", "heq", "hne", "hlt", "hle",
+                           "hgt", "hge", "hmax", "hmin", "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hexp10",
+                           "hlog", "hlog2", "hlog10", "hsin", "hcos", "hceil", "hfloor", "htrunc", "hrint"])
 
 # numba's type objects (numba.cuda.types, re-exported by numba.cuda): weft's own number and
 # vector types under numba's names and aliases, so that `from weft.cuda import float32, void`,
@@ -108,6 +114,9 @@ class _TypesModule:
 
 
 types = _TypesModule()
+# `from weft.cuda.types import int32`, as numba's documentation imports from numba.cuda.types.
+_sys.modules[__name__ + ".types"] = types
+_sys.modules[__name__ + ".fp16"] = fp16  # `from weft.cuda.fp16 import hadd`, as from numba.cuda.fp16
 
 
 def _parse_signature(signature):

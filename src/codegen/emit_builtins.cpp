@@ -15,6 +15,10 @@ namespace {
 // The precision a math function computes in: the operands' floating type, else the result's
 // floating type, else double (Python's math module computes in double).
 ScalarKind mathPrecision(const TypedExpr& e) {
+  // fma of float16 computes in float64: a float16 product is exact there and the sum lies
+  // within float64's precision of it, so rounding to float16 once more gives the fused
+  // result; float32 would round a sum near a float16 halfway point twice.
+  if (e.builtin == Builtin::Fma && e.type->isScalar() && e.type->scalar == ScalarKind::Float16) return ScalarKind::Float64;
   for (const TypedExpr* operand : e.operands) {
     if (operand->type->isScalar() && types::isFloating(operand->type->scalar) &&
         operand->type->scalar != ScalarKind::Float16) {
@@ -174,6 +178,12 @@ std::string CudaEmitter::builtinCall(const TypedExpr& e) {
     case Builtin::CmathSinh:
     case Builtin::CmathCosh:
     case Builtin::CmathTanh:
+    case Builtin::CmathAcos:
+    case Builtin::CmathAsin:
+    case Builtin::CmathAtan:
+    case Builtin::CmathAcosh:
+    case Builtin::CmathAsinh:
+    case Builtin::CmathAtanh:
     case Builtin::CmathPhase:
     case Builtin::CmathIsNan:
     case Builtin::CmathIsInf:

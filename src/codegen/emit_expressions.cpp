@@ -171,6 +171,10 @@ std::string CudaEmitter::expr(const TypedExpr& e) {
     case TypedExprKind::ArraySlice:
     case TypedExprKind::ArrayView:
     case TypedExprKind::ArrayReshape: return arrayView(e);
+    case TypedExprKind::ArrayPart:
+      WEFT_CHECK(e.operands.size() == 1 && e.operands[0]->type->isArray() && e.type->isArray(),
+                 "a complex part of a non-array");
+      return "weft::complex_part<" + std::to_string(e.index) + ">(" + expr(*e.operands[0]) + ")";
     case TypedExprKind::TupleGet: {
       WEFT_CHECK(e.operands.size() == 1 && (e.operands[0]->type->kind == types::TypeKind::Tuple ||
                                             e.operands[0]->type->kind == types::TypeKind::Struct),

@@ -177,6 +177,17 @@ GlobalValue classifyGlobal(nb::handle value) {
     result.kind = GlobalValue::Kind::Constant;
     return result;
   }
+  // A tuple of functions or types (and constants): each element as a global of its own.
+  if (PyTuple_Check(object)) {
+    for (nb::handle element : nb::borrow<nb::tuple>(value)) {
+      GlobalValue meaning = classifyGlobal(element);
+      if (meaning.kind == GlobalValue::Kind::Unsupported || meaning.kind == GlobalValue::Kind::Array)
+        return unsupported(value);
+      result.elements.push_back(std::move(meaning));
+    }
+    result.kind = GlobalValue::Kind::Tuple;
+    return result;
+  }
   return unsupported(value);
 }
 

@@ -177,10 +177,11 @@ const BuiltinInfo& builtinInfo(Builtin builtin) { return kBuiltins[static_cast<s
 
 std::optional<Builtin> intrinsicBuiltin(Intrinsic intrinsic) { return kIntrinsics[static_cast<size_t>(intrinsic)].builtin; }
 
-GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
+namespace {
+
+// What the object `global` bound to `name` means in device code.
+GlobalMeaning meaningOf(const GlobalValue& global, const std::string& name) {
   GlobalMeaning meaning;
-  GlobalValue global = environment != nullptr ? environment->lookup(name) : GlobalValue{};
-  meaning.byIdentity = global.captured || global.kind == GlobalValue::Kind::Array;
   switch (global.kind) {
     case GlobalValue::Kind::Constant:
       meaning.value.kind = Value::Kind::Constant;
@@ -220,11 +221,31 @@ GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
       meaning.status = GlobalMeaning::Status::Unsupported;
       meaning.detail = global.qualifiedName;
       return meaning;
+    case GlobalValue::Kind::Tuple:
+      // Each element means what a global bound to it would; the tuple is a static value.
+      meaning.value.kind = Value::Kind::StaticTuple;
+      meaning.value.name = "tuple '" + name + "'";
+      for (const GlobalValue& element : global.elements) {
+        GlobalMeaning part = meaningOf(element, name);
+        if (part.status != GlobalMeaning::Status::Ok) return part;
+        meaning.value.elements.push_back(std::move(part.value));
+      }
+      return meaning;
     case GlobalValue::Kind::Undefined:
       meaning.value = resolvePythonBuiltin(name);
       if (meaning.value.kind == Value::Kind::Error) meaning.status = GlobalMeaning::Status::Undefined;
       return meaning;
   }
+  return meaning;
+}
+
+}  // namespace
+
+GlobalMeaning resolveGlobal(Environment* environment, const std::string& name) {
+  GlobalValue global = environment != nullptr ? environment->lookup(name) : GlobalValue{};
+  GlobalMeaning meaning = meaningOf(global, name);
+  // A tuple's elements are checked by the tuple's identity (a tuple cannot change in place).
+  meaning.byIdentity = global.captured || global.kind == GlobalValue::Kind::Array || global.kind == GlobalValue::Kind::Tuple;
   return meaning;
 }
 

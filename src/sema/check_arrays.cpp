@@ -81,6 +81,14 @@ Value FunctionChecker::arrayAttribute(Value array, const std::string& attr, Sour
     return weakLiteral(ndim, loc);
   }
   if (attr == "dtype") return arrayDtype(array, loc);
+  // NumPy's a.real and a.imag of a complex array: views of its parts (stores go through them).
+  if ((attr == "real" || attr == "imag") && type->element == nullptr && types::isComplex(type->scalar)) {
+    TypedExpr* part = make(TypedExprKind::ArrayPart, types.array(types.scalar(types::realPartOf(type->scalar)), type->ndim, type->space),
+                           loc, {array.expr});
+    part->index = attr == "imag";
+    return runtime(part);
+  }
+  if (attr == "real" && type->element == nullptr && !types::isComplex(type->scalar)) return array;  // NumPy: itself
   if (attr == "view" || attr == "reshape" || attr == "astype") {
     Value method;
     method.kind = Value::Kind::Method;
@@ -202,6 +210,7 @@ Value FunctionChecker::arrayIndex(Value array, const syntax::Expr& index, Source
 Value FunctionChecker::subscript(const syntax::SubscriptExpr& e) {
   Value base = expr(*e.value);
   if (base.isError()) return base;
+  if (base.kind == Value::Kind::StaticTuple) return staticTupleElement(base, *e.slice, e.loc);
   if (base.kind == Value::Kind::NumberType || (base.kind == Value::Kind::Intrinsic && base.intrinsic == Intrinsic::ConstExpr)) {
     sink.error(diag::UnsupportedExpression, e.loc, {"a type expression", " outside a parameter annotation"});
     return errorValue();

@@ -86,7 +86,8 @@ Value FunctionChecker::attribute(const syntax::AttributeExpr& e) {
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
     case Value::Kind::Method:
-    case Value::Kind::PyBuiltin: break;
+    case Value::Kind::PyBuiltin:
+    case Value::Kind::StaticTuple: break;
   }
   sink.error(diag::UnknownAttribute, e.loc, {describe(base), e.attr});
   return errorValue();
@@ -136,7 +137,8 @@ Value FunctionChecker::call(const syntax::CallExpr& e) {
     case Value::Kind::Error:
     case Value::Kind::RunTime:
     case Value::Kind::Constant:
-    case Value::Kind::Module: break;
+    case Value::Kind::Module:
+    case Value::Kind::StaticTuple: break;
   }
   sink.error(diag::NotCallable, e.loc, {describe(callee)});
   return errorValue();
@@ -204,8 +206,26 @@ Value FunctionChecker::userCall(const Value& callee, const syntax::CallExpr& e, 
   return userCallWith(callee, std::move(args), e.loc);
 }
 
+void appendCaptures(const Value& function, std::vector<Value>& out) {
+  if (function.kind == Value::Kind::StaticTuple) {
+    for (const Value& element : function.elements) appendCaptures(element, out);
+    return;
+  }
+  if (function.kind != Value::Kind::Function) return;
+  for (const Value& captured : function.captures) {
+    out.push_back(captured);
+    appendCaptures(captured, out);
+  }
+}
+
 Value FunctionChecker::userCallWith(const Value& callee, std::vector<Value> args, SourceLoc loc) {
   const FunctionSource& source = *callee.function;
+  // Hidden trailing arguments: the captured locals of each lambda passed, then the callee's own
+  // (ProgramChecker::specialize counts them; FunctionChecker::run binds them).
+  std::vector<Value> hidden;
+  for (const Value& v : args) appendCaptures(v, hidden);
+  appendCaptures(callee, hidden);
+  args.insert(args.end(), hidden.begin(), hidden.end());
   std::vector<ArgumentInfo> infos;
   std::vector<std::shared_ptr<const Value>> statics;
   for (const Value& v : args) {
@@ -452,7 +472,9 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     }
     case Intrinsic::Len: {
       if (!requireArgs(what, e, 1, 1)) return errorValue();
-      Value v = value(*e.args[0]);
+      Value raw = expr(*e.args[0]);
+      if (raw.kind == Value::Kind::StaticTuple) return weakLiteral(intConstant(static_cast<int64_t>(raw.elements.size())), e.loc);
+      Value v = toRunTime(raw, e.args[0]->loc);
       if (v.isError()) return v;
       if (v.type()->isArray()) {
         TypedExpr* shape = make(TypedExprKind::ArrayShape, types.scalar(types::ScalarKind::Int64), e.loc, {v.expr});
@@ -531,6 +553,7 @@ Value FunctionChecker::intrinsicCall(const Value& callee, const syntax::CallExpr
     case Intrinsic::SMSelector: break;
     case Intrinsic::ConstArrayLike: return classicConstArrayLike(*this, callee, e);
     case Intrinsic::ClassicAtomic: return classicAtomicCall(*this, callee, e);
+    case Intrinsic::ClassicFp16: return classicFp16Call(*this, callee, e);
     case Intrinsic::Print:
     case Intrinsic::DynamicSharedArray:
     case Intrinsic::SyncthreadsCount:

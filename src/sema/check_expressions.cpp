@@ -1,6 +1,7 @@
 // Expressions: literals, operators with weak-literal promotion, comparisons, `and`/`or`,
 // conditions, conversions.
 #include <algorithm>
+#include <limits>
 
 #include "sema/checker.h"
 #include "support/check.h"
@@ -126,6 +127,7 @@ std::string FunctionChecker::describe(const Value& v) const {
     case Value::Kind::StructType: return v.name;
     case Value::Kind::Method: return "method " + v.name;
     case Value::Kind::PyBuiltin: return "builtin " + v.name + "()";
+    case Value::Kind::StaticTuple: return v.name.empty() ? "a tuple of functions or types" : v.name;
   }
   return "?";
 }
@@ -210,6 +212,10 @@ Value FunctionChecker::toRunTime(Value v, SourceLoc loc) {
     case Value::Kind::Module:
     case Value::Kind::NumberType:
     case Value::Kind::StructType:
+    case Value::Kind::StaticTuple:
+      sink.error(diag::UnsupportedExpression, loc,
+                 {describe(v) + " used as a value", "; index it with a constant (t[0]), loop over it (for f in t), take len(t), or pass it to a function"});
+      return errorValue();
     case Value::Kind::Method:
     case Value::Kind::PyBuiltin:
       sink.error(diag::UnsupportedExpression, loc, {describe(v) + " used as a value", ""});
@@ -315,8 +321,12 @@ Value FunctionChecker::tupleDisplay(const syntax::TupleExpr& e) {
   constant.kind = ConstValue::Kind::Tuple;
   bool allConstant = true;
   bool failed = false;
-  for (const syntax::Expr* element : e.elts) {
-    Value v = value(*element);
+  std::vector<Value> raws;
+  for (const syntax::Expr* element : e.elts) raws.push_back(expr(*element));
+  if (std::any_of(raws.begin(), raws.end(), [](const Value& v) { return isStaticArgument(v); })) return staticTuple(e, raws);
+  for (size_t i = 0; i < e.elts.size(); ++i) {
+    const syntax::Expr* element = e.elts[i];
+    Value v = toRunTime(raws[i], element->loc);
     if (v.isError() || copiesAtomicStruct(v, "putting it in a tuple", element->loc)) {
       failed = true;
       continue;
@@ -333,6 +343,49 @@ Value FunctionChecker::tupleDisplay(const syntax::TupleExpr& e) {
   Value v = runtime(make(TypedExprKind::TupleMake, types.tuple(elementTypes), e.loc, operands));
   if (allConstant) v.constant = constant;
   return v;
+}
+
+Value FunctionChecker::staticTuple(const syntax::TupleExpr& e, const std::vector<Value>& raws) {
+  Value tuple;
+  tuple.kind = Value::Kind::StaticTuple;
+  for (size_t i = 0; i < raws.size(); ++i) {
+    if (raws[i].isError()) return errorValue();
+    if (isStaticArgument(raws[i])) {
+      tuple.elements.push_back(raws[i]);
+      continue;
+    }
+    // A constant beside the functions is kept as its value (it is part of the tuple's identity).
+    Value v = toRunTime(raws[i], e.elts[i]->loc);
+    if (v.isError()) return errorValue();
+    if (!v.constant) {
+      sink.error(diag::UnsupportedExpression, e.elts[i]->loc,
+                 {"a run-time value in a tuple of functions or types", "; pass it separately"});
+      return errorValue();
+    }
+    Value constant;
+    constant.kind = Value::Kind::Constant;
+    constant.constant = v.constant;
+    tuple.elements.push_back(std::move(constant));
+  }
+  return tuple;
+}
+
+Value FunctionChecker::staticTupleElement(const Value& tuple, const syntax::Expr& index, SourceLoc loc) {
+  Value at = value(index);
+  if (at.isError()) return at;
+  if (!at.constant || at.constant->kind != ConstValue::Kind::Int) {
+    sink.error(diag::NotConstant, index.loc, {"the index of " + describe(tuple) + " (its elements have no run-time form)"});
+    return errorValue();
+  }
+  int64_t size = static_cast<int64_t>(tuple.elements.size());
+  int64_t position = int64Value(*at.constant).value_or(std::numeric_limits<int64_t>::max());
+  int64_t normalized = position < 0 ? position + size : position;
+  if (normalized < 0 || normalized >= size) {
+    sink.error(diag::TupleIndex, loc, {std::to_string(position), describe(tuple)});
+    return errorValue();
+  }
+  const Value& element = tuple.elements[static_cast<size_t>(normalized)];
+  return element.kind == Value::Kind::Constant ? constantValue(*element.constant, loc) : element;
 }
 
 Value FunctionChecker::promoteTo(Value v, types::ScalarKind kind, SourceLoc loc) {

@@ -158,7 +158,7 @@ bool definesAt(const syntax::FunctionDefStmt& def, const std::string& name, uint
 // The def equivalent to the innermost lambda of `module` around 1-based `line`, 0-based byte
 // `column` (`lambda x: e` is `def <lambda>(x): return e`), made in `module` on first use;
 // nullptr when no lambda is there.
-const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, uint32_t line, uint32_t column) {
+const syntax::FunctionDefStmt* lambdaAt(syntax::Module& module, uint32_t line, uint32_t column) {
   auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
   const syntax::LambdaExpr* found = nullptr;
   for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
@@ -199,6 +199,11 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
     return found != nullptr;
   });
   return found;
+}
+
+const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, const FunctionSource& source) {
+  if (source.name != "<lambda>" || source.bodyLine == 0) return nullptr;
+  return lambdaAt(module, source.bodyLine, source.bodyColumn);
 }
 
 bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
@@ -326,10 +331,7 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     for (const syntax::FunctionDefStmt* def : candidates->second)
       if (definesAt(*def, source.name, source.line)) return def;
   }
-  if (source.name == "<lambda>" && source.bodyLine != 0) {
-    if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source.bodyLine, source.bodyColumn))
-      return def;
-  }
+  if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source)) return def;
   sink.error(diag::FunctionNotFound, callLoc,
              {source.name, source.file->name(), std::to_string(source.line)});
   return nullptr;
@@ -369,22 +371,34 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   std::vector<ParameterDescription> described;
   if (!describeParameters(*def, source->globals.get(), types, sink, described)) return -1;
   std::vector<const syntax::Arg*> params = positionalParameters(*def);
-  if (params.size() != requested.size()) {
+  // Hidden arguments follow the declared ones: the captured locals of the lambdas passed (static
+  // arguments), then those of the function itself (FunctionSource::capturedLocals).
+  // Their number follows from the lambdas' captures (appendCaptures, depth first).
+  auto capturesOf = [](const Value* function) {
+    std::vector<Value> captured;
+    if (function != nullptr) appendCaptures(*function, captured);
+    return captured.size();
+  };
+  size_t end = params.size();
+  for (size_t i = 0; i < std::min(params.size(), statics.size()); ++i) end += capturesOf(statics[i].get());
+  for (size_t k = 0; k < source->capturedLocals.size() && end < statics.size(); ++k) end += 1 + capturesOf(statics[end].get());
+  size_t hidden = end - params.size();
+  if (params.size() + hidden != requested.size()) {
     if (source->decorator == FunctionSource::Decorator::Kernel && callLoc.line == 0) {
       sink.error(diag::KernelArgumentCount, def->loc,
                  {source->name, std::to_string(params.size()), std::to_string(requested.size())});
     } else {
       sink.error(diag::ArgumentCount, where,
                  {"function '" + source->name + "'", std::to_string(params.size()) + " positional arguments",
-                  std::to_string(requested.size())});
+                  std::to_string(requested.size() - std::min(hidden, requested.size()))});
     }
     return -1;
   }
   // Annotated parameters have their declared types (an interoperable function's are all annotated).
   std::vector<ArgumentInfo> arguments = requested;
   if (!annotatedArguments(*source, params, described, where, sink, arguments)) return -1;
-  std::vector<bool> constParams(params.size(), false);
-  std::vector<const types::Type*> constTypes(params.size(), nullptr);
+  std::vector<bool> constParams(requested.size(), false);
+  std::vector<const types::Type*> constTypes(requested.size(), nullptr);
   std::string key = std::to_string(source->identity) + "|" + source->file->name() + ":" +
                     std::to_string(def->loc.line) + "|" + source->name;
   bool ok = true;
@@ -422,6 +436,11 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
       key += "|" + types::toString(argument.type);
     }
   }
+  for (size_t i = params.size(); i < arguments.size(); ++i) {
+    const Value* staticValue = i < statics.size() ? statics[i].get() : nullptr;
+    constParams[i] = staticValue != nullptr;
+    key += staticValue != nullptr ? "|&" + staticArgumentKey(*staticValue) : "|" + types::toString(arguments[i].type);
+  }
   if (!ok) return -1;
   auto found = byKey_.find(key);
   if (found != byKey_.end()) return found->second;
@@ -434,7 +453,7 @@ int ProgramChecker::specialize(const std::shared_ptr<FunctionSource>& source, co
   spec.arguments = arguments;
   spec.constParams = constParams;
   spec.statics = statics;
-  spec.statics.resize(params.size());
+  spec.statics.resize(arguments.size());
   spec.constParamTypes = constTypes;
   spec.key = key;
   spec.diagnostics = std::make_unique<Diagnostics>(sources);
@@ -826,6 +845,47 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     local.isParam = true;
     local.declared = true;
     local.fixed = argument.type;
+    out.params.push_back(index);
+  }
+  // Hidden parameters (ProgramChecker::specialize): each lambda argument's captured locals, which
+  // its calls pass on, then the function's own, which its body reads by name.
+  // They come in appendCaptures' order; a captured lambda's captures are rebound in turn.
+  size_t hidden = params.size();
+  std::function<void(Value&, SourceLoc)> rebind = [&](Value& function, SourceLoc loc) {
+    if (function.kind == Value::Kind::StaticTuple) {
+      for (Value& element : function.elements) rebind(element, loc);
+      return;
+    }
+    if (function.kind != Value::Kind::Function) return;
+    for (Value& captured : function.captures) {
+      if (s.statics[hidden] != nullptr) {
+        captured = *s.statics[hidden++];
+        rebind(captured, loc);
+        continue;
+      }
+      const types::Type* type = s.arguments[hidden++].type;
+      int index = newTemporary(type, loc);
+      locals_[static_cast<size_t>(index)].isParam = true;
+      out.params.push_back(index);
+      TypedExpr* ref = make(TypedExprKind::Local, type, loc);
+      ref->local = index;
+      captured = runtime(ref);
+    }
+  };
+  for (size_t i = 0; i < params.size(); ++i)
+    if (s.statics[i] != nullptr) rebind(constParams_[params[i]->arg], params[i]->loc);
+  for (const std::string& captured : s.source->capturedLocals) {
+    if (s.statics[hidden] != nullptr) {
+      Value bound = *s.statics[hidden++];
+      rebind(bound, def.loc);
+      constParams_[captured] = bound;
+      continue;
+    }
+    int index = addLocal(captured, def.loc);
+    LocalState& local = locals_[static_cast<size_t>(index)];
+    local.isParam = true;
+    local.declared = true;
+    local.fixed = s.arguments[hidden++].type;
     out.params.push_back(index);
   }
   scan(def.body);

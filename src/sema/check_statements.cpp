@@ -38,6 +38,7 @@ bool isIndependent(const TypedExpr& e) {
     case TypedExprKind::ArraySlice:
     case TypedExprKind::ArrayView:
     case TypedExprKind::ArrayReshape:
+    case TypedExprKind::ArrayPart:
     case TypedExprKind::TileMap:
     case TypedExprKind::MapInput:
     case TypedExprKind::TileCall:
@@ -618,7 +619,12 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     }
   }
   if (call == nullptr) {
-    Value iterable = value(*s.iter);
+    Value iterable = expr(*s.iter);
+    if (iterable.kind == Value::Kind::StaticTuple) {
+      staticTupleFor(s, iterable);
+      return;
+    }
+    iterable = toRunTime(iterable, s.iter->loc);
     if (!iterable.isError() && (iterable.type()->isVector() || iterable.type()->kind == types::TypeKind::Tuple)) {
       vectorFor(s, iterable, *s.target, nullptr, Value{});
       return;
@@ -637,6 +643,68 @@ void FunctionChecker::forStmt(const syntax::ForStmt& s) {
     for (const syntax::Expr* arg : call->args) args.push_back(value(*arg));
     return args;
   });
+}
+
+namespace {
+
+// The first break or continue of `body` that leaves its loop (not one of a loop inside it).
+const syntax::Stmt* loopExit(const std::vector<syntax::Stmt*>& body) {
+  for (const syntax::Stmt* s : body) {
+    if (s->kind == syntax::StmtKind::Break || s->kind == syntax::StmtKind::Continue) return s;
+    const syntax::Stmt* found = nullptr;
+    if (s->kind == syntax::StmtKind::If) {
+      found = loopExit(syntax::as<syntax::IfStmt>(*s).body);
+      if (found == nullptr) found = loopExit(syntax::as<syntax::IfStmt>(*s).orelse);
+    } else if (s->kind == syntax::StmtKind::With || s->kind == syntax::StmtKind::AsyncWith) {
+      found = loopExit(syntax::as<syntax::WithStmt>(*s).body);
+    }
+    if (found != nullptr) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void FunctionChecker::staticTupleFor(const syntax::ForStmt& s, const Value& tuple) {
+  std::vector<TypedStmt*> body, orelse;
+  if (s.target->kind != syntax::ExprKind::Name) {
+    sink.error(diag::UnsupportedStatement, s.target->loc, {"a for loop target other than a name", "; unpack inside the loop"});
+    return loopBodies(s, body, orelse);
+  }
+  // Unrolled: the body once per element, the target naming it (as a static argument's parameter
+  // does); each copy is checked as its own code, so a break or continue has no loop to leave.
+  if (const syntax::Stmt* exit = loopExit(s.body)) {
+    sink.error(diag::UnsupportedStatement, exit->loc,
+               {"break or continue in a loop over " + describe(tuple), " (it is unrolled); use an if"});
+    return loopBodies(s, body, orelse);
+  }
+  const std::string& id = syntax::as<syntax::NameExpr>(*s.target).id;
+  std::optional<Value> shadowed;
+  if (auto found = constParams_.find(id); found != constParams_.end()) shadowed = found->second;
+  for (Value element : tuple.elements) {
+    // A number beside the functions is bound as a literal is (a ConstExpr parameter's way).
+    if (element.kind == Value::Kind::Constant) {
+      if (element.constant->kind == ConstValue::Kind::Str || element.constant->kind == ConstValue::Kind::None ||
+          element.constant->kind == ConstValue::Kind::Tuple) {
+        sink.error(diag::UnsupportedStatement, s.iter->loc,
+                   {"a loop over a tuple holding " + toString(*element.constant), "; index the tuple with constants"});
+        break;
+      }
+      element.weak = true;
+    }
+    constParams_[id] = element;
+    std::vector<TypedStmt*> copy;
+    block(s.body, copy);
+    out_->insert(out_->end(), copy.begin(), copy.end());
+  }
+  if (shadowed) {
+    constParams_[id] = *shadowed;
+  } else {
+    constParams_.erase(id);
+  }
+  std::vector<TypedStmt*> after;
+  block(s.orelse, after);
+  out_->insert(out_->end(), after.begin(), after.end());
 }
 
 void FunctionChecker::rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
@@ -765,6 +833,14 @@ void FunctionChecker::returnStmt(const syntax::ReturnStmt& s) {
     return;
   }
   Value v = value(*s.value);
+  // `return f()` of a call that gives None (a kernel lambda's body, as numba compiles it) is
+  // `f()` then `return`, as in Python.
+  if (v.kind == Value::Kind::RunTime && v.type()->kind == types::TypeKind::None) {
+    emit(TypedStmtKind::Evaluate, s.loc, {v.expr});
+    noteReturn(errorValue(), s.loc, true);
+    emit(TypedStmtKind::Return, s.loc);
+    return;
+  }
   if (!noteReturn(v, s.loc, false)) return;
   const types::Type* type = spec().declaredReturn;
   if (type == nullptr) type = assumed_.returnType != nullptr ? assumed_.returnType : returnJoin_.result(types);

@@ -786,6 +786,7 @@ bool FunctionChecker::simtInTileCode(const Value& intrinsic, SourceLoc loc) {
     case Intrinsic::TargetDescription:
     case Intrinsic::SMSelector:
     case Intrinsic::ConstArrayLike:
+    case Intrinsic::ClassicFp16:
     case Intrinsic::Math:
     case Intrinsic::TileFunction: return false;
   }

@@ -39,6 +39,7 @@ struct Value {
     StructType,  // a @struct class: `structSource` (its type is resolved where it is used)
     Method,      // a method bound to the struct value `expr`: `function` (nullptr: `replace`)
     PyBuiltin,   // a Python builtin python_builtins.cpp checks (round, divmod, sum...): `name`
+    StaticTuple, // a tuple holding a function, type or module: `elements` (static or Constant)
   } kind = Kind::Error;
   TypedExpr* expr = nullptr;
   bool weak = false;         // a Python literal (folded constant) whose type adapts to typed operands
@@ -58,6 +59,10 @@ struct Value {
   // Intrinsic TileFunction: the face of the module it came from (a bound tile method: Simt,
   // the function's own face decides; its tile is `expr`).
   FunctionSource::Face face = FunctionSource::Face::Simt;
+  std::vector<Value> elements;  // StaticTuple
+  // Function of a lambda with FunctionSource::capturedLocals: their values, in order (run-time
+  // values of the function the lambda is used in).
+  std::vector<Value> captures;
 
   bool isError() const { return kind == Kind::Error || (kind == Kind::RunTime && expr->type->isError()); }
   const types::Type* type() const { return kind == Kind::RunTime ? expr->type : nullptr; }
@@ -172,6 +177,9 @@ const types::Type* parameterType(const types::Type* declared, const types::Type*
 // Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
 const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
                                        uint32_t line);
+// The def equivalent to the lambda `source` is (found by its body's position, made in `module`
+// on first use); nullptr when `source` is no lambda or none is there.
+const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, const FunctionSource& source);
 
 // ---- check_structs.cpp ----
 
@@ -449,6 +457,8 @@ class FunctionChecker {
                  const syntax::Expr* counter, Value start);
   // `for i, e in enumerate(v)` and `enumerate(v, start)` (`v` a vector or a tuple).
   void enumerateFor(const syntax::ForStmt& s);
+  // `for f in t` over a StaticTuple: the body unrolled, `f` naming each element in turn.
+  void staticTupleFor(const syntax::ForStmt& s, const Value& tuple);
   // `for i in range(...)` whose arguments `arguments` evaluates (nullopt after reporting).
   void rangeFor(const syntax::ForStmt& s, SourceLoc callLoc,
                 const std::function<std::optional<std::vector<Value>>()>& arguments);
@@ -626,6 +636,10 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
   Value unary(const syntax::UnaryOpExpr& e);
   Value ifExp(const syntax::IfExpExpr& e);
   Value tupleDisplay(const syntax::TupleExpr& e);
+  // A tuple display holding a function or type (`raws`: its elements' values): a StaticTuple.
+  Value staticTuple(const syntax::TupleExpr& e, const std::vector<Value>& raws);
+  // tuple[index] of a StaticTuple: `index` must be a constant integer.
+  Value staticTupleElement(const Value& tuple, const syntax::Expr& index, SourceLoc loc);
   Value threadIndex(Intrinsic which, SourceLoc loc);
   Value arrayIndex(Value array, const syntax::Expr& index, SourceLoc loc);
   // check_array_views.cpp: the dtype argument of view()/astype(): an element type (a number or
@@ -797,6 +811,10 @@ bool isPure(const TypedExpr& e);
 // The PyBuiltin `name` (round, divmod, pow, sum, any, all, isinstance, zip, reversed);
 // Kind::Error if it is none of them.
 Value resolvePyBuiltin(std::string_view name);
+// Appends the captured values of lambda `function` (Value::captures) and, after each that is a
+// lambda itself, its own, depth first (of a StaticTuple: its elements' in order): the hidden
+// arguments a call passes for it.
+void appendCaptures(const Value& function, std::vector<Value>& out);
 // Whether `v` passed to a device function is a static argument (ArgumentInfo::staticValue): a
 // function, lambda, builtin, math function, intrinsic, number type, struct class or module.
 bool isStaticArgument(const Value& v);
@@ -828,5 +846,13 @@ Value classicConstArrayLike(FunctionChecker& checker, const Value& callee, const
 // `cuda.atomic.add(array, index, value)` (and sub, max, min, exch, and_, or_, xor, nanmax, nanmin;
 // `cuda.atomic.cas(array, index, old, value)`): AtomicRef(array, index).add(value), the old value.
 Value classicAtomicCall(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
+
+// ---- classic_fp16.cpp: numba-cuda's cuda.fp16 functions ----
+
+// Whether `member` names one of numba-cuda's cuda.fp16 functions (hadd, hsqrt, heq, ...).
+bool isClassicFp16Function(std::string_view member);
+// `cuda.fp16.hadd(a, b)` and the others on float16 values: weft's operator, comparison or
+// math function of the same meaning, of float16 (bool for the comparisons).
+Value classicFp16Call(FunctionChecker& checker, const Value& callee, const syntax::CallExpr& e);
 
 }  // namespace weft::sema

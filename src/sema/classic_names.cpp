@@ -36,7 +36,7 @@ constexpr std::string_view kAtomicOperations[] = {"add", "sub",    "max",    "mi
                                                   "xor", "nanmax", "nanmin", "inc", "dec",  "compare_and_swap"};
 
 constexpr std::string_view kNamespaces[] = {"weft.cuda.shared", "weft.cuda.local", "weft.cuda.const", "weft.cuda.atomic",
-                                            "weft.cuda.types"};
+                                            "weft.cuda.types",  "weft.cuda.fp16"};
 
 // numba's names of number types (numba.cuda.types, also members of numba.cuda) that are not
 // weft's own: python/weft/cuda.py binds the same names on the host.
@@ -130,6 +130,14 @@ Value resolveClassicEntity(std::string_view module, std::string_view member) {
       return v;
     }
     return {};
+  }
+  if (module == "weft.cuda.fp16") {
+    if (!isClassicFp16Function(member)) return {};
+    Value v;
+    v.kind = Value::Kind::Intrinsic;
+    v.intrinsic = Intrinsic::ClassicFp16;
+    v.name = "cuda.fp16." + std::string(member);
+    return v;
   }
   // numba-cuda's other intrinsics (popc, fma, shfl_sync, ...) have the specification's names.
   if (module == "weft.cuda") {

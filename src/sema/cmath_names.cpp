@@ -20,7 +20,9 @@ constexpr CmathFunction kComplexFunctions[] = {
     {"exp", Builtin::CmathExp},   {"log", Builtin::CmathLog},   {"log10", Builtin::CmathLog10},
     {"sqrt", Builtin::CmathSqrt}, {"sin", Builtin::CmathSin},   {"cos", Builtin::CmathCos},
     {"tan", Builtin::CmathTan},   {"sinh", Builtin::CmathSinh}, {"cosh", Builtin::CmathCosh},
-    {"tanh", Builtin::CmathTanh},
+    {"tanh", Builtin::CmathTanh}, {"acos", Builtin::CmathAcos}, {"asin", Builtin::CmathAsin},
+    {"atan", Builtin::CmathAtan}, {"acosh", Builtin::CmathAcosh}, {"asinh", Builtin::CmathAsinh},
+    {"atanh", Builtin::CmathAtanh},
 };
 
 constexpr CmathFunction kPredicates[] = {
@@ -66,7 +68,9 @@ Value FunctionChecker::cmathCall(const Value& callee, const syntax::CallExpr& e)
   std::string member = callee.name.substr(6);
   std::string what = callee.name + "()";
   bool rect = member == "rect";
-  if (!requireArgs(what, e, rect ? 2 : 1, rect ? 2 : 1)) return errorValue();
+  // log(z, base) is log(z) / log(base), a complex division (CPython's).
+  bool logBase = member == "log" && e.args.size() == 2;
+  if (!requireArgs(what, e, rect ? 2 : 1, rect || member == "log" ? 2 : 1)) return errorValue();
   std::vector<Value> args;
   for (size_t i = 0; i < e.args.size(); ++i) {
     Value v = value(*e.args[i]);
@@ -90,6 +94,19 @@ Value FunctionChecker::cmathCall(const Value& callee, const syntax::CallExpr& e)
     Value r = promoteTo(args[0], kind, e.loc), phi = promoteTo(args[1], kind, e.loc);
     if (r.isError() || phi.isError()) return errorValue();
     return call(Builtin::CmathRect, types.scalar(types::complexFor(kind)), {r.expr, phi.expr});
+  }
+  if (logBase) {
+    // Both logarithms in the complex type of the two arguments' common precision.
+    types::ScalarKind complex = types::ScalarKind::Complex64;
+    for (const Value& v : args)
+      if (!v.weak && types::complexFor(v.type()->scalar) == types::ScalarKind::Complex128) complex = types::ScalarKind::Complex128;
+    std::vector<Value> logs;
+    for (const Value& v : args) {
+      Value converted = promoteTo(v, complex, e.loc);
+      if (converted.isError()) return errorValue();
+      logs.push_back(call(Builtin::CmathLog, types.scalar(complex), {converted.expr}));
+    }
+    return binary(BinaryOp::TrueDiv, logs[0], logs[1], e.loc);
   }
   Value z = args[0];
   types::ScalarKind complex = types::complexFor(z.weak ? builtinKindOf(*z.constant) : z.type()->scalar);

@@ -48,6 +48,9 @@ struct FunctionSource {
   // CPython's co_positions gives it), which tells apart lambdas that share a line.
   uint32_t bodyLine = 0;
   uint32_t bodyColumn = 0;
+  // A lambda written in device code: the local variables of the function around it that its body
+  // reads, passed to it as hidden trailing arguments (their values where the lambda is written).
+  std::vector<std::string> capturedLocals;
   uint64_t identity = 0; // distinguishes functions (e.g. id() of the Python function)
   Decorator decorator = Decorator::None;
   // Which language a kernel is written in: the SIMT dialect, or tile code with the seed's
@@ -104,6 +107,7 @@ struct GlobalValue {
     Entity,       // an entity of a known module, by `qualifiedName`: "weft.float32", "math.sqrt"
     Struct,       // a @struct class: `structClass`
     Array,        // a NumPy array of numbers: `array`
+    Tuple,        // a tuple holding a function, type or module (and maybe constants): `elements`
     Unsupported,  // any other object; `qualifiedName` holds its Python type name for the message
   } kind = Kind::Undefined;
   ConstValue constant;
@@ -111,6 +115,7 @@ struct GlobalValue {
   std::string qualifiedName;
   std::shared_ptr<StructSource> structClass;
   std::shared_ptr<const ConstArray> array;
+  std::vector<GlobalValue> elements;  // Tuple
   // The name is a variable of an enclosing function (a closure's cell), not a module global.
   bool captured = false;
 };

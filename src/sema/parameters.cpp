@@ -58,6 +58,7 @@ std::optional<std::vector<ParameterDescription>> describeParameters(const Functi
   std::unique_ptr<syntax::Module> module = syntax::parse(file, diagnostics);
   if (module == nullptr || diagnostics.hasErrors()) return std::nullopt;
   const syntax::FunctionDefStmt* def = findDef(module->body, source.name, source.line);
+  if (def == nullptr) def = lambdaDefinition(*module, source);
   if (def == nullptr) {
     diagnostics.error(diag::FunctionNotFound, SourceLoc{},
                       {source.name, source.file->name(), std::to_string(source.line)});

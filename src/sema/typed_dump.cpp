@@ -164,6 +164,7 @@ class Printer {
       }
       case TypedExprKind::ArrayView:
         return operand(0) + ".view()" + (e.checked ? " checked" : "") + ":" + type;
+      case TypedExprKind::ArrayPart: return operand(0) + (e.index == 0 ? ".real" : ".imag") + ":" + type;
       case TypedExprKind::ArrayReshape: {
         std::string text = operand(0) + ".reshape(";
         for (size_t i = 1; i < e.operands.size(); ++i) text += (i > 1 ? ", " : "") + operand(i);

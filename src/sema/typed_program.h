@@ -113,6 +113,8 @@ enum class TypedExprKind : uint8_t {
                  // operands[1..] are the axes' present int64 values in order
   ArrayView,     // operands[0].view(dtype): its elements reinterpreted as `type`'s element type
   ArrayReshape,  // operands[0].reshape(operands[1..]): the new dimensions (int64; negative: inferred)
+  ArrayPart,     // operands[0].real (index 0) or .imag (index 1) of a complex array: its parts as
+                 // an array of the real type, same shape, twice the strides (NumPy's views)
   // operands[0] (an InlineArray) indexed by operands[1..] (integers, one per dimension,
   // `wrapNegative[i]` as for ArrayElement); a Store's target when operands[0] is a field of an
   // array element (a record in memory).

@@ -11,6 +11,7 @@
 
 #include "weft/device/array.h"
 #include "weft/device/intrinsics.h"
+#include "weft/device/numeric.h"
 
 namespace weft {
 
@@ -127,6 +128,21 @@ WEFT_HD Array<T, M> slice(ViewSite<Checked> site, const Array<T, N>& array, Axes
   if (state.zeroStep) {
     detail::viewFailed(site, ViewFailure::ZeroStep);
     detail::makeEmpty(result);
+  }
+  return result;
+}
+
+// array.real and array.imag of a complex array (Part 0 and 1): the parts as an array of the real
+// type over the same memory, every stride doubled (a complex is its two parts in order).
+template <int Part, class C, int N>
+WEFT_HD Array<typename detail::Traits<C>::Real, N> complex_part(const Array<C, N>& array) {
+  using R = typename detail::Traits<C>::Real;
+  static_assert(sizeof(C) == 2 * sizeof(R), "a complex is two parts");
+  Array<R, N> result;
+  result.data = reinterpret_cast<R*>(array.data) + Part;
+  for (int d = 0; d < N; ++d) {
+    result.shape[d] = array.shape[d];
+    result.strides[d] = 2 * array.strides[d];
   }
   return result;
 }

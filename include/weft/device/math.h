@@ -330,6 +330,54 @@ WEFT_HD C tan(C z) {
   C t = tanh(C{-z.im, z.re});
   return C{t.im, -t.re};
 }
+// The inverse functions from square roots of 1 ± z (Kahan's formulas, as CPython uses them for
+// finite arguments of moderate size): each part comes from one atan2 or asinh without the
+// cancellation of log(z + sqrt(z*z - 1)). |z| near the type's overflow may overflow (z*z is not
+// formed, but 1 ± z is).
+template <class C>
+WEFT_HD C acos(C z) {
+  C a = sqrt(C{1 - z.re, -z.im});
+  C b = sqrt(C{1 + z.re, z.im});
+  return C{2 * math::atan2(a.re, b.re), math::asinh(b.re * a.im - b.im * a.re)};
+}
+template <class C>
+WEFT_HD C acosh(C z) {
+  C a = sqrt(C{z.re - 1, z.im});
+  C b = sqrt(C{z.re + 1, z.im});
+  return C{math::asinh(a.re * b.re + a.im * b.im), 2 * math::atan2(a.im, b.re)};
+}
+template <class C>
+WEFT_HD C asinh(C z) {
+  C a = sqrt(C{1 + z.im, -z.re});  // sqrt(1 - i z)
+  C b = sqrt(C{1 - z.im, z.re});   // sqrt(1 + i z)
+  return C{math::asinh(a.re * b.im - b.re * a.im), math::atan2(z.im, a.re * b.re - a.im * b.im)};
+}
+// asin(z) = -i asinh(i z).
+template <class C>
+WEFT_HD C asin(C z) {
+  C r = asinh(C{-z.im, z.re});
+  return C{r.im, -r.re};
+}
+// atanh(z) = log((1 + z) / (1 - z)) / 2, the real part through log1p (exact near 0), for the
+// sign of z.re that keeps 1 - |re| free of cancellation (atanh is odd).
+template <class C>
+WEFT_HD C atanh(C z) {
+  using R = typename detail::Traits<C>::Real;
+  if (math::copysign(static_cast<R>(1), z.re) < 0) {
+    C r = atanh(C{-z.re, -z.im});
+    return C{-r.re, -r.im};
+  }
+  R x = z.re, y = z.im;
+  R re = math::log1p(4 * x / ((1 - x) * (1 - x) + y * y)) / 4;
+  R im = -math::atan2(-2 * y, (1 - x) * (1 + x) - y * y) / 2;
+  return C{re, im};
+}
+// atan(z) = -i atanh(i z).
+template <class C>
+WEFT_HD C atan(C z) {
+  C r = atanh(C{-z.im, z.re});
+  return C{r.im, -r.re};
+}
 template <class C>
 WEFT_HD auto phase(C z) {
   return math::atan2(z.im, z.re);
