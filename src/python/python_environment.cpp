@@ -1,6 +1,7 @@
 #include "python/python_environment.h"
 
 #include "python/arguments.h"
+#include "support/limits.h"
 
 namespace weft::python {
 namespace {
@@ -98,7 +99,7 @@ GlobalValue PythonEnvironment::lookup(std::string_view name) {
   return result;
 }
 
-GlobalValue classifyGlobal(nb::handle value) {
+GlobalValue classifyGlobal(nb::handle value, int depth) {
   GlobalValue result;
   PyObject* object = value.ptr();
   if (PyType_Check(object) && PyObject_HasAttrString(object, "__weft_struct__")) {
@@ -178,9 +179,9 @@ GlobalValue classifyGlobal(nb::handle value) {
     return result;
   }
   // A tuple of functions or types (and constants): each element as a global of its own.
-  if (PyTuple_Check(object)) {
+  if (PyTuple_Check(object) && depth < kMaxNestingDepth) {
     for (nb::handle element : nb::borrow<nb::tuple>(value)) {
-      GlobalValue meaning = classifyGlobal(element);
+      GlobalValue meaning = classifyGlobal(element, depth + 1);
       if (meaning.kind == GlobalValue::Kind::Unsupported || meaning.kind == GlobalValue::Kind::Array)
         return unsupported(value);
       result.elements.push_back(std::move(meaning));

@@ -41,8 +41,9 @@ class PythonEnvironment : public sema::Environment {
   nb::object cells_;
 };
 
-// Classifies one Python object as sema sees a global bound to it.
-sema::GlobalValue classifyGlobal(nb::handle value);
+// Classifies one Python object as sema sees a global bound to it; `depth`: the tuples it is
+// nested in (a tuple of functions deeper than kMaxNestingDepth is unsupported, not a crash).
+sema::GlobalValue classifyGlobal(nb::handle value, int depth = 0);
 
 // The FunctionSource of Python function `function` (its file, whole text, first line, name,
 // identity and globals); nullptr when its source text is not available.
