@@ -686,6 +686,23 @@ def test_max_min_order_negative_zero_below_positive_zero(target, dtype):
     np.testing.assert_array_equal(f(r[1]), [-0.0, -0.0, -2.0, -0.0])
 
 
+@cu.kernel
+def half_accumulator(a, c):
+    acc = cu.zeros((16, 16), dtype=cu.float16)
+    acc = cu.mma(cu.load(a, (0, 0), (16, 16)), cu.load(a, (0, 0), (16, 16)), acc)
+    cu.store(c, (0, 0), acc)
+
+
+def test_mma_takes_only_the_tensor_cores_accumulator_type(target):
+    # float16 products accumulate in float32: a float16 accumulator is an error at its line (it
+    # used to reach the C++ compiler).
+    a = np.ones((16, 16), np.float16)
+    with pytest.raises(weft.CompileError,
+                       match=r"accumulating float16 products \(use float32\) does not take tiles of float16") as info:
+        run_tiles(target, half_accumulator, a, np.zeros((16, 16), np.float16), grid=1)
+    assert f":{line_of(half_accumulator.underlying, 'acc = cu.mma')}:" in str(info.value)
+
+
 # ---- helpers taking and returning tiles ----
 
 
