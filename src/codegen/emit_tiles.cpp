@@ -111,11 +111,14 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
   };
   const TypedExpr& a = *pipeline.loadA;
   const TypedExpr& b = *pipeline.loadB;
+  // The Operand argument only where the products' type is not the arrays' (tfloat32 of float32).
+  const std::string operand =
+      pipeline.operand == a.type->scalar ? "" : std::string(", ") + types::cxxName(pipeline.operand);
   line(depth, "{");
   line(depth + 1, cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
   line(depth + 1, cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
   line(depth + 1, acc + " = weft::tiles::mma_pipeline_arrays<" + shapeName(a.type->shape) + ", " +
-                      shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + ">(" + acc + ", " +
+                      shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + operand + ">(" + acc + ", " +
                       expr(*a.operands[0]) + ", " + expr(*b.operands[0]) + ", " + start + ", " + stop + ", " +
                       indexFunction(a) + ", " + indexFunction(b) + ");");
   line(depth, "}");

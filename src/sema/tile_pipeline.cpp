@@ -6,10 +6,11 @@
 //   x = load(a, index_a, (M, K)); y = load(b, index_b, (K, N)); acc = mma(x, y, acc)
 //
 // (the loads may also be written inside the mma, in any order), a and b are 2-D arrays of a
-// tensor-core operand type (float16, bfloat16, int8, uint8, float64) loaded with zero padding and
-// without debug=True's checks, the indices are computed without effects or traps
-// from the loop variable and values the loop does not assign, the loop steps by 1 and has no
-// else, and x, y and the loop variable are read nowhere else (their values after the loop are
+// tensor-core operand type (float16, bfloat16, int8, uint8, float64), or float32 arrays whose
+// loads x and y are both converted with astype(tfloat32) (inline or through locals), loaded with
+// zero padding and without debug=True's checks, the indices are computed without effects or
+// traps from the loop variable and values the loop does not assign, the loop steps by 1 and has
+// no else, and x, y and the loop variable are read nowhere else (their values after the loop are
 // never observed).
 #include <algorithm>
 #include <map>
@@ -68,24 +69,64 @@ bool isPureIndex(const TypedExpr& e, const std::vector<int>& assignedInLoop) {
   }
 }
 
-// The Load that operand `e` of the mma stands for: a Load itself, or a local the body assigns
-// from one (`definitions`) and that is read only there.
-const TypedExpr* loadOf(const TypedExpr& e, const std::map<int, const TypedExpr*>& definitions, const Reads& reads) {
-  const TypedExpr* load = &e;
-  if (e.kind == TypedExprKind::Local) {
-    auto found = definitions.find(e.local);
-    if (found == definitions.end() || reads.at(e.local) != 1) return nullptr;
-    load = found->second;
-  }
-  return load->kind == TypedExprKind::TileCall && load->tileOp == TileOp::Load ? load : nullptr;
+// The local that `e` reads, if the body assigns it (`definitions`) and reads it only there: its
+// definition; otherwise null.
+const TypedExpr* definitionOf(const TypedExpr& e, const std::map<int, const TypedExpr*>& definitions,
+                              const Reads& reads) {
+  if (e.kind != TypedExprKind::Local) return nullptr;
+  auto found = definitions.find(e.local);
+  return found == definitions.end() || reads.at(e.local) != 1 ? nullptr : found->second;
 }
 
-// The element types of the tensor cores' operands (mma_pipeline.h has a cp.async path for each).
-bool pipelinesElement(const types::Type* tile) {
+// An mma operand the pipeline computes: `load`, converted element-wise to `operand` (tfloat32 of a
+// float32 load; otherwise the load's own element type), through `locals` locals of the body.
+struct PipelinedOperand {
+  const TypedExpr* load = nullptr;
+  types::ScalarKind operand = types::ScalarKind::Bool;
+  size_t locals = 0;
+};
+
+// Whether `map` is astype(tfloat32) of a float32 tile: the TileMap of the tfloat32 Cast of its
+// one input (check_tiles.cpp builds astype so).
+bool isTf32Conversion(const TypedExpr& map) {
+  if (map.kind != TypedExprKind::TileMap || map.operands.size() != 2 || map.type->scalar != types::ScalarKind::TFloat32 ||
+      map.operands[1]->type->scalar != types::ScalarKind::Float32)
+    return false;
+  const TypedExpr& body = *map.operands[0];
+  return body.kind == TypedExprKind::Cast && body.operands[0]->kind == TypedExprKind::MapInput &&
+         body.operands[0]->index == 0;
+}
+
+// The Load that operand `e` of the mma stands for: a Load, or astype(tfloat32) of one, each part
+// written inline or through a local the body assigns from it and reads only there.
+std::optional<PipelinedOperand> operandOf(const TypedExpr& e, const std::map<int, const TypedExpr*>& definitions,
+                                          const Reads& reads) {
+  PipelinedOperand result;
+  const TypedExpr* part = &e;
+  auto skipLocal = [&]() {
+    if (part->kind != TypedExprKind::Local) return true;
+    part = definitionOf(*part, definitions, reads);
+    ++result.locals;
+    return part != nullptr;
+  };
+  if (!skipLocal()) return {};
+  if (isTf32Conversion(*part)) {
+    part = part->operands[1];
+    if (!skipLocal()) return {};
+  }
+  if (part->kind != TypedExprKind::TileCall || part->tileOp != TileOp::Load) return {};
+  result.load = part;
+  result.operand = e.type->scalar;
+  return result;
+}
+
+// The element types of the tensor cores' operands (mma_pipeline.h has a cp.async path for each),
+// `operand`, loaded from arrays of `stored`.
+bool pipelinesElement(types::ScalarKind operand, types::ScalarKind stored) {
   using types::ScalarKind;
-  const ScalarKind k = tile->scalar;
-  return k == ScalarKind::Float16 || k == ScalarKind::BFloat16 || k == ScalarKind::Int8 || k == ScalarKind::UInt8 ||
-         k == ScalarKind::Float64;
+  if (operand == ScalarKind::TFloat32) return stored == ScalarKind::Float32;
+  return operand == stored && (operand == ScalarKind::Float16 || operand == ScalarKind::BFloat16 ||
+                               operand == ScalarKind::Int8 || operand == ScalarKind::UInt8 || operand == ScalarKind::Float64);
 }
 
 // The loop `loop` as a pipelined K loop of `function`, if it is one (see the file comment).
@@ -109,16 +150,19 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads)
     definitions[s.local] = s.operands[0];
     assigned.push_back(s.local);
   }
-  const TypedExpr* loads[2] = {loadOf(*mma.operands[0], definitions, reads), loadOf(*mma.operands[1], definitions, reads)};
-  if (!loads[0] || !loads[1] || definitions.size() != static_cast<size_t>((mma.operands[0] != loads[0]) + (mma.operands[1] != loads[1])))
+  const std::optional<PipelinedOperand> operands[2] = {operandOf(*mma.operands[0], definitions, reads),
+                                                       operandOf(*mma.operands[1], definitions, reads)};
+  if (!operands[0] || !operands[1] || operands[0]->operand != operands[1]->operand ||
+      definitions.size() != operands[0]->locals + operands[1]->locals)
     return {};
+  const TypedExpr* loads[2] = {operands[0]->load, operands[1]->load};
   // The loop variable is read by the loads' indices only.
   Reads indexReads;
   for (const TypedExpr* load : loads) {
     const TypedExpr& array = *load->operands[0];
     // A checked load (debug=True) keeps its run-time check: the loop stays as written.
     if (array.kind != TypedExprKind::Local || !array.type->isArray() || array.type->ndim != 2 ||
-        !pipelinesElement(load->type) || load->ints.at(0) != static_cast<int64_t>(TilePadding::Zero) || load->checked)
+        !pipelinesElement(operands[0]->operand, load->type->scalar) || load->ints.at(0) != static_cast<int64_t>(TilePadding::Zero) || load->checked)
       return {};
     for (size_t i = 1; i < load->operands.size(); ++i) {
       if (!isPureIndex(*load->operands[i], assigned)) return {};
@@ -134,7 +178,7 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads)
   int stages = kMaxStages;
   while (stages > 2 && stages * bytes > kRingTarget) --stages;
   if (stages * bytes > kRingBudget) return {};
-  return MmaPipeline{loads[0], loads[1], acc, stages};
+  return MmaPipeline{loads[0], loads[1], acc, stages, operands[0]->operand};
 }
 
 void markLoops(const std::vector<TypedStmt*>& body, const Reads& reads, uint32_t& sharedBytes) {

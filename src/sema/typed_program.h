@@ -193,13 +193,16 @@ enum class TypedStmtKind : uint8_t {
 
 // A range loop of tile code that is the K loop of a matrix product, lowered as one pipelined
 // operation (include/weft/tiles/mma_pipeline.h): its body is `acc = mma(a, b, acc)` with a and b
-// zero-padded loads of 2-D arrays at indices computed from the loop variable and loop-invariant
-// values, and nothing else (src/sema/tile_pipeline.cpp decides).
+// zero-padded loads of 2-D arrays (or astype(tfloat32) of float32 ones) at indices computed from
+// the loop variable and loop-invariant values, and nothing else (src/sema/tile_pipeline.cpp
+// decides).
 struct MmaPipeline {
   const TypedExpr* loadA = nullptr;  // the TileCall Load of a (M x K tiles)
   const TypedExpr* loadB = nullptr;  // the TileCall Load of b (K x N tiles)
   int accumulator = -1;              // the local acc
   int stages = 0;                    // operand stages in flight (TypedProgram::tileSharedBytes holds them)
+  // The element type the tensor cores multiply: the arrays' own, or TFloat32 of float32 arrays.
+  types::ScalarKind operand = types::ScalarKind::Bool;
 };
 
 struct TypedStmt {

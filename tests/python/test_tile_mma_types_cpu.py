@@ -1,7 +1,7 @@
 """mma of every tensor-core operand type in tile code: the K loops that sema pipelines
-(include/weft/tiles/mma_pipeline.h) for float16, bfloat16, int8, uint8 and float64 operands, on the
-CPU target against NumPy on seeded random data with edge tiles, and bit for bit against the same
-loop kept as written. test_tile_mma_types_gpu.py runs them again on the GPU, where the pipelined
+(include/weft/tiles/mma_pipeline.h) for float16, bfloat16, int8, uint8, float64 and tfloat32
+(float32 arrays converted with astype) operands, on the CPU target against NumPy on seeded random
+data with edge tiles, and bit for bit against the same loop kept as written. test_tile_mma_types_gpu.py runs them again on the GPU, where the pipelined
 loop is the cp.async path."""
 
 import ml_dtypes
@@ -165,6 +165,52 @@ def test_tfloat32_mma_against_numpy(target, rng, m, n, k, tiles):
     # The products of tf32 values are exact in float32: only the sums round.
     full = a.astype(np.float64) @ b.astype(np.float64)
     assert np.abs(c - start - full).max() > np.abs(c - want).max()
+
+
+# The tf32 K loop sema pipelines (float32 arrays, both loads converted with astype(tfloat32)),
+# and the same loop kept as written because the loop variable is read after it.
+@cu.kernel
+def tf32_piped(a, b, c, tm: cu.Constant[int], tn: cu.Constant[int], tk: cu.Constant[int]):
+    acc = cu.load(c, (cu.bid(0), cu.bid(1)), (tm, tn))
+    for k in range(cu.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (tm, tk)).astype(cu.tfloat32),
+                     cu.load(b, (k, cu.bid(1)), (tk, tn)).astype(cu.tfloat32), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+
+
+@cu.kernel
+def tf32_plain(a, b, c, last, tm: cu.Constant[int], tn: cu.Constant[int], tk: cu.Constant[int]):
+    acc = cu.load(c, (cu.bid(0), cu.bid(1)), (tm, tn))
+    k = -1
+    for k in range(cu.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (tm, tk)).astype(cu.tfloat32),
+                     cu.load(b, (k, cu.bid(1)), (tk, tn)).astype(cu.tfloat32), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+    last[cu.bid(0), cu.bid(1)] = k
+
+
+def test_tf32_k_loops_are_pipelined():
+    a, b, c = (np.zeros((64, 64), np.float32) for _ in range(3))
+    assert "mma_pipeline_arrays<" in tf32_piped._emit_cuda(a, b, c, 64, 64, 32, target="cpu")
+    assert "mma_pipeline_arrays<" in tf32_k_loop._emit_cuda(a, b, c, 64, 64, 32, target="cpu")
+    assert "mma_pipeline_arrays<" not in tf32_plain._emit_cuda(a, b, c, np.zeros((1, 1), np.int32), 64, 64, 32,
+                                                               target="cpu")
+
+
+@pytest.mark.parametrize("m, n, k, tiles", [(100, 72, 50, (64, 32, 16)), (96, 80, 72, (32, 64, 32)), (64, 64, 64, (64, 64, 8))])
+def test_pipelined_tf32_k_loop(target, rng, m, n, k, tiles):
+    tm, tn, tk = tiles
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    start = rng.standard_normal((m, n)).astype(np.float32)
+    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn)
+    piped, plain = start.copy(), start.copy()
+    run_tiles(target, tf32_piped, a, b, piped, tm, tn, tk, grid=grid)
+    run_tiles(target, tf32_plain, a, b, plain, np.zeros(grid, np.int32), tm, tn, tk, grid=grid)
+    want = start.astype(np.float64) + tf32(a).astype(np.float64) @ tf32(b).astype(np.float64)
+    np.testing.assert_allclose(piped, want, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+    # The operands round to tf32 in the pipeline as astype(tfloat32) rounds them: the same bits.
+    np.testing.assert_array_equal(piped.view(np.uint32), plain.view(np.uint32))
 
 
 def test_tfloat32_matmul_in_the_cutile_face(target, rng):

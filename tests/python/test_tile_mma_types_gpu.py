@@ -7,6 +7,7 @@ import pytest
 from test_tile_mma_types_cpu import (  # noqa: F401  (the tests are collected again under this module)
     test_astype_tfloat32_rounds_ties_away_from_zero,
     test_pipelined_k_loops_of_every_type,
+    test_pipelined_tf32_k_loop,
     test_tfloat32_matmul_in_the_cutile_face,
     test_tfloat32_mma_against_numpy,
 )

@@ -182,6 +182,64 @@ def gemm(a: cu.float16[:, :], b: cu.float16[:, :], c: cu.float32[:, :], d: cu.fl
     assert ("weft::tiles::mma_pipeline_arrays<" in proc.stdout) == pipelined
 
 
+# The tf32 K loop in both faces: the float32 loads converted with astype(tfloat32), inline or
+# through locals (the conversion, the load or both).
+TF32_LOOPS = {
+    "ct_inline": ("ct", "acc = ct.mma(ct.astype(ct.load(a, (0, k), (64, 32)), ct.tfloat32), "
+                        "ct.astype(ct.load(b, (k, 0), (32, 64)), ct.tfloat32), acc)"),
+    "ct_locals": ("ct", "x = ct.astype(ct.load(a, (0, k), (64, 32)), ct.tfloat32)\n        "
+                        "y = ct.astype(ct.load(b, (k, 0), (32, 64)), ct.tfloat32)\n        acc = ct.mma(x, y, acc)"),
+    "cu_inline": ("cu", "acc = cu.mma(cu.load(a, (0, k), (64, 32)).astype(cu.tfloat32), "
+                        "cu.load(b, (k, 0), (32, 64)).astype(cu.tfloat32), acc)"),
+    "cu_loads_in_locals": ("cu", "y = cu.load(b, (k, 0), (32, 64))\n        x = cu.load(a, (0, k), (64, 32))\n        "
+                                 "acc = cu.mma(x.astype(cu.tfloat32), y.astype(cu.tfloat32), acc)"),
+    "cu_both_in_locals": ("cu", "x = cu.load(a, (0, k), (64, 32))\n        xt = x.astype(cu.tfloat32)\n        "
+                                "acc = cu.mma(xt, cu.load(b, (k, 0), (32, 64)).astype(cu.tfloat32), acc)"),
+    # Not pipelined: float32 operands not converted; a padding other than zero; the loaded float32
+    # tile read after the loop; a conversion to another type.
+    "float32": ("cu", "acc = cu.mma(cu.load(a, (0, k), (64, 32)), cu.load(b, (k, 0), (32, 64)), acc)"),
+    "nan_padding": ("cu", "acc = cu.mma(cu.load(a, (0, k), (64, 32), padding_mode=cu.PaddingMode.NAN)"
+                          ".astype(cu.tfloat32), cu.load(b, (k, 0), (32, 64)).astype(cu.tfloat32), acc)"),
+    "load_read_after": ("cu", "x = cu.load(a, (0, k), (64, 32))\n        acc = cu.mma(x.astype(cu.tfloat32), "
+                              "cu.load(b, (k, 0), (32, 64)).astype(cu.tfloat32), acc)\n    cu.store(c, (0, 0), x)"),
+    "float16": ("cu", "acc = cu.mma(cu.load(a, (0, k), (64, 32)).astype(cu.float16), "
+                      "cu.load(b, (k, 0), (32, 64)).astype(cu.float16), acc)"),
+}
+
+
+def tf32_loop_source(name):
+    face, body = TF32_LOOPS[name]
+    return PRELUDE + f"""
+@{face}.kernel
+def gemm(a: {face}.float32[:, :], b: {face}.float32[:, :], c: {face}.float32[:, :]):
+    acc = {face}.zeros((64, 64), dtype={face}.float32)
+    for k in range({face}.num_tiles(a, axis=1, shape=(64, 32))):
+        {body}
+    {face}.store(c, (0, 0), acc)
+"""
+
+
+@pytest.mark.parametrize("name, pipelined", [
+    ("ct_inline", True), ("ct_locals", True), ("cu_inline", True), ("cu_loads_in_locals", True),
+    ("cu_both_in_locals", True), ("float32", False), ("nan_padding", False), ("load_read_after", False),
+    ("float16", False)])
+def test_which_tf32_k_loops_are_pipelined(tmp_path, name, pipelined):
+    src = tmp_path / "gemm.py"
+    src.write_text(tf32_loop_source(name))
+    proc = subprocess.run([weftc_path(), str(src), "--emit-cuda"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    # The products stay tf32: the pipeline rounds the float32 operands as astype(tfloat32) does.
+    assert ("weft::tiles::mma_pipeline_arrays<weft::tiles::shape<64u, 32u>, weft::tiles::shape<32u, 64u>, 4, "
+            "weft::tiles::tfloat32>(" in proc.stdout) == pipelined
+    assert ("weft::tiles::mma_pipeline_arrays<" in proc.stdout) == pipelined
+
+
+def test_tf32_k_loops_are_pipelined_for_sm90(tmp_path):
+    # cp.async of the float32 operands into the stages, then tf32 mma.sync.
+    _, ptx = compile_for_sm90(tmp_path, "gemm_tf32", tf32_loop_source("cu_inline"))
+    assert "cp.async.cg.shared.global" in ptx and "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+
+
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_tile_kernel_compiles_for_sm90(tmp_path, name):
     _, ptx = compile_for_sm90(tmp_path, name, PRELUDE + SOURCES[name])
