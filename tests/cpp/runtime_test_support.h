@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scoped_test_state.h"
+
 #include "runtime/runtime.h"
 
 #ifndef WEFT_SOURCE_DIR
@@ -24,35 +26,8 @@ namespace weft::runtime {
 namespace fs = std::filesystem;
 using types::ScalarKind;
 
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnvironment() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "weft-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TemporaryDirectory() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::ScopedEnvironment;
+using test::TemporaryDirectory;
 
 inline std::string includeDir() { return std::string(WEFT_SOURCE_DIR) + "/include"; }
 

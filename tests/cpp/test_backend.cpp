@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "scoped_test_state.h"
+
 #include "backend/backend.h"
 #include "support/check.h"
 #include "support/hash.h"
@@ -30,37 +32,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Sets (or, with nullptr, unsets) an environment variable for one test.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnvironment() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-// A fresh directory under the system's temporary directory, removed afterwards.
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "weft-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TemporaryDirectory() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::ScopedEnvironment;
+using test::TemporaryDirectory;
 
 std::string randomBytes(size_t size, unsigned seed) {
   std::mt19937 generator(seed);
