@@ -15,9 +15,6 @@
 #include "weft/tiles/reduce.h"
 #include "weft/tiles/atomic.h"
 #include "weft/tiles/mma.h"
-#include "weft/tiles/mma_pipeline.h"
+// The pipelined K loops, with the Hopper building blocks (weft/tiles/sm90.h) in sm_90a device code.
+#include "weft/tiles/mma_pipeline_tma.h"
 #include "weft/tiles/block.h"
-// The Hopper building blocks, where the target has them (sm_90a device code).
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#include "weft/tiles/sm90.h"
-#endif

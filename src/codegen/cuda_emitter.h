@@ -134,6 +134,11 @@ class CudaEmitter {
   void statement(const sema::TypedStmt& stmt, int depth);
   void forRange(const sema::TypedStmt& stmt, int depth);
   void mmaPipelineLoop(const sema::TypedStmt& stmt, int depth);
+  // emit_tiles.cpp: the tensor maps of the launched kernel's K loops that may take the TMA path
+  // (sema::MmaPipeline::parameterA), into tensorMaps_ and tmaMaps_; and the kernel parameters
+  // that receive them on the GPU (empty without maps).
+  void collectTensorMaps(const std::vector<sema::TypedStmt*>& body);
+  std::string tensorMapParameters() const;
   void whileLoop(const sema::TypedStmt& stmt, int depth);
   // emit_target.cpp: `if target(...)` as #if/#else/#endif, decided by each lowering.
   void targetIf(const sema::TypedStmt& stmt, int depth);
@@ -171,6 +176,8 @@ class CudaEmitter {
   bool usesDynamicShared_ = false;
   bool usesTiles_ = false;
   sema::FeatureSet features_ = sema::FeatureSet::Baseline;  // EmittedUnit::features
+  std::vector<EmittedUnit::TensorMap> tensorMaps_;           // EmittedUnit::tensorMaps
+  std::map<const sema::TypedStmt*, size_t> tmaMaps_;         // K loop -> its map of a (b's follows)
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

@@ -144,6 +144,7 @@ std::string CudaEmitter::signature(int index, const std::string& name) {
     // A struct with atomic fields is used in place: its parameter refers to the caller's.
     out += typeName(type) + (types::holdsAtomic(type) ? "& " : " ") + localName(function.params[i]);
   }
+  if (index == program_.kernel) out += tensorMapParameters();
   function_ = saved;
   return out + ")";
 }
@@ -165,9 +166,11 @@ void CudaEmitter::functionBody(int index) {
     WEFT_CHECK(!types::holdsAtomic(type),
                "a local holding atomics (sema keeps those in place): " + function.locals[i].name);
     const auto& [mmaA, mmaB] = function.locals[i].mmaOperands;
-    // An mma's accumulator variable: the tile type in the layout that mma returns.
-    std::string declared = mmaA != nullptr ? "weft::tiles::mma_accumulator_t<" + typeName(mmaA) + ", " + typeName(mmaB) + ">"
-                                           : typeName(type);
+    // An mma's accumulator variable: the tile type in the layout that mma returns (or that a K
+    // loop's TMA path keeps).
+    const std::string accumulator =
+        function.locals[i].tmaAccumulator ? "weft::tiles::mma_pipeline_accumulator_t<" : "weft::tiles::mma_accumulator_t<";
+    std::string declared = mmaA != nullptr ? accumulator + typeName(mmaA) + ", " + typeName(mmaB) + ">" : typeName(type);
     line(1, "[[maybe_unused]] " + declared + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();
@@ -241,6 +244,7 @@ EmittedUnit CudaEmitter::emit() {
     WEFT_CHECK(!program_.functions[entry].isKernel || !recursive_[entry], "a kernel calls itself");
   }
 
+  if (program_.kernel >= 0) collectTensorMaps(program_.functions[static_cast<size_t>(program_.kernel)].body);
   std::string forwards;
   for (size_t i = 0; i < program_.functions.size(); ++i) {
     const TypedFunction& function = program_.functions[i];
@@ -300,6 +304,7 @@ EmittedUnit CudaEmitter::emit() {
   result.checkSites = std::move(checkSites_);
   result.hasInteropAbiCheck = !asserts.empty();
   result.features = features_;
+  result.tensorMaps = tensorMaps_;
   return result;
 }
 

@@ -117,11 +117,52 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
   line(depth, "{");
   line(depth + 1, cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
   line(depth + 1, cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
-  line(depth + 1, acc + " = weft::tiles::mma_pipeline_arrays<" + shapeName(a.type->shape) + ", " +
-                      shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + operand + ">(" + acc + ", " +
-                      expr(*a.operands[0]) + ", " + expr(*b.operands[0]) + ", " + start + ", " + stop + ", " +
-                      indexFunction(a) + ", " + indexFunction(b) + ");");
+  const std::string arguments = acc + ", " + expr(*a.operands[0]) + ", " + expr(*b.operands[0]) + ", " + start + ", " +
+                                stop + ", " + indexFunction(a) + ", " + indexFunction(b);
+  auto maps = tmaMaps_.find(&stmt);
+  if (maps == tmaMaps_.end()) {
+    line(depth + 1, acc + " = weft::tiles::mma_pipeline_arrays<" + shapeName(a.type->shape) + ", " +
+                        shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + operand + ">(" + arguments + ");");
+  } else {
+    // The kernel's maps of a and b on the GPU (tensorMapParameters); none on the CPU target.
+    const std::string tma = freshTemp(), first = std::to_string(maps->second), second = std::to_string(maps->second + 1);
+    line(0, "#if defined(WEFT_TARGET_HOST)");
+    line(depth + 1, "const weft::tiles::tma_operands " + tma + "{};");
+    line(0, "#else");
+    line(depth + 1, "const weft::tiles::tma_operands " + tma + "{&weft_map" + first + ", &weft_map" + second +
+                        ", (weft_map_mask >> " + first + " & 3u) == 3u};");
+    line(0, "#endif");
+    line(depth + 1, acc + " = weft::tiles::mma_pipeline_tma_arrays<" + shapeName(a.type->shape) + ", " +
+                        shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + ", " +
+                        std::to_string(pipeline.tmaStages) + ">(" + arguments + ", " + tma + ");");
+  }
   line(depth, "}");
+}
+
+void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
+  constexpr uint8_t kSwizzle128B = 3, kL2Promotion128B = 2;  // cuda.h's CUtensorMapSwizzle / L2promotion
+  for (const sema::TypedStmt* stmt : body) {
+    if (stmt->mmaPipeline && stmt->mmaPipeline->parameterA >= 0) {
+      const sema::MmaPipeline& pipeline = *stmt->mmaPipeline;
+      // Boxes of 64 elements (128 bytes, the swizzle's width) by the tile's rows: a's M, b's K.
+      const auto rows = [](const sema::TypedExpr& load) { return static_cast<uint32_t>(load.type->shape.at(0)); };
+      tmaMaps_[stmt] = tensorMaps_.size();
+      tensorMaps_.push_back({pipeline.parameterA, {rows(*pipeline.loadA), 64}, {}, 0, kSwizzle128B, kL2Promotion128B, 0});
+      tensorMaps_.push_back({pipeline.parameterB, {rows(*pipeline.loadB), 64}, {}, 0, kSwizzle128B, kL2Promotion128B, 0});
+      requireFeatures(sema::FeatureSet::Specific);
+      continue;
+    }
+    collectTensorMaps(stmt->body);
+    collectTensorMaps(stmt->orelse);
+  }
+}
+
+std::string CudaEmitter::tensorMapParameters() const {
+  if (tensorMaps_.empty()) return "";
+  std::string out = "\n#if !defined(WEFT_TARGET_HOST)\n";
+  for (size_t i = 0; i < tensorMaps_.size(); ++i)
+    out += ", const __grid_constant__ weft::tiles::sm90::tensor_map weft_map" + std::to_string(i);
+  return out + ", const unsigned weft_map_mask\n#endif\n";
 }
 
 std::string CudaEmitter::tileCombiner(const TypedExpr& e) {

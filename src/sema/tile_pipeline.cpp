@@ -12,6 +12,10 @@
 // traps from the loop variable and values the loop does not assign, the loop steps by 1 and has
 // no else, and x, y and the loop variable are read nowhere else (their values after the loop are
 // never observed).
+//
+// A loop of float16 or bfloat16 arrays that are parameters of the kernel, which it never
+// assigns, may also take the sm_90a path (include/weft/tiles/mma_pipeline_tma.h): codegen then
+// asks for tensor maps of the two parameters, and the ring is sized for that path's stages too.
 #include <algorithm>
 #include <map>
 
@@ -26,6 +30,14 @@ namespace {
 // cp.async (sm_80: 163 KiB).
 constexpr int64_t kRingTarget = 64 * 1024, kRingBudget = 144 * 1024;
 constexpr int kMaxStages = 4;
+
+// The TMA/wgmma path's stages: at most kMaxTmaStages (on the H100, 128 x 256 x 64 bf16 tiles ran
+// fastest with 4), within kTmaRingBudget with the 1024 bytes of alignment its swizzled stages
+// need: next to the tile scratch buffer, in the sm_90 limit of 227 KiB a block.
+constexpr int64_t kTmaRingBudget = 200 * 1024, kTmaAlignment = 1024;
+constexpr int kMaxTmaStages = 4;
+// K loops of one kernel that take tensor maps (two each): the runtime passes at most 32 maps.
+constexpr int kMaxTmaLoops = 16;
 
 bool isIntegerScalar(const types::Type* type) { return type->isScalar() && types::isInteger(type->scalar); }
 
@@ -181,29 +193,77 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads)
   return MmaPipeline{loads[0], loads[1], acc, stages, operands[0]->operand};
 }
 
-void markLoops(const std::vector<TypedStmt*>& body, const Reads& reads, uint32_t& sharedBytes) {
+// Whether statement `s` or one nested in it binds `local` (assigns it, or is a loop over it).
+bool binds(const TypedStmt& s, int local) {
+  if (s.local == local) return true;
+  auto anyBinds = [&](const std::vector<TypedStmt*>& body) {
+    return std::any_of(body.begin(), body.end(), [&](const TypedStmt* t) { return binds(*t, local); });
+  };
+  return anyBinds(s.body) || anyBinds(s.orelse);
+}
+
+// The position in the parameters of `function` of the array the load `load` reads, if it is a
+// parameter of a kernel that `function` never rebinds (so that the launch's argument is what the
+// loop reads); -1 otherwise.
+int kernelParameterOf(const TypedFunction& function, const TypedExpr& load) {
+  const int local = load.operands[0]->local;
+  auto found = std::find(function.params.begin(), function.params.end(), local);
+  if (!function.isKernel || found == function.params.end()) return -1;
+  for (const TypedStmt* s : function.body)
+    if (binds(*s, local)) return -1;
+  return static_cast<int>(found - function.params.begin());
+}
+
+// Sets up the TMA/wgmma path of `pipeline` in `function` where it may take it (file comment);
+// `tmaLoops` counts the function's loops that took it.
+void markTmaPath(TypedFunction& function, MmaPipeline& pipeline, int& tmaLoops) {
+  using types::ScalarKind;
+  if ((pipeline.operand != ScalarKind::Float16 && pipeline.operand != ScalarKind::BFloat16) || tmaLoops == kMaxTmaLoops)
+    return;
+  const int a = kernelParameterOf(function, *pipeline.loadA), b = kernelParameterOf(function, *pipeline.loadB);
+  const int64_t bytes = stageBytes(*pipeline.loadA, *pipeline.loadB);
+  int stages = kMaxTmaStages;
+  while (stages > 2 && stages * bytes + kTmaAlignment > kTmaRingBudget) --stages;
+  if (a < 0 || b < 0 || stages * bytes + kTmaAlignment > kTmaRingBudget) return;
+  pipeline.parameterA = a;
+  pipeline.parameterB = b;
+  pipeline.tmaStages = stages;
+  function.locals.at(pipeline.accumulator).tmaAccumulator = true;
+  ++tmaLoops;
+}
+
+// `tmaLoops`: null unless `function` is the kernel the program's launch runs (which alone
+// receives tensor maps), else its count of loops with maps.
+void markLoops(TypedFunction& function, int* tmaLoops, const std::vector<TypedStmt*>& body, const Reads& reads,
+               uint32_t& sharedBytes) {
   for (TypedStmt* s : body) {
     s->mmaPipeline = pipelineOf(*s, reads);
     if (s->mmaPipeline) {
-      const int64_t bytes = s->mmaPipeline->stages * stageBytes(*s->mmaPipeline->loadA, *s->mmaPipeline->loadB);
-      sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(bytes));
+      MmaPipeline& pipeline = *s->mmaPipeline;
+      if (tmaLoops != nullptr) markTmaPath(function, pipeline, *tmaLoops);
+      const int64_t bytes = stageBytes(*pipeline.loadA, *pipeline.loadB);
+      const int64_t ring = std::max(pipeline.stages * bytes, pipeline.tmaStages > 0 ? pipeline.tmaStages * bytes + kTmaAlignment : 0);
+      sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(ring));
       continue;
     }
-    markLoops(s->body, reads, sharedBytes);
-    markLoops(s->orelse, reads, sharedBytes);
+    markLoops(function, tmaLoops, s->body, reads, sharedBytes);
+    markLoops(function, tmaLoops, s->orelse, reads, sharedBytes);
   }
 }
 
 }  // namespace
 
 void markMmaPipelines(TypedProgram& program) {
-  for (const TypedFunction& function : program.functions) {
+  for (size_t i = 0; i < program.functions.size(); ++i) {
+    TypedFunction& function = program.functions[i];
     if (!function.tileCode) continue;
     Reads reads;
     forEachExpr(function.body, [&](const TypedExpr& e) {
       if (e.kind == TypedExprKind::Local) ++reads[e.local];
     });
-    markLoops(function.body, reads, program.tileSharedBytes);
+    int tmaLoops = 0;
+    markLoops(function, static_cast<int>(i) == program.kernel ? &tmaLoops : nullptr, function.body, reads,
+              program.tileSharedBytes);
   }
 }
 

@@ -203,6 +203,12 @@ struct MmaPipeline {
   int stages = 0;                    // operand stages in flight (TypedProgram::tileSharedBytes holds them)
   // The element type the tensor cores multiply: the arrays' own, or TFloat32 of float32 arrays.
   types::ScalarKind operand = types::ScalarKind::Bool;
+  // Where the loop may take the sm_90a TMA/wgmma path (include/weft/tiles/mma_pipeline_tma.h:
+  // float16 or bfloat16 arrays that are parameters of the kernel it never assigns): the
+  // positions of a and b in TypedFunction::params, whose tensor maps codegen asks for, and the
+  // stages of that path's ring; -1 and 0 elsewhere.
+  int parameterA = -1, parameterB = -1;
+  int tmaStages = 0;
 };
 
 struct TypedStmt {
@@ -231,6 +237,9 @@ struct Local {
   // A tile variable that receives the result of an mma of tiles of these types: it holds its
   // value in that mma's accumulator layout (no conversion in a K loop); nullptr: the default.
   std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
+  // The accumulator of a K loop that may take the TMA/wgmma path (MmaPipeline::parameterA): it
+  // is declared in that path's layout (mma_pipeline_accumulator_t).
+  bool tmaAccumulator = false;
 };
 
 // A tile kernel's tile block on the GPU (include/weft/tiles/config.h and tile.h read these as

@@ -42,12 +42,23 @@ __tile_global__ void mma_kernel(const A* a, const A* b, const C* acc0, C* c) {
 
 // c = acc0 + a[M x K] @ b[K x N] by mma_pipeline in KT-wide steps (the last one zero-padded
 // where KT does not divide K), of Operand products; c2 the same by the loop as written.
-template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages>
+// Interleaved: the accumulator starts in the TMA/wgmma path's layout (wgmma's atom order over all
+// warps, mma_pipeline_tma.h), which mma and mma_pipeline keep.
+template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages,
+          bool Interleaved = false>
 __tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, C* c, C* c2) {
   using IC = ct::tile<int32_t, ct::shape<M, N>>;
   using SA = ct::shape<M, KT>;
   using SB = ct::shape<KT, N>;
-  auto acc = ct::load(acc0 + ct::iota<IC>());
+  using Wgmma = ct::tile<C, ct::shape<M, N>, ct::mma_layout<M, N, 16, ct::kBlockThreads / 32, 1, true>>;
+  const auto start = ct::load(acc0 + ct::iota<IC>());
+  const auto acc = [&] {
+    if constexpr (Interleaved) {
+      return Wgmma(start);
+    } else {
+      return start;
+    }
+  }();
   auto as = ct::tensor_span{a, ct::extents<int, M, K>{}};
   auto bs = ct::tensor_span{b, ct::extents<int, K, N>{}};
   const auto index_a = [](uint32_t k) { return ct::block_index<2>{{0, k}}; };
@@ -104,7 +115,8 @@ void run_mma(Random& random) {
 // mma_pipeline_kernel against the double reference of the Operand values (float spans round to
 // tf32 for tf32 products) and against the loop as written, bit for bit. On the GPU the launch
 // gives the stages their dynamic shared memory, so the cp.async path runs.
-template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages = 3>
+template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages = 3,
+          bool Interleaved = false>
 void run_mma_pipeline(Random& random) {
   using A2 = ct::detail::pipeline_operand_t<A, Operand>;
   Buffer<A> a(M * K), b(K * N);
@@ -112,7 +124,7 @@ void run_mma_pipeline(Random& random) {
   for (uint32_t i = 0; i < M * K; ++i) a[i] = operand_value<A>(random);
   for (uint32_t i = 0; i < K * N; ++i) b[i] = operand_value<A>(random);
   for (uint32_t i = 0; i < M * N; ++i) acc[i] = std::is_integral_v<C> ? C(random.next() % 1000) : from_double<C>(random.uniform(-4, 4));
-  const auto kernel = mma_pipeline_kernel<A, Operand, C, M, N, K, KT, Stages>;
+  const auto kernel = mma_pipeline_kernel<A, Operand, C, M, N, K, KT, Stages, Interleaved>;
 #if defined(WEFT_TARGET_HOST)
   launch({1, 1, 1}, kernel, static_cast<const A*>(a.get()), static_cast<const A*>(b.get()), static_cast<const C*>(acc.get()),
          c.get(), c2.get());
@@ -125,7 +137,8 @@ void run_mma_pipeline(Random& random) {
 #endif
   const auto value = [](A x) { return as_double(static_cast<A2>(ct::detail::scalar_convert<A2>(x))); };
   std::string what = std::string("mma_pipeline ") + type_name<A>() + " as " + type_name<A2>() + " " + std::to_string(M) +
-                     "x" + std::to_string(N) + "x" + std::to_string(K) + " by " + std::to_string(KT);
+                     "x" + std::to_string(N) + "x" + std::to_string(K) + " by " + std::to_string(KT) +
+                     (Interleaved ? " interleaved" : "");
   for (uint32_t i = 0; i < M; ++i) {
     for (uint32_t j = 0; j < N; ++j) {
       double sum = as_double(acc[i * N + j]), magnitude = std::fabs(sum);
@@ -186,6 +199,13 @@ int main() {
   run_mma_pipeline<unsigned char, void, int, 32, 16, 64, 32, 2>(random);
   run_mma_pipeline<double, void, double, 32, 32, 20, 8>(random);
   run_mma_pipeline<double, void, double, 8, 8, 8, 4, 4>(random);
+  // The TMA/wgmma path's accumulator layout through the cp.async path and the loop as written
+  // (its fallback): a warp's 16-row atoms one or two warp rows apart.
+  if constexpr (ct::kBlockThreads > 1 && ct::kBlockThreads <= 256) {
+    constexpr uint32_t kRows = 16 * ct::kBlockThreads / 32;
+    run_mma_pipeline<weft::bfloat16, void, float, kRows, 64, 80, 64, 2, true>(random);
+    run_mma_pipeline<weft::float16, void, float, 2 * kRows, 64, 64, 32, 3, true>(random);
+  }
   return finish("test_mma");
 }
 #endif

@@ -7,7 +7,7 @@
 
 #include "weft/device/array.h"
 #include "weft/tiles/memory.h"
-#include "weft/tiles/mma_pipeline.h"
+#include "weft/tiles/mma_pipeline_tma.h"
 #include "weft/tiles/shape_ops.h"
 
 namespace weft::tiles {
@@ -91,6 +91,15 @@ WEFT_TILE_FN auto mma_pipeline_arrays(const Acc& acc, const ::weft::Array<T, 2>&
                                       K end, IndexA index_a, IndexB index_b) {
   return mma_pipeline<SA, SB, Stages, Operand>(acc, detail::array_span(a), detail::array_span(b), begin, end, index_a,
                                                index_b);
+}
+
+// mma_pipeline_tma over two 2-D arrays: the code generator's pipelined K loop of 16-bit float
+// operands in a kernel whose parameters a and b are (sema::MmaPipeline::tensorMaps).
+template <class SA, class SB, uint32_t Stages, uint32_t TmaStages, class Acc, class T, class K, class IndexA, class IndexB>
+WEFT_TILE_FN auto mma_pipeline_tma_arrays(const Acc& acc, const ::weft::Array<T, 2>& a, const ::weft::Array<T, 2>& b,
+                                          K begin, K end, IndexA index_a, IndexB index_b, const tma_operands& tma) {
+  return mma_pipeline_tma<SA, SB, Stages, TmaStages>(acc, detail::array_span(a), detail::array_span(b), begin, end,
+                                                     index_a, index_b, tma);
 }
 
 // ---- debug=True (docs/tiles.md "Debugging tile kernels") ----

@@ -24,8 +24,10 @@ namespace weft::tiles {
 
 // The accumulator layout of the tensor-core path: an M x N tile over WarpsM x WarpsN warps, each
 // owning (M/WarpsM) x (N/WarpsN) elements as atoms of AtomM x 8 (see the file comment); warps
-// beyond WarpsM * WarpsN hold replicas.
-template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN>
+// beyond WarpsM * WarpsN hold replicas. A warp's atom rows are consecutive, or with Interleaved
+// WarpsM atoms apart (atom row i of warp row w starts at row (i * WarpsM + w) * AtomM): wgmma's
+// accumulator order, where each warpgroup instruction covers 64 consecutive rows.
+template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved = false>
 struct mma_layout {
   static constexpr uint32_t kSize = M * N;
   static constexpr uint32_t kPerAtom = AtomM / 4;  // elements per lane in one atom
@@ -38,12 +40,18 @@ struct mma_layout {
   static_assert(kWarps * 32 <= kBlockThreads && kAtomsM * AtomM == kWarpRows && kAtomsN * 8 == kWarpCols,
                 "an mma layout must tile its shape with the block's warps");
 
+  // The first row of atom row `am` of warp `warp` (of the layout's kWarps).
+  WEFT_HD static constexpr uint32_t atom_row(uint32_t warp, uint32_t am) {
+    return Interleaved ? (am * WarpsM + warp / WarpsN) * AtomM : (warp / WarpsN) * kWarpRows + am * AtomM;
+  }
+  // The first column of warp `warp`'s atoms.
+  WEFT_HD static constexpr uint32_t warp_col(uint32_t warp) { return (warp % WarpsN) * kWarpCols; }
   // The row-major index of fragment element k of `thread`.
   WEFT_HD static constexpr uint32_t index(uint32_t thread, uint32_t k) {
     uint32_t warp = (thread / 32) % kWarps, lane = thread % 32;
     uint32_t atom = k / kPerAtom, e = k % kPerAtom;
-    uint32_t row = (warp / WarpsN) * kWarpRows + (atom / kAtomsN) * AtomM + lane / 4 + 8 * (e / 2);
-    uint32_t col = (warp % WarpsN) * kWarpCols + (atom % kAtomsN) * 8 + 2 * (lane % 4) + e % 2;
+    uint32_t row = atom_row(warp, atom / kAtomsN) + lane / 4 + 8 * (e / 2);
+    uint32_t col = warp_col(warp) + (atom % kAtomsN) * 8 + 2 * (lane % 4) + e % 2;
     return row * N + col;
   }
   // Whether `thread` owns its elements (warps past the layout's hold replicas).
@@ -159,9 +167,20 @@ template <class A, class C, uint32_t M, uint32_t N>
 using tensor_core_layout_t = mma_layout<M, N, mma_instruction<A, C>::kAtomM, mma_warp_grid<M, N, mma_instruction<A, C>::kAtomM>::kM,
                                         mma_warp_grid<M, N, mma_instruction<A, C>::kAtomM>::kN>;
 
-// The layout of mma's result for accumulator layout LC.
+// Whether L is a tensor-core accumulator layout of atoms AtomM x 8 (any warp grid).
+template <class L, uint32_t AtomM>
+inline constexpr bool is_mma_layout_of = false;
+template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved>
+inline constexpr bool is_mma_layout_of<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>, AtomM> = true;
+
+// The layout of mma's result for accumulator layout LC: on the tensor-core path, LC where it is
+// already a tensor-core layout of the instruction's atoms (a pipelined K loop's), else
+// tensor_core_layout_t; LC elsewhere.
 template <class A, class C, uint32_t M, uint32_t N, uint32_t K, class LC>
-using mma_result_layout_t = conditional_t<use_tensor_cores<A, C, M, N, K>(), tensor_core_layout_t<A, C, M, N>, LC>;
+using mma_result_layout_t =
+    conditional_t<use_tensor_cores<A, C, M, N, K>(),
+                  conditional_t<is_mma_layout_of<LC, mma_instruction<A, C>::kAtomM>, LC, tensor_core_layout_t<A, C, M, N>>,
+                  LC>;
 
 // The 16-byte chunks of the staging buffer, XOR-swizzled by their 128-byte line (bits 4-6 of a
 // byte offset take bits 7-9): eight rows read at one column land in eight different chunks.
@@ -374,8 +393,7 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const tile<B, SB, LB>& b, const 
     if constexpr (kTensor) {
       using L = LR;
       const uint32_t warp = (t / 32) % L::kWarps, lane = t % 32;
-      const uint32_t rowBase = (warp / L::kWarpsN) * L::kWarpRows;
-      const uint32_t colBase = (warp % L::kWarpsN) * L::kWarpCols;
+      const uint32_t colBase = L::warp_col(warp);
       constexpr uint32_t kBOffset = M * kRowBytes;
       WEFT_NO_UNROLL
       for (uint32_t ks = 0; ks < kChunk; ks += I::kK) {
@@ -383,7 +401,7 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const tile<B, SB, LB>& b, const 
           double af[L::kAtomsM], bf[L::kAtomsN];
           WEFT_UNROLL
           for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-            uint32_t row = rowBase + am * 8 + lane / 4;
+            uint32_t row = L::atom_row(warp, am) + lane / 4;
             af[am] = *reinterpret_cast<const double*>(base + detail::swizzle(row * kRowBytes + (ks + lane % 4) * 8));
           }
           WEFT_UNROLL
@@ -404,7 +422,7 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const tile<B, SB, LB>& b, const 
           WEFT_UNROLL
           for (uint32_t am = 0; am < L::kAtomsM; ++am) {
             // Matrices 0..3: rows 0-7 / 8-15 of the atom, bytes 0-15 / 16-31 of its K step.
-            uint32_t row = rowBase + am * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+            uint32_t row = L::atom_row(warp, am) + lane % 8 + ((lane / 8) % 2) * 8;
             detail::load_matrices<4>(af[am], detail::swizzle(row * kRowBytes + kByte + (lane / 16) * 16));
           }
           WEFT_UNROLL

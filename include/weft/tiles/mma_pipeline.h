@@ -45,10 +45,10 @@ inline constexpr uint32_t mma_stage_bytes =
 
 namespace detail {
 
-// Whether mma_pipeline has a cp.async path for operand type A (accumulator C) and these shapes:
-// tensor-core operands whose tile rows are whole 16-byte chunks (the 16-bit types' b fragments
-// come two atoms to an ldmatrix, so their warps' columns are multiples of 16).
-template <class A, class C, class SA, class SB>
+// Whether mma_pipeline has a cp.async path for operand type A (accumulator C, in layout L) and
+// these shapes: tensor-core operands whose tile rows are whole 16-byte chunks (the 16-bit types'
+// b fragments come two atoms to an ldmatrix, so their warps' columns are multiples of 16).
+template <class A, class C, class SA, class SB, class L>
 WEFT_HD constexpr bool pipelines_operands() {
   using I = mma_instruction<A, C>;
   constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), K = static_cast<uint32_t>(SA::static_extent(1));
@@ -57,7 +57,7 @@ WEFT_HD constexpr bool pipelines_operands() {
     return false;
   } else {
     constexpr bool kWholeChunks = (K * sizeof(A)) % 16 == 0 && (N * sizeof(A)) % 16 == 0;
-    constexpr bool kPairs = (I::kKind != 1 && I::kKind != 2) || (N % 16 == 0 && tensor_core_layout_t<A, C, M, N>::kWarpCols % 16 == 0);
+    constexpr bool kPairs = (I::kKind != 1 && I::kKind != 2) || (N % 16 == 0 && L::kWarpCols % 16 == 0);
     return kWholeChunks && kPairs;
   }
 }
@@ -131,8 +131,8 @@ WEFT_TILE_FN Word operand_word(Word w) {
   }
 }
 
-// The operand fragments of one K slice (the instruction's K) of a stage for the warp whose part
-// of the accumulator starts at (rowBase, colBase), read from the staged a (M x Kt, row-major) at
+// The operand fragments of one K slice (the instruction's K) of a stage for warp `warp` of the
+// accumulator layout L, read from the staged a (M x Kt, row-major) at
 // `stage` and b (Kt x N, row-major) after it, per mma.h's fragment layouts (lane = 4g + q):
 // - a: ldmatrix.x4 for all but double: the f16/bf16 (k16), tf32 (k8) and int8 (k32)
 //   a-fragments are each four 8 x 16-byte matrices, rows g and g + 8 at the slice's bytes 0-15 and
@@ -156,16 +156,16 @@ struct pipeline_fragments {
   }
 
   // Loads the fragments of the slice at K column `ks` of the stage at byte `offset` of the ring.
-  WEFT_TILE_FN void load(uint32_t offset, uint32_t ks, uint32_t rowBase, uint32_t colBase, uint32_t lane) {
+  WEFT_TILE_FN void load(uint32_t offset, uint32_t ks, uint32_t warp, uint32_t lane) {
     const unsigned char* stageA = stage_ring() + offset;
     const unsigned char* stageB = stageA + kBytesA;
-    const uint32_t g = lane / 4, q = lane % 4;
+    const uint32_t g = lane / 4, q = lane % 4, colBase = L::warp_col(warp);
     WEFT_UNROLL
     for (uint32_t am = 0; am < L::kAtomsM; ++am) {
       if constexpr (kDouble) {
-        a[am][0] = read<double, kRowBytesA>(stageA, rowBase + am * 8 + g, (ks + q) * 8);
+        a[am][0] = read<double, kRowBytesA>(stageA, L::atom_row(warp, am) + g, (ks + q) * 8);
       } else {
-        const uint32_t row = rowBase + am * 16 + lane % 16;
+        const uint32_t row = L::atom_row(warp, am) + lane % 16;
         const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(stageA));
         load_matrices_x4<false>(a[am], address + swizzled_offset<kRowBytesA>(row, ks * sizeof(A) + (lane / 16) * 16));
         WEFT_UNROLL
@@ -311,7 +311,7 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
   using Result = decltype(mma(tile<A, SA>{}, tile<A, SB>{}, acc));
   Result out = acc;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
-  if constexpr (detail::pipelines_operands<A, C, SA, SB>()) {
+  if constexpr (detail::pipelines_operands<A, C, SA, SB, typename Result::layout_type>()) {
     constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
     constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
     constexpr uint32_t kStageBytes = mma_stage_bytes<A, SA, SB>;
@@ -323,7 +323,6 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
     };
     if (detail::dynamic_shared_bytes() >= Stages * kStageBytes && rowsStartOn16(a) && rowsStartOn16(b)) {
       const uint32_t t = detail::thread_rank(), warp = (t / 32) % L::kWarps, lane = t % 32;
-      const uint32_t rowBase = (warp / L::kWarpsN) * L::kWarpRows, colBase = (warp % L::kWarpsN) * L::kWarpCols;
       const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring()));
       const int64_t steps = static_cast<int64_t>(end) - static_cast<int64_t>(begin);
       // The byte offset of K step `step`'s slot in the ring.
@@ -353,7 +352,7 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
         stage(step + Stages - 1);  // into the slot of step - 1
         WEFT_UNROLL
         for (uint32_t slice = 0; slice < Kt / Fragments::I::kK; ++slice) {
-          f.load(slot(step), slice * Fragments::I::kK, rowBase, colBase, lane);
+          f.load(slot(step), slice * Fragments::I::kK, warp, lane);
           WEFT_UNROLL
           for (uint32_t am = 0; am < L::kAtomsM; ++am) {
             WEFT_UNROLL

@@ -9,13 +9,9 @@
 // issues each copy.
 #pragma once
 
-namespace weft::tiles::sm90 {
+#include "weft/tiles/sm90/tensor_map_type.h"
 
-// A CUtensorMap's bytes (same size and alignment) for device code compiled without <cuda.h>
-// (NVRTC): a `const __grid_constant__ tensor_map` kernel parameter receives a CUtensorMap.
-struct alignas(128) tensor_map {
-  uint64_t opaque[16];
-};
+namespace weft::tiles::sm90 {
 
 // Fetches the tensor map at `map` into the TMA unit's descriptor cache.
 WEFT_SM90_FN void tma_prefetch_descriptor(const void* map) {

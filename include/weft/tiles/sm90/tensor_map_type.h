@@ -1,0 +1,16 @@
+// The kernel parameter type of a TMA tensor map, for every compilation of weft's generated code
+// (a tile kernel with a pipelined K loop declares its maps whatever the architecture; only
+// sm_90a code reads them).
+#pragma once
+
+#include "weft/device/config.h"
+
+namespace weft::tiles::sm90 {
+
+// A CUtensorMap's bytes (same size and alignment) for device code compiled without <cuda.h>
+// (NVRTC): a `const __grid_constant__ tensor_map` kernel parameter receives a CUtensorMap.
+struct alignas(128) tensor_map {
+  uint64_t opaque[16];
+};
+
+}  // namespace weft::tiles::sm90
