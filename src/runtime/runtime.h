@@ -18,6 +18,7 @@
 #include "codegen/codegen.h"
 #include "sema/sema.h"
 #include "support/diagnostics.h"
+#include "syntax/parse_cache.h"
 #include "types/type.h"
 
 namespace weft::runtime {
@@ -246,6 +247,9 @@ class Compiler {
   int deviceAttribute(int attribute);
   std::pair<size_t, size_t> memoryInfo();
   types::TypeContext& types() { return types_; }
+  // The files this process parsed, shared by every program of the front end (and by
+  // sema::describeParameters and friends when the caller passes it).
+  syntax::ParseCache& parses() { return parses_; }
   const backend::Toolchain& toolchain() const { return toolchain_; }
 
  private:
@@ -255,6 +259,7 @@ class Compiler {
                                            const backend::CompileOptions& options, bool readsRecord);
   std::mutex mutex_;  // guards types_ (the front end)
   types::TypeContext types_;
+  syntax::ParseCache parses_;
   backend::Toolchain toolchain_;
   backend::DiskCache cache_;
   std::unique_ptr<CompilerState> state_;  // driver, loaded kernels, CPU runner (compiler.cpp)
