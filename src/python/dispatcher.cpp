@@ -200,7 +200,7 @@ void Kernel::prepare() {
     SourceManager sources;
     Diagnostics diagnostics(sources);
     std::optional<std::vector<sema::ParameterDescription>> described =
-        sema::describeParameters(*source, types, sources, diagnostics);
+        sema::describeParameters(*source, types, sources, diagnostics, &runtime->compiler().parses());
     if (!described) raiseWeftError("CompileError", diagnostics.render());
     for (const sema::ParameterDescription& parameter : *described) {
       names.push_back(parameter.name);

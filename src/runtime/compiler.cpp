@@ -90,6 +90,17 @@ CompilerOptions kernelOptions(bool debug, bool fastMath, std::optional<bool> bou
   return options;
 }
 
+std::string headersHash(const std::string& directory, const backend::DiskCache& cache) {
+  // The fingerprint is taken before the contents are read: a header written in between then
+  // leaves the entry under a fingerprint that no longer matches, never an old hash under a new one.
+  std::string memo = "headers-" + ContentHash().add(directory).add(directoryFingerprint(directory)).hex();
+  if (std::optional<std::string> remembered = cache.load(memo); remembered && remembered->size() == 32)
+    return *remembered;
+  std::string hash = hashDirectory(directory);
+  cache.store(memo, hash);
+  return hash;
+}
+
 bool runsChecks(const CompilerOptions& options, Target target) {
   switch (options.boundsCheck) {
     case BoundsCheck::CpuOnly: return options.debug || target == Target::Cpu;
@@ -128,7 +139,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
     std::lock_guard<std::mutex> lock(state_->mutex);
     // Generated code includes weft's headers (weft/device, weft/tiles, ...): a changed header
     // changes every key even when weft's version did not (a development build).
-    if (!state_->headersHash) state_->headersHash = hashDirectory(toolchain_.weftIncludeDir + "/weft");
+    if (!state_->headersHash) state_->headersHash = headersHash(toolchain_.weftIncludeDir + "/weft", cache_);
     hash.add(*state_->headersHash);
     if (target == Target::Gpu) {
       if (!state_->nvrtcIdentity) state_->nvrtcIdentity = backend::nvrtcIdentity(toolchain_);

@@ -156,9 +156,10 @@ bool definesAt(const syntax::FunctionDefStmt& def, const std::string& name, uint
 }
 
 // The def equivalent to the innermost lambda of `module` around 1-based `line`, 0-based byte
-// `column` (`lambda x: e` is `def <lambda>(x): return e`), made in `module` on first use;
+// `column` (`lambda x: e` is `def <lambda>(x): return e`), made in `made` on first use;
 // nullptr when no lambda is there.
-const syntax::FunctionDefStmt* lambdaAt(syntax::Module& module, uint32_t line, uint32_t column) {
+const syntax::FunctionDefStmt* lambdaAt(const syntax::Module& module, syntax::Module& made, uint32_t line,
+                                        uint32_t column) {
   auto before = [](uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2) { return l1 < l2 || (l1 == l2 && c1 <= c2); };
   const syntax::LambdaExpr* found = nullptr;
   for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
@@ -170,16 +171,16 @@ const syntax::FunctionDefStmt* lambdaAt(syntax::Module& module, uint32_t line, u
       found = lambda;
   }
   if (found == nullptr) return nullptr;
-  for (const std::unique_ptr<syntax::Node>& node : module.nodes) {
+  for (const std::unique_ptr<syntax::Node>& node : made.nodes) {
     const auto* def = dynamic_cast<const syntax::FunctionDefStmt*>(node.get());
     if (def != nullptr && def->name == "<lambda>" && def->body.size() == 1 &&
         syntax::as<syntax::ReturnStmt>(*def->body[0]).value == found->body)
       return def;
   }
-  auto* body = module.make<syntax::ReturnStmt>();
+  auto* body = made.make<syntax::ReturnStmt>();
   body->loc = found->body->loc;
   body->value = found->body;
-  auto* def = module.make<syntax::FunctionDefStmt>();
+  auto* def = made.make<syntax::FunctionDefStmt>();
   def->loc = found->loc;
   def->endLine = found->endLine;
   def->endColumn = found->endColumn;
@@ -201,9 +202,10 @@ const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, c
   return found;
 }
 
-const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, const FunctionSource& source) {
+const syntax::FunctionDefStmt* lambdaDefinition(const syntax::Module& module, syntax::Module& made,
+                                               const FunctionSource& source) {
   if (source.name != "<lambda>" || source.bodyLine == 0) return nullptr;
-  return lambdaAt(module, source.bodyLine, source.bodyColumn);
+  return lambdaAt(module, made, source.bodyLine, source.bodyColumn);
 }
 
 bool alwaysReturns(const std::vector<syntax::Stmt*>& body) {
@@ -311,7 +313,7 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     entry.source = source.file;
     entry.file = sources.add(source.file);
     size_t reported = diagnostics.all().size();
-    entry.module = syntax::parse(entry.file, diagnostics);
+    entry.module = syntax::parseShared(entry.file, diagnostics, parses_);
     // After a syntax error the module is partial (placeholders where the error was): nothing in
     // the file is checked, so the syntax error is the only message.
     if (diagnostics.all().size() > reported) entry.module.reset();
@@ -331,7 +333,7 @@ const syntax::FunctionDefStmt* ProgramChecker::findDefinition(const FunctionSour
     for (const syntax::FunctionDefStmt* def : candidates->second)
       if (definesAt(*def, source.name, source.line)) return def;
   }
-  if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, source)) return def;
+  if (const syntax::FunctionDefStmt* def = lambdaDefinition(*parsed->module, parsed->made, source)) return def;
   sink.error(diag::FunctionNotFound, callLoc,
              {source.name, source.file->name(), std::to_string(source.line)});
   return nullptr;
@@ -507,6 +509,7 @@ void ProgramChecker::checkSpecialization(int index) {
 
 TypedProgram ProgramChecker::run(const CheckRequest& request) {
   WEFT_CHECK(!request.entries.empty(), "check() needs an entry point");
+  parses_ = request.parses;
   std::vector<int> entries;
   for (const CheckEntry& entry : request.entries) {
     WEFT_CHECK(entry.function != nullptr, "an entry point without a function");

@@ -177,9 +177,10 @@ const types::Type* parameterType(const types::Type* declared, const types::Type*
 // Finds the def of `name` at `line` (its first decorator's or its own) anywhere in `body`.
 const syntax::FunctionDefStmt* findDef(const std::vector<syntax::Stmt*>& body, const std::string& name,
                                        uint32_t line);
-// The def equivalent to the lambda `source` is (found by its body's position, made in `module`
-// on first use); nullptr when `source` is no lambda or none is there.
-const syntax::FunctionDefStmt* lambdaDefinition(syntax::Module& module, const FunctionSource& source);
+// The def equivalent to the lambda `source` is (found by its body's position in `module`, made
+// in `made` on first use: `module` may be shared); nullptr when `source` is no lambda or none is there.
+const syntax::FunctionDefStmt* lambdaDefinition(const syntax::Module& module, syntax::Module& made,
+                                               const FunctionSource& source);
 
 // ---- check_structs.cpp ----
 
@@ -309,11 +310,13 @@ class ProgramChecker {
   struct ParsedFile {
     std::shared_ptr<const SourceFile> source;
     uint32_t file = 0;
-    std::unique_ptr<syntax::Module> module;  // nullptr after a syntax error
+    std::shared_ptr<const syntax::Module> module;  // nullptr after a syntax error; shared (ParseCache)
+    syntax::Module made;  // the defs lambdaDefinition makes for the file's lambdas
     // The module's (non-async) defs by the line of their `def` and of their first decorator.
     std::unordered_map<uint32_t, std::vector<const syntax::FunctionDefStmt*>> defsByLine;
   };
   std::multimap<std::string, ParsedFile> files_;
+  syntax::ParseCache* parses_ = nullptr;  // the request's
   std::deque<Specialization> specs_;
   std::map<std::string, int> byKey_;
   std::vector<GlobalDependency> globals_;

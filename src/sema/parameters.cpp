@@ -53,12 +53,14 @@ bool describeParameters(const syntax::FunctionDefStmt& def, Environment* environ
 std::optional<std::vector<ParameterDescription>> describeParameters(const FunctionSource& source,
                                                                     types::TypeContext& types,
                                                                     SourceManager& sources,
-                                                                    Diagnostics& diagnostics) {
+                                                                    Diagnostics& diagnostics,
+                                                                    syntax::ParseCache* parses) {
   uint32_t file = sources.add(source.file);
-  std::unique_ptr<syntax::Module> module = syntax::parse(file, diagnostics);
+  std::shared_ptr<const syntax::Module> module = syntax::parseShared(file, diagnostics, parses);
   if (module == nullptr || diagnostics.hasErrors()) return std::nullopt;
   const syntax::FunctionDefStmt* def = findDef(module->body, source.name, source.line);
-  if (def == nullptr) def = lambdaDefinition(*module, source);
+  syntax::Module made;
+  if (def == nullptr) def = lambdaDefinition(*module, made, source);
   if (def == nullptr) {
     diagnostics.error(diag::FunctionNotFound, SourceLoc{},
                       {source.name, source.file->name(), std::to_string(source.line)});

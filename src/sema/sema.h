@@ -10,6 +10,7 @@
 #include "sema/environment.h"
 #include "sema/typed_program.h"
 #include "support/diagnostics.h"
+#include "syntax/parse_cache.h"
 #include "types/type.h"
 
 namespace weft::sema {
@@ -37,6 +38,8 @@ struct CheckRequest {
   // debug=True: asserts, integer division by zero and views' preconditions are checked at run
   // time (array bounds are a lowering's choice: codegen gives every access a check site).
   bool debug = false;
+  // Where files are parsed (the Compiler's, shared by its programs); null: parsed afresh.
+  syntax::ParseCache* parses = nullptr;
 };
 
 // What the annotation of one positional parameter declares.
@@ -55,11 +58,12 @@ struct ParameterDescription {
 // resolved once in its globals, as sema resolves it when checking the function: aliases
 // (`CE = device.ConstExpr`), quoted annotations and `from __future__ import annotations` alike.
 // Reports a definition that cannot be found, *args/**kwargs/keyword-only parameters and an
-// annotation that names no device type, and returns nullopt.
+// annotation that names no device type, and returns nullopt. `parses`: as CheckRequest::parses.
 std::optional<std::vector<ParameterDescription>> describeParameters(const FunctionSource& source,
                                                                     types::TypeContext& types,
                                                                     SourceManager& sources,
-                                                                    Diagnostics& diagnostics);
+                                                                    Diagnostics& diagnostics,
+                                                                    syntax::ParseCache* parses = nullptr);
 
 // The struct type of a @struct class (or NumPy record) `source`: its fields' annotations
 // resolved in its module. Reports a malformed definition at `useLoc` (or the class) and

@@ -31,6 +31,16 @@ using test::TemporaryDirectory;
 
 inline std::string includeDir() { return std::string(WEFT_SOURCE_DIR) + "/include"; }
 
+// The kernels' entries (cubins, shared objects) of the disk cache in `directory`: not the one
+// that remembers the headers' hash (headersHash).
+inline std::vector<fs::path> kernelCacheEntries(const std::string& directory) {
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(directory))
+    if (entry.path().extension() == ".bin" && !entry.path().filename().string().starts_with("headers-"))
+      found.push_back(entry.path());
+  return found;
+}
+
 inline ArgumentValue arrayArgument(void* data, ScalarKind dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
   ArgumentValue argument;
   argument.kind = ArgumentValue::Kind::Array;

@@ -486,18 +486,12 @@ TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
   config.sharedBytes = 4;
   std::vector<ArgumentValue> arguments = {arrayArgument(input.data(), ScalarKind::Float32, {256}, {1}),
                                           arrayArgument(output.data(), ScalarKind::Float32, {1}, {1})};
-  auto cacheEntries = [&] {
-    std::vector<fs::path> found;
-    for (const auto& entry : fs::directory_iterator(cacheDirectory.path()))
-      if (entry.path().extension() == ".bin") found.push_back(entry.path());
-    return found;
-  };
   {
     Compiler compiler(includeDir());
     compiler.load(frontEnd, Target::Cpu, CompilerOptions{})->launch(config, arguments);
     EXPECT_NEAR(output[0], expected, 1e-2);
   }
-  std::vector<fs::path> entries = cacheEntries();
+  std::vector<fs::path> entries = kernelCacheEntries(cacheDirectory.path());
   ASSERT_EQ(entries.size(), 1u);
   fs::file_time_type built = fs::last_write_time(entries[0]);
   {
@@ -521,11 +515,11 @@ TEST_F(CpuRunnerFixture, SharedObjectsAreCachedOnDiskAndDamagedOnesRebuilt) {
     debug.debug = true;
     Compiler compiler(includeDir());
     compiler.load(frontEnd, Target::Cpu, debug);
-    EXPECT_EQ(cacheEntries().size(), 2u);
+    EXPECT_EQ(kernelCacheEntries(cacheDirectory.path()).size(), 2u);
     CompilerOptions unchecked;
     unchecked.boundsCheck = BoundsCheck::Never;
     compiler.load(frontEnd, Target::Cpu, unchecked);
-    EXPECT_EQ(cacheEntries().size(), 3u);
+    EXPECT_EQ(kernelCacheEntries(cacheDirectory.path()).size(), 3u);
   }
 }
 
@@ -1019,9 +1013,7 @@ TEST_F(GpuFixture, LaunchesAKernelAndCachesItsCubin) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], -2.5f * x[2 * i]) << i;
   compiler.free(deviceX);
   compiler.free(deviceY);
-  size_t entries = 0;
-  for (const auto& entry : fs::directory_iterator(cacheDirectory.path())) entries += entry.path().extension() == ".bin";
-  EXPECT_EQ(entries, 1u);
+  EXPECT_EQ(kernelCacheEntries(cacheDirectory.path()).size(), 1u);
   // A second compiler finds the cubin on disk.
   Compiler second(includeDir());
   EXPECT_NE(second.load(frontEnd, Target::Gpu, CompilerOptions{}), nullptr);
