@@ -37,6 +37,9 @@ struct CheckRequest {
   // debug=True: asserts, integer division by zero and views' preconditions are checked at run
   // time (array bounds are a lowering's choice: codegen gives every access a check site).
   bool debug = false;
+  // The kernel's stages option (2 to 8): the most stages of the ring of a pipelined mma K loop,
+  // within the shared memory budget; 0: sema picks (tile_pipeline.cpp).
+  int pipelineStages = 0;
 };
 
 // What the annotation of one positional parameter declares.

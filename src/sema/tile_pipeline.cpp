@@ -20,10 +20,11 @@
 namespace weft::sema {
 namespace {
 
-// The stages of a loop: the most whose ring takes at most kRingTarget bytes, at least 2 (on the
-// H100, 128 x 128 x 64 bf16 tiles ran fastest with 2 stages, 128 x 128 x 32 with 4), within
-// kRingBudget: with the tile scratch buffer, the dynamic shared memory of every GPU with
-// cp.async (sm_80: 163 KiB).
+// The stages of a loop: without the kernel's stages option, the most up to kMaxStages whose ring
+// takes at most kRingTarget bytes, at least 2 (on the H100, 128 x 128 x 64 bf16 tiles ran fastest
+// with 2 stages, 128 x 128 x 32 with 4); with it (CheckRequest::pipelineStages), the most up to
+// the option's (the user measured them, e.g. by autotuning). Either within kRingBudget: with the
+// tile scratch buffer, the dynamic shared memory of every GPU with cp.async (sm_80: 163 KiB).
 constexpr int64_t kRingTarget = 64 * 1024, kRingBudget = 144 * 1024;
 constexpr int kMaxStages = 4;
 
@@ -130,7 +131,7 @@ bool pipelinesElement(types::ScalarKind operand, types::ScalarKind stored) {
 }
 
 // The loop `loop` as a pipelined K loop of `function`, if it is one (see the file comment).
-std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads) {
+std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads, int pipelineStages) {
   if (loop.kind != TypedStmtKind::ForRange || !loop.orelse.empty() || loop.stepSign <= 0 || loop.body.empty()) return {};
   const TypedExpr* step = loop.operands[2];
   while (step->kind == TypedExprKind::Cast) step = step->operands[0];
@@ -175,35 +176,36 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads)
   };
   if (readsOf(reads, loop.local) != readsOf(indexReads, loop.local)) return {};
   const int64_t bytes = stageBytes(*loads[0], *loads[1]);
-  int stages = kMaxStages;
-  while (stages > 2 && stages * bytes > kRingTarget) --stages;
+  int stages = pipelineStages != 0 ? pipelineStages : kMaxStages;
+  const int64_t target = pipelineStages != 0 ? kRingBudget : kRingTarget;
+  while (stages > 2 && stages * bytes > target) --stages;
   if (stages * bytes > kRingBudget) return {};
   return MmaPipeline{loads[0], loads[1], acc, stages, operands[0]->operand};
 }
 
-void markLoops(const std::vector<TypedStmt*>& body, const Reads& reads, uint32_t& sharedBytes) {
+void markLoops(const std::vector<TypedStmt*>& body, const Reads& reads, int pipelineStages, uint32_t& sharedBytes) {
   for (TypedStmt* s : body) {
-    s->mmaPipeline = pipelineOf(*s, reads);
+    s->mmaPipeline = pipelineOf(*s, reads, pipelineStages);
     if (s->mmaPipeline) {
       const int64_t bytes = s->mmaPipeline->stages * stageBytes(*s->mmaPipeline->loadA, *s->mmaPipeline->loadB);
       sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(bytes));
       continue;
     }
-    markLoops(s->body, reads, sharedBytes);
-    markLoops(s->orelse, reads, sharedBytes);
+    markLoops(s->body, reads, pipelineStages, sharedBytes);
+    markLoops(s->orelse, reads, pipelineStages, sharedBytes);
   }
 }
 
 }  // namespace
 
-void markMmaPipelines(TypedProgram& program) {
+void markMmaPipelines(TypedProgram& program, int pipelineStages) {
   for (const TypedFunction& function : program.functions) {
     if (!function.tileCode) continue;
     Reads reads;
     forEachExpr(function.body, [&](const TypedExpr& e) {
       if (e.kind == TypedExprKind::Local) ++reads[e.local];
     });
-    markLoops(function.body, reads, program.tileSharedBytes);
+    markLoops(function.body, reads, pipelineStages, program.tileSharedBytes);
   }
 }
 
