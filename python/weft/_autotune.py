@@ -325,8 +325,13 @@ class AutotunedKernel:
                 samples.append(time.perf_counter() - begin)
         return statistics.median(samples)
 
-    def _cache_path(self, target, key) -> str:
+    def _cache_path(self, target, key):
+        """The disk cache's file for `key` on `target`, or None when the disk cache is off."""
         from . import __version__, cache_dir
+        from ._weft import cache_enabled
+
+        if not cache_enabled():
+            return None
 
         function = self.underlying
         filename = function.__code__.co_filename
@@ -340,8 +345,11 @@ class AutotunedKernel:
     def _read_cache(self, target, key):
         """The disk cache's entry for `key`, or None (absent, unreadable, corrupt or stale)."""
         configs = self.autotune.configs
+        path = self._cache_path(target, key)
+        if path is None:
+            return None
         try:
-            with open(self._cache_path(target, key), encoding="utf-8") as file:
+            with open(path, encoding="utf-8") as file:
                 entry = json.load(file)
             seconds = entry["seconds"]
             errors = entry["errors"]
@@ -357,6 +365,8 @@ class AutotunedKernel:
 
     def _write_cache(self, result) -> None:
         path = self._cache_path(result.target, result.key)
+        if path is None:
+            return
         entry = {"kernel": self.__qualname__, "key": result.key, "configs": [repr(c) for c in result.configs],
                  "seconds": result.seconds, "errors": {repr(c): e for c, e in result.errors.items()}}
         temporary = f"{path}.{os.getpid()}.tmp"
@@ -419,6 +429,8 @@ def _restore(saved, target: str) -> None:
     from . import synchronize
     from ._arrays import DeviceArray
 
+    if saved and target == "gpu":
+        synchronize()  # the last trial may still run on its stream, which the copies may not wait for
     for value, copy in saved:
         if isinstance(value, np.ndarray):
             np.copyto(value, copy)
@@ -427,4 +439,4 @@ def _restore(saved, target: str) -> None:
         else:
             value.copy_(copy)
     if saved and target == "gpu":
-        synchronize()  # a tensor's copy_ may run on another stream than the trial's
+        synchronize()  # and a tensor's copy_ may run on another stream than the next trial's

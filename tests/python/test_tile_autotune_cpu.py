@@ -81,6 +81,7 @@ def gemm_grid(meta):
 def test_add_chooses_one_of_the_configs_and_adds(target, rng):
     a, b = rng.standard_normal((40, 56), np.float32), rng.standard_normal((40, 56), np.float32)
     c = np.zeros_like(a)
+    assert add_tuned.best_config(a, b, c) is None
     cu.launch(None, add_grid, add_tuned, (a, b, c))
     np.testing.assert_array_equal(c, a + b)
     (result,) = add_tuned.autotune_results
@@ -218,8 +219,10 @@ print("from_cache", result.from_cache, repr(result.config))
 """
 
 
-def run_script(path, size, cache):
-    environment = dict(os.environ, WEFT_CACHE_DIR=str(cache), WEFT_AUTOTUNE_VERBOSE="1", WEFT_TARGET="cpu")
+def run_script(path, size, cache, environment=None):
+    """Runs `path` in a new process with `cache` as its disk cache; its stdout and stderr."""
+    environment = dict(os.environ, WEFT_CACHE_DIR=str(cache), WEFT_AUTOTUNE_VERBOSE="1", WEFT_TARGET="cpu",
+                       **(environment or {}))
     process = subprocess.run([sys.executable, str(path), str(size)], capture_output=True, text=True,
                              env=environment, timeout=300)
     assert process.returncode == 0, process.stderr
@@ -254,6 +257,13 @@ def test_a_new_process_reads_the_choice_from_the_disk_cache(tmp_path, cache_dir)
     script.write_text(SCRIPT + "\n# edited\n")
     out, _ = run_script(script, 200, cache_dir)
     assert out.startswith("from_cache False")
+    # WEFT_CACHE=0 turns the disk cache off for the choices too: neither read nor written.
+    for entry in (cache_dir / "autotune").glob("*.json"):
+        entry.unlink()
+    for _ in range(2):
+        out, _ = run_script(script, 200, cache_dir, {"WEFT_CACHE": "0"})
+        assert out.startswith("from_cache False")
+    assert list((cache_dir / "autotune").glob("*.json")) == []
 
 
 def test_bad_autotune_use_is_a_clear_error(target, rng):
