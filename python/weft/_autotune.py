@@ -196,18 +196,17 @@ class AutotunedKernel:
         # kernel[grid, stream], as a tile kernel takes it: a grid's second extent is an int.
         if isinstance(index, tuple) and len(index) == 2 and not isinstance(index[1], int) and index[1] is not None:
             grid, stream = index
-        return lambda *args: self._launch(args, grid, stream, None, None)
+        return lambda *args: self._launch(args, grid, stream, None, {})
 
-    def __weft_launch__(self, *args, grid=None, block=None, stream=None, target=None, cluster=None, shared=0):
+    def __weft_launch__(self, *args, grid=None, block=None, stream=None, target=None, cluster=None, shared=None):
         if block is not None:
             raise TypeError(f"kernel '{self.__name__}' is a tile kernel: launch it with a grid only (weft runs each "
                             f"tile block with the threads it needs), e.g. ct.launch(stream, grid, {self.__name__}, "
                             f"args)")
         if grid is None:
             raise TypeError("launch() needs grid= (an int, a tuple of 1 to 3 ints, or a function of meta)")
-        if shared:
-            raise TypeError(f"kernel '{self.__name__}' is a tile kernel: it takes no shared=")
-        self._launch(args, grid, stream, target, cluster)
+        extra = {name: value for name, value in (("cluster", cluster), ("shared", shared)) if value is not None}
+        self._launch(args, grid, stream, target, extra)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"kernel '{self.__name__}' cannot be called like a function; launch it with "
@@ -255,21 +254,23 @@ class AutotunedKernel:
             return repr(tuple(_describe(value, False) for value in args))
         return repr(tuple(_describe(by_name[name], True) for name in spec.key))
 
-    def _launch(self, args, grid, stream, target, cluster) -> None:
+    def _launch(self, args, grid, stream, target, extra) -> None:
+        """Launches with the configuration chosen for `args`' key, tuning first if none is;
+        `extra`: launch()'s other keyword arguments (cluster=, shared=), passed on."""
         target = _target_name(target)
         key = self._key(args)
         result = self._results.get((target, key))
         if result is None:
             result = self._read_cache(target, key)
             if result is None:
-                result = self._tune(args, grid, stream, target, cluster, key)
+                result = self._tune(args, grid, stream, target, extra, key)
                 self._write_cache(result)
             self._results[(target, key)] = result
             if os.environ.get("WEFT_AUTOTUNE_VERBOSE") == "1":
                 print(f"weft autotune: kernel '{self.__qualname__}', {result.summary()}", file=sys.stderr)
-        self._run(result.config, args, grid, stream, target, cluster)
+        self._run(result.config, args, grid, stream, target, extra)
 
-    def _run(self, config, args, grid, stream, target, cluster) -> None:
+    def _run(self, config, args, grid, stream, target, extra) -> None:
         from ._weft import launch
 
         arguments = self._arguments(args, config)
@@ -278,11 +279,10 @@ class AutotunedKernel:
         options = {"grid": grid, "target": target}
         if stream is not None:
             options["stream"] = stream
-        if cluster is not None:
-            options["cluster"] = cluster
+        options.update(extra)
         launch(self._kernel(config), *arguments, **options)
 
-    def _tune(self, args, grid, stream, target, cluster, key) -> TuningResult:
+    def _tune(self, args, grid, stream, target, extra, key) -> TuningResult:
         spec = self.autotune
         by_name = dict(zip(self._free, args))
         saved = [(by_name[name], _snapshot(by_name[name], name)) for name in spec.restore]
@@ -290,7 +290,7 @@ class AutotunedKernel:
         try:
             for config in spec.configs:
                 try:
-                    seconds.append(self._time(config, args, grid, stream, target, cluster, saved))
+                    seconds.append(self._time(config, args, grid, stream, target, extra, saved))
                 except Exception as error:  # a configuration that fails is skipped, its reason kept
                     first_error = first_error or error
                     errors[config] = f"{type(error).__name__}: {error}"
@@ -301,9 +301,9 @@ class AutotunedKernel:
             raise first_error
         return TuningResult(target, key, spec.configs, seconds, errors, False)
 
-    def _time(self, config, args, grid, stream, target, cluster, saved) -> float:
+    def _time(self, config, args, grid, stream, target, extra, saved) -> float:
         _restore(saved, target)
-        self._run(config, args, grid, stream, target, cluster)  # the warm-up compiles
+        self._run(config, args, grid, stream, target, extra)  # the warm-up compiles
         samples = []
         if target == "gpu":
             from ._cuda_host import Event
@@ -313,7 +313,7 @@ class AutotunedKernel:
             for _ in range(self.autotune.repetitions):
                 _restore(saved, target)
                 start.record(recorded_on)
-                self._run(config, args, grid, stream, target, cluster)
+                self._run(config, args, grid, stream, target, extra)
                 end.record(recorded_on)
                 end.synchronize()
                 samples.append(start.elapsed_time(end) / 1e3)
@@ -321,7 +321,7 @@ class AutotunedKernel:
             for _ in range(self.autotune.repetitions):
                 _restore(saved, target)
                 begin = time.perf_counter()
-                self._run(config, args, grid, stream, target, cluster)
+                self._run(config, args, grid, stream, target, extra)
                 samples.append(time.perf_counter() - begin)
         return statistics.median(samples)
 

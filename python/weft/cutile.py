@@ -83,5 +83,5 @@ class MemoryScope:
     SYS = _Member("MemoryScope", "SYS")
 
 
-__all__ = ["kernel", "function", "launch", "Autotune", "Config", "TuningResult", "Constant", "ConstExpr", "PaddingMode", "RoundingMode", "MemoryOrder",
-           "MemoryScope", *_FUNCTIONS]
+__all__ = ["kernel", "function", "launch", "Autotune", "Config", "TuningResult", "Constant", "ConstExpr", "PaddingMode",
+           "RoundingMode", "MemoryOrder", "MemoryScope", *_FUNCTIONS]

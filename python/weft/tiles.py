@@ -57,4 +57,5 @@ globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if 
 globals().update(_types.TILE_ONLY_TYPES)  # tfloat32
 
 
-__all__ = ["kernel", "function", "launch", "Autotune", "Config", "TuningResult", "ConstExpr", "tile", *_FUNCTIONS, *_CONSTANTS]
+__all__ = ["kernel", "function", "launch", "Autotune", "Config", "TuningResult", "ConstExpr", "tile", *_FUNCTIONS,
+           *_CONSTANTS]
