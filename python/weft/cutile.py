@@ -9,6 +9,7 @@ on the CPU target.
 """
 
 from . import _types
+from ._autotune import Autotune, Config, TuningResult
 from ._intrinsics import ConstExpr
 from ._weft import tile_names as _tile_names
 from ._tiles import device_functions as _device_functions, function, launch, make_kernel as _make_kernel
@@ -82,5 +83,5 @@ class MemoryScope:
     SYS = _Member("MemoryScope", "SYS")
 
 
-__all__ = ["kernel", "function", "launch", "Constant", "ConstExpr", "PaddingMode", "RoundingMode", "MemoryOrder",
-           "MemoryScope", *_FUNCTIONS]
+__all__ = ["kernel", "function", "launch", "Autotune", "Config", "TuningResult", "Constant", "ConstExpr", "PaddingMode",
+           "RoundingMode", "MemoryOrder", "MemoryScope", *_FUNCTIONS]

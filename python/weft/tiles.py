@@ -16,6 +16,7 @@ power-of-2 shapes, and every tile operation is done by the whole block.
 """
 
 from . import _types
+from ._autotune import Autotune, Config, TuningResult
 from ._intrinsics import ConstExpr
 from ._weft import tile_names as _tile_names
 from ._tiles import device_functions as _device_functions, function, launch, make_kernel as _make_kernel
@@ -56,4 +57,5 @@ globals().update({name: value for name, value in _types.NUMBER_TYPES.items() if 
 globals().update(_types.TILE_ONLY_TYPES)  # tfloat32
 
 
-__all__ = ["kernel", "function", "launch", "ConstExpr", "tile", *_FUNCTIONS, *_CONSTANTS]
+__all__ = ["kernel", "function", "launch", "Autotune", "Config", "TuningResult", "ConstExpr", "tile", *_FUNCTIONS,
+           *_CONSTANTS]

@@ -164,11 +164,12 @@ PyType_Slot configuredKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(call
 }  // namespace
 
 Kernel::Kernel(nb::object function_, bool debug, bool fastMath, bool interop_,
-               std::optional<bool> boundsCheck, nb::object signature, const std::string& faceName)
+               std::optional<bool> boundsCheck, nb::object signature, const std::string& faceName, int stages)
     : function(std::move(function_)),
       options(runtime::kernelOptions(debug, fastMath, boundsCheck)),
       interop(interop_),
       signature_(std::move(signature)) {
+  options.pipelineStages = stages;
   name_ = nb::cast<std::string>(function.attr("__name__"));
   if (faceName == "tiles") face = sema::FunctionSource::Face::Tiles;
   else if (faceName == "cutile") face = sema::FunctionSource::Face::CuTile;
@@ -450,10 +451,11 @@ void bindKernels(nb::module_& module) {
       module, "Kernel",
       "A @kernel: launch it with launch(kernel, *args, grid=, block=) or kernel[grid, block](*args)",
       nb::type_slots(kernelSlots))
-      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>, nb::object, const std::string&>(),
+      .def(nb::init<nb::object, bool, bool, bool, std::optional<bool>, nb::object, const std::string&, int>(),
            nb::arg("function"),
            nb::arg("debug") = false, nb::arg("fastmath") = false, nb::arg("interop") = false,
-           nb::arg("boundscheck") = nb::none(), nb::arg("signature") = nb::none(), nb::arg("face") = "simt")
+           nb::arg("boundscheck") = nb::none(), nb::arg("signature") = nb::none(), nb::arg("face") = "simt",
+           nb::arg("stages") = 0)
       .def_prop_ro("underlying", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("__wrapped__", [](Kernel& kernel) { return kernel.function; })
       .def_prop_ro("debug", [](Kernel& kernel) { return kernel.options.debug; })
@@ -467,6 +469,11 @@ void bindKernels(nb::module_& module) {
                      return std::nullopt;
                    })
       .def_prop_ro("fastmath", [](Kernel& kernel) { return kernel.options.fastMath; })
+      .def_prop_ro("stages",
+                   [](Kernel& kernel) -> std::optional<int> {
+                     if (kernel.options.pipelineStages == 0) return std::nullopt;
+                     return kernel.options.pipelineStages;
+                   })
       .def_prop_ro("interop", [](Kernel& kernel) { return kernel.interop; })
       .def_prop_ro("_compile_count", &Kernel::compileCount)
       .def("_compile_declared", &Kernel::compileDeclared,
@@ -506,6 +513,14 @@ void bindKernels(nb::module_& module) {
         if (args.size() == 0)
           throw nb::type_error("launch(kernel, *args, grid=, block=, stream=None, shared=0, cluster=None)");
         nb::handle kernel = args[0];
+        // An autotuned tile kernel (python/weft/_autotune.py) launches itself.
+        if (!nb::isinstance<Kernel>(kernel) && nb::hasattr(kernel, "__weft_launch__")) {
+          nb::object rest = nb::steal(PyTuple_GetSlice(args.ptr(), 1, PyTuple_GET_SIZE(args.ptr())));
+          nb::object launchMethod = kernel.attr("__weft_launch__");
+          if (!rest.is_valid() || !nb::steal(PyObject_Call(launchMethod.ptr(), rest.ptr(), kwargs.ptr())).is_valid())
+            throw nb::python_error();
+          return;
+        }
         if (!nb::isinstance<Kernel>(kernel)) {
           std::string what = PyObject_HasAttrString(kernel.ptr(), "__weft_func__")
                                  ? "a @func function; only @kernel functions can be launched"

@@ -45,8 +45,9 @@ class Kernel {
   // `signature`: None, or per parameter a (dtype name, ndim) pair that declares its type as an
   // annotation would (the classic front's `cuda.jit("void(float32[:], int32)")`).
   // `face`: "simt" for a @kernel, "tiles" or "cutile" for a tile kernel (launched with a grid only).
+  // `stages`: a tile kernel's stages option (CompilerOptions::pipelineStages; the decorator checks it).
   Kernel(nb::object function, bool debug, bool fastMath, bool interop, std::optional<bool> boundsCheck,
-         nb::object signature, const std::string& face);
+         nb::object signature, const std::string& face, int stages);
   // Converts `args` (one value per positional argument; the runtime skips ConstExpr ones) and
   // launches with `config` on `target` (None: the default target).
   void launch(PyObject* const* args, size_t count, const runtime::LaunchConfig& config, nb::handle target);

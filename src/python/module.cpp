@@ -344,4 +344,7 @@ NB_MODULE(_weft, module) {
   module.def(
       "cache_dir", [] { return weft::backend::DiskCache::fromEnvironment().directory(); },
       "The disk cache directory ($WEFT_CACHE_DIR, else ~/.cache/weft).");
+  module.def(
+      "cache_enabled", [] { return weft::backend::DiskCache::fromEnvironment().enabled(); },
+      "Whether the disk cache is in use (WEFT_CACHE=0, or no directory, turns it off).");
 }

@@ -11,6 +11,7 @@ FrontEndResult Compiler::compileFrontEnd(const sema::CheckRequest& request, cons
   sema::CheckRequest checked = request;
   checked.debug = request.debug || options.debug;
   checked.parses = &parses_;
+  checked.pipelineStages = options.pipelineStages;
   try {
     // The TypeContext interns types for every specialization; sema is its only writer.
     std::lock_guard<std::mutex> lock(mutex_);

@@ -135,6 +135,7 @@ struct CompilerOptions {
   bool debug = false;
   bool fastMath = false;
   BoundsCheck boundsCheck = BoundsCheck::CpuOnly;
+  int pipelineStages = 0;  // a tile kernel's stages option: sema::CheckRequest::pipelineStages
 };
 
 // The options a kernel compiles with: its decorator's (`boundsCheck` nullopt: the default),

@@ -588,7 +588,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   }
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
-  markMmaPipelines(result);
+  markMmaPipelines(result, request.pipelineStages);
   result.globals = globals_;
   result.constantArrays = constantArrays_;
   result.usesTiles = usesTiles;

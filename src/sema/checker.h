@@ -790,8 +790,9 @@ Value resolveTileEntity(std::string_view module, std::string_view member);
 // ---- tile_pipeline.cpp ----
 
 // Marks the range loops of the program's tile code that are K loops of matrix products
-// (MmaPipeline) and sets program.tileSharedBytes to the stages they need.
-void markMmaPipelines(TypedProgram& program);
+// (MmaPipeline) and sets program.tileSharedBytes to the stages they need. `pipelineStages`:
+// CheckRequest::pipelineStages.
+void markMmaPipelines(TypedProgram& program, int pipelineStages);
 
 // ---- check_target.cpp: target specialization ----
 

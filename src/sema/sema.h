@@ -40,6 +40,9 @@ struct CheckRequest {
   bool debug = false;
   // Where files are parsed (the Compiler's, shared by its programs); null: parsed afresh.
   syntax::ParseCache* parses = nullptr;
+  // The kernel's stages option (2 to 8): the most stages of the ring of a pipelined mma K loop,
+  // within the shared memory budget; 0: sema picks (tile_pipeline.cpp).
+  int pipelineStages = 0;
 };
 
 // What the annotation of one positional parameter declares.

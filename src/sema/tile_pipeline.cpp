@@ -24,10 +24,11 @@
 namespace weft::sema {
 namespace {
 
-// The stages of a loop: the most whose ring takes at most kRingTarget bytes, at least 2 (on the
-// H100, 128 x 128 x 64 bf16 tiles ran fastest with 2 stages, 128 x 128 x 32 with 4), within
-// kRingBudget: with the tile scratch buffer, the dynamic shared memory of every GPU with
-// cp.async (sm_80: 163 KiB).
+// The stages of a loop: without the kernel's stages option, the most up to kMaxStages whose ring
+// takes at most kRingTarget bytes, at least 2 (on the H100, 128 x 128 x 64 bf16 tiles ran fastest
+// with 2 stages, 128 x 128 x 32 with 4); with it (CheckRequest::pipelineStages), the most up to
+// the option's (the user measured them, e.g. by autotuning). Either within kRingBudget: with the
+// tile scratch buffer, the dynamic shared memory of every GPU with cp.async (sm_80: 163 KiB).
 constexpr int64_t kRingTarget = 64 * 1024, kRingBudget = 144 * 1024;
 constexpr int kMaxStages = 4;
 
@@ -142,7 +143,7 @@ bool pipelinesElement(types::ScalarKind operand, types::ScalarKind stored) {
 }
 
 // The loop `loop` as a pipelined K loop of `function`, if it is one (see the file comment).
-std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads) {
+std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads, int pipelineStages) {
   if (loop.kind != TypedStmtKind::ForRange || !loop.orelse.empty() || loop.stepSign <= 0 || loop.body.empty()) return {};
   const TypedExpr* step = loop.operands[2];
   while (step->kind == TypedExprKind::Cast) step = step->operands[0];
@@ -187,8 +188,9 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads)
   };
   if (readsOf(reads, loop.local) != readsOf(indexReads, loop.local)) return {};
   const int64_t bytes = stageBytes(*loads[0], *loads[1]);
-  int stages = kMaxStages;
-  while (stages > 2 && stages * bytes > kRingTarget) --stages;
+  int stages = pipelineStages != 0 ? pipelineStages : kMaxStages;
+  const int64_t target = pipelineStages != 0 ? kRingBudget : kRingTarget;
+  while (stages > 2 && stages * bytes > target) --stages;
   if (stages * bytes > kRingBudget) return {};
   return MmaPipeline{loads[0], loads[1], acc, stages, operands[0]->operand};
 }
@@ -214,15 +216,16 @@ int kernelParameterOf(const TypedFunction& function, const TypedExpr& load) {
   return static_cast<int>(found - function.params.begin());
 }
 
-// Sets up the TMA/wgmma path of `pipeline` in `function` where it may take it (file comment);
-// `tmaLoops` counts the function's loops that took it.
-void markTmaPath(TypedFunction& function, MmaPipeline& pipeline, int& tmaLoops) {
+// Sets up the TMA/wgmma path of `pipeline` in `function` where it may take it (file comment),
+// with at most `pipelineStages` stages where the kernel's option gives them (else
+// kMaxTmaStages); `tmaLoops` counts the function's loops that took it.
+void markTmaPath(TypedFunction& function, MmaPipeline& pipeline, int pipelineStages, int& tmaLoops) {
   using types::ScalarKind;
   if ((pipeline.operand != ScalarKind::Float16 && pipeline.operand != ScalarKind::BFloat16) || tmaLoops == kMaxTmaLoops)
     return;
   const int a = kernelParameterOf(function, *pipeline.loadA), b = kernelParameterOf(function, *pipeline.loadB);
   const int64_t bytes = stageBytes(*pipeline.loadA, *pipeline.loadB);
-  int stages = kMaxTmaStages;
+  int stages = pipelineStages != 0 ? pipelineStages : kMaxTmaStages;
   while (stages > 2 && stages * bytes + kTmaAlignment > kTmaRingBudget) --stages;
   if (a < 0 || b < 0 || stages * bytes + kTmaAlignment > kTmaRingBudget) return;
   pipeline.parameterA = a;
@@ -235,25 +238,25 @@ void markTmaPath(TypedFunction& function, MmaPipeline& pipeline, int& tmaLoops) 
 // `tmaLoops`: null unless `function` is the kernel the program's launch runs (which alone
 // receives tensor maps), else its count of loops with maps.
 void markLoops(TypedFunction& function, int* tmaLoops, const std::vector<TypedStmt*>& body, const Reads& reads,
-               uint32_t& sharedBytes) {
+               int pipelineStages, uint32_t& sharedBytes) {
   for (TypedStmt* s : body) {
-    s->mmaPipeline = pipelineOf(*s, reads);
+    s->mmaPipeline = pipelineOf(*s, reads, pipelineStages);
     if (s->mmaPipeline) {
       MmaPipeline& pipeline = *s->mmaPipeline;
-      if (tmaLoops != nullptr) markTmaPath(function, pipeline, *tmaLoops);
+      if (tmaLoops != nullptr) markTmaPath(function, pipeline, pipelineStages, *tmaLoops);
       const int64_t bytes = stageBytes(*pipeline.loadA, *pipeline.loadB);
       const int64_t ring = std::max(pipeline.stages * bytes, pipeline.tmaStages > 0 ? pipeline.tmaStages * bytes + kTmaAlignment : 0);
       sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(ring));
       continue;
     }
-    markLoops(function, tmaLoops, s->body, reads, sharedBytes);
-    markLoops(function, tmaLoops, s->orelse, reads, sharedBytes);
+    markLoops(function, tmaLoops, s->body, reads, pipelineStages, sharedBytes);
+    markLoops(function, tmaLoops, s->orelse, reads, pipelineStages, sharedBytes);
   }
 }
 
 }  // namespace
 
-void markMmaPipelines(TypedProgram& program) {
+void markMmaPipelines(TypedProgram& program, int pipelineStages) {
   for (size_t i = 0; i < program.functions.size(); ++i) {
     TypedFunction& function = program.functions[i];
     if (!function.tileCode) continue;
@@ -262,7 +265,7 @@ void markMmaPipelines(TypedProgram& program) {
       if (e.kind == TypedExprKind::Local) ++reads[e.local];
     });
     int tmaLoops = 0;
-    markLoops(function, static_cast<int>(i) == program.kernel ? &tmaLoops : nullptr, function.body, reads,
+    markLoops(function, static_cast<int>(i) == program.kernel ? &tmaLoops : nullptr, function.body, reads, pipelineStages,
               program.tileSharedBytes);
   }
 }
