@@ -329,7 +329,13 @@ def staged(stages):
 
 
 def pipeline_stages(source):
-    return [int(s) for s in re.findall(r"mma_pipeline_arrays<[^>]*>, [^>]*>, (\d+)>", source)]
+    """The cp.async stages of each pipelined K loop (float16 loops over kernel parameters also have
+    the Hopper path's, test_tma_stages_follow_the_option)."""
+    return [int(s) for s in re.findall(r"mma_pipeline(?:_tma)?_arrays<[^>]*>, [^>]*>, (\d+)[,>]", source)]
+
+
+def tma_stages(source):
+    return [int(s) for s in re.findall(r"mma_pipeline_tma_arrays<[^>]*>, [^>]*>, \d+, (\d+)>", source)]
 
 
 @pytest.mark.parametrize("stages, tiles, expected", [
@@ -344,6 +350,15 @@ def test_stages_reach_the_emitted_pipeline(stages, tiles, expected):
     a = np.zeros((256, 256), np.float16)
     c = np.zeros((256, 256), np.float32)
     assert pipeline_stages(kernel._emit_cuda(a, a, c, *tiles, target="cpu")) == [expected]
+
+
+# The Hopper path's ring (32 KiB stages here): 4 stages by default, else the option's within its
+# 200 KiB budget (8 -> 6).
+@pytest.mark.parametrize("stages, expected", [(None, 4), (2, 2), (3, 3), (8, 6)])
+def test_tma_stages_follow_the_option(stages, expected):
+    a = np.zeros((256, 256), np.float16)
+    c = np.zeros((256, 256), np.float32)
+    assert tma_stages(staged(stages)._emit_cuda(a, a, c, 128, 128, 64, target="cpu")) == [expected]
 
 
 @pytest.mark.parametrize("stages", [2, 3, 8])
