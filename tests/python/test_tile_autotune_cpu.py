@@ -221,8 +221,8 @@ print("from_cache", result.from_cache, repr(result.config))
 
 def run_script(path, size, cache, environment=None):
     """Runs `path` in a new process with `cache` as its disk cache; its stdout and stderr."""
-    environment = dict(os.environ, WEFT_CACHE_DIR=str(cache), WEFT_AUTOTUNE_VERBOSE="1", WEFT_TARGET="cpu",
-                       **(environment or {}))
+    environment = {**os.environ, "WEFT_CACHE_DIR": str(cache), "WEFT_AUTOTUNE_VERBOSE": "1", "WEFT_TARGET": "cpu",
+                   **(environment or {})}
     process = subprocess.run([sys.executable, str(path), str(size)], capture_output=True, text=True,
                              env=environment, timeout=300)
     assert process.returncode == 0, process.stderr

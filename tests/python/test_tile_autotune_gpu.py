@@ -15,9 +15,6 @@ from test_tile_autotune_cpu import (  # noqa: F401  (the tests are collected aga
     gemm_acc,
     gemm_grid,
     run_script,
-    test_add_chooses_one_of_the_configs_and_adds,
-    test_restored_accumulator_equals_the_untuned_kernel_and_numpy,
-    test_staged_gemm_against_numpy,
 )
 
 pytestmark = pytest.mark.gpu
