@@ -44,15 +44,27 @@ errors = {}
 checks = {}
 
 
-def measure(metric, peer, fn):
-    """Runs one measurement; a failure (missing peer, broken build) is recorded, never fatal."""
+def note_failure(errors, key, exc):
+    """Records `exc` in `errors` under `key` (its first line), with the traceback on stderr when
+    BENCH_TRACEBACK is set."""
+    errors[key] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    if os.environ.get("BENCH_TRACEBACK"):
+        traceback.print_exc()
+
+
+def record_into(results, errors, metric, peer, fn):
+    """results[metric][peer] = fn(); a failure (missing peer, broken build) is recorded in
+    `errors` with None as the result, never fatal."""
     try:
-        results[metric][peer] = fn()
+        results.setdefault(metric, {})[peer] = fn()
     except Exception as exc:  # noqa: BLE001 - any failure of a peer must leave the table intact
-        results[metric][peer] = None
-        errors[f"{metric}/{peer}"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-        if os.environ.get("BENCH_TRACEBACK"):
-            traceback.print_exc()
+        results.setdefault(metric, {})[peer] = None
+        note_failure(errors, f"{metric}/{peer}", exc)
+
+
+def measure(metric, peer, fn):
+    """Runs one measurement into this module's table."""
+    record_into(results, errors, metric, peer, fn)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import math
 import os
 import pathlib
 import sys
-import traceback
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -38,13 +37,7 @@ checks = {}
 
 
 def record(metric, peer, fn):
-    try:
-        results.setdefault(metric, {})[peer] = fn()
-    except Exception as exc:  # noqa: BLE001 - a failing peer leaves the table intact
-        results.setdefault(metric, {})[peer] = None
-        errors[f"{metric}/{peer}"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-        if os.environ.get("BENCH_TRACEBACK"):
-            traceback.print_exc()
+    bench.record_into(results, errors, metric, peer, fn)
 
 
 def load_example():
@@ -135,9 +128,7 @@ def best_of(metric, peer, variants, run, flops, timer, sync, want, tag):
             out = run(*variant)
             ms = timer.kernel_ms(lambda: run(*variant), sync, REPS)
         except Exception as exc:  # noqa: BLE001 - one failing configuration leaves the others
-            errors[f"{metric}/{peer}/{name}"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-            if os.environ.get("BENCH_TRACEBACK"):
-                traceback.print_exc()
+            bench.note_failure(errors, f"{metric}/{peer}/{name}", exc)
             continue
         ok = bool(((out.float() - want).abs() <= 2e-2 + 2e-2 * want.abs()).all())
         checks[f"{tag}/{peer}/{name}"] = ok

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 import numpy as np
 
@@ -41,13 +40,7 @@ chosen = {}  # the autotuned GEMM's choice and every configuration's time, by si
 
 
 def record(metric, peer, fn):
-    try:
-        results.setdefault(metric, {})[peer] = fn()
-    except Exception as exc:  # noqa: BLE001 - a failing peer leaves the table intact
-        results.setdefault(metric, {})[peer] = None
-        errors[f"{metric}/{peer}"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-        if os.environ.get("BENCH_TRACEBACK"):
-            traceback.print_exc()
+    bench.record_into(results, errors, metric, peer, fn)
 
 
 # ---- weft ----
@@ -111,14 +104,7 @@ GEMM_TILES = ((128, 256, 64), (256, 128, 64), (128, 128, 64))
 GEMM_CONFIGS = [ct.Config(tm=tm, tn=tn, tk=tk, stages=stages) for tm, tn, tk in GEMM_TILES for stages in (3, 4)]
 
 
-@ct.kernel(autotune=ct.Autotune(GEMM_CONFIGS, repetitions=3))
-def gemm_tuned(a, b, c, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    bm = ct.bid(0)
-    bn = ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(tm, tk))):
-        acc = ct.mma(ct.load(a, (bm, k), (tm, tk)), ct.load(b, (k, bn), (tk, tn)), acc)
-    ct.store(c, (bm, bn), acc.astype(c.dtype))
+gemm_tuned = ct.kernel(autotune=ct.Autotune(GEMM_CONFIGS, repetitions=3))(gemm.underlying)
 
 
 def gemm_grid(meta):
