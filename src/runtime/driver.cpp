@@ -95,14 +95,6 @@ void Driver::check(CUresult result, std::string_view call, std::string_view subj
   throw CudaError(message, result);
 }
 
-void Driver::reserveStack(size_t bytes) const {
-  std::lock_guard<std::mutex> lock(stackMutex_);
-  makeCurrent();
-  size_t current = 0;
-  WEFT_DRIVER_CALL(*this, "reserving thread stacks", cuCtxGetLimit, &current, kLimitStackSize);
-  if (current < bytes) WEFT_DRIVER_CALL(*this, "reserving thread stacks", cuCtxSetLimit, kLimitStackSize, bytes);
-}
-
 void Driver::makeCurrent() const {
   CUcontext current = nullptr;
   if (table_.cuCtxGetCurrent(&current) == 0 && current == context_) return;

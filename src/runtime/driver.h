@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -64,11 +63,9 @@ enum DriverAttribute : int {
   kDeviceMaxSharedMemoryPerBlockOptin = 97,
   kFunctionMaxThreadsPerBlock = 0,
   kFunctionSharedSizeBytes = 1,
-  kFunctionLocalSizeBytes = 3,
   kFunctionMaxDynamicSharedSizeBytes = 8,
   kPointerMemoryType = 2,
   kLaunchAttributeClusterDimension = 4,
-  kLimitStackSize = 0,
 };
 
 // The driver's entry points, generated from driver_functions.def.
@@ -116,11 +113,6 @@ class Driver {
   CUdevice device() const { return device_; }
   int architecture() const { return architecture_; }
   const DeviceLimits& limits() const { return limits_; }
-  // Keeps at least `bytes` of stack a thread reserved in the context (CU_LIMIT_STACK_SIZE), for
-  // a kernel with that much local memory: past the limit the driver grows the context's local
-  // memory at each of its launches and frees it after, which cost a 128 x 256 tile GEMM about
-  // 130 us a launch on the H100.
-  void reserveStack(size_t bytes) const;
 
  private:
   Driver() = default;
@@ -132,7 +124,6 @@ class Driver {
   int architecture_ = 0;
   DeviceLimits limits_;
   mutable std::atomic<const std::string*> lastKernel_{nullptr};
-  mutable std::mutex stackMutex_;  // reserveStack's read-and-raise of the limit
 };
 
 // Calls driver function `function` through Driver::check, naming the call.

@@ -62,8 +62,6 @@ class GpuCode final : public KernelCode {
     maxThreads_ = static_cast<uint32_t>(value);
     WEFT_DRIVER_CALL(*driver_, subject_, cuFuncGetAttribute, &value, kFunctionSharedSizeBytes, function_);
     staticShared_ = static_cast<uint64_t>(value);
-    WEFT_DRIVER_CALL(*driver_, subject_, cuFuncGetAttribute, &value, kFunctionLocalSizeBytes, function_);
-    driver_->reserveStack(static_cast<size_t>(value));
     dynamicSharedLimit_ = staticShared_ < kDefaultSharedLimit ? kDefaultSharedLimit - staticShared_ : 0;
   }
 
