@@ -5,6 +5,7 @@
 
 #include "codegen/cuda_emitter.h"
 #include "support/check.h"
+#include "weft/tiles/sm90/tensor_map_type.h"
 
 namespace weft::codegen {
 
@@ -140,15 +141,19 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
 }
 
 void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
-  constexpr uint8_t kSwizzle128B = 3, kL2Promotion128B = 2;  // cuda.h's CUtensorMapSwizzle / L2promotion
+  constexpr uint8_t kL2Promotion128B = 2;  // cuda.h's CUtensorMapL2promotion
+  using weft::tiles::sm90::kPipelineBoxColumns, weft::tiles::sm90::kPipelineSwizzle;
   for (const sema::TypedStmt* stmt : body) {
     if (stmt->mmaPipeline && stmt->mmaPipeline->parameterA >= 0) {
       const sema::MmaPipeline& pipeline = *stmt->mmaPipeline;
-      // Boxes of 64 elements (128 bytes, the swizzle's width) by the tile's rows: a's M, b's K.
+      // The boxes the header's stages are made of (weft/tiles/sm90/tensor_map_type.h), by the
+      // tile's rows: a's M, b's K.
       const auto rows = [](const sema::TypedExpr& load) { return static_cast<uint32_t>(load.type->shape.at(0)); };
       tmaMaps_[stmt] = tensorMaps_.size();
-      tensorMaps_.push_back({pipeline.parameterA, {rows(*pipeline.loadA), 64}, {}, 0, kSwizzle128B, kL2Promotion128B, 0});
-      tensorMaps_.push_back({pipeline.parameterB, {rows(*pipeline.loadB), 64}, {}, 0, kSwizzle128B, kL2Promotion128B, 0});
+      tensorMaps_.push_back(
+          {pipeline.parameterA, {rows(*pipeline.loadA), kPipelineBoxColumns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
+      tensorMaps_.push_back(
+          {pipeline.parameterB, {rows(*pipeline.loadB), kPipelineBoxColumns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
       requireFeatures(sema::FeatureSet::Specific);
       continue;
     }

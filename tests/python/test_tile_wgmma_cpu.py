@@ -103,6 +103,30 @@ def test_epilogue_after_the_tma_loop(target, rng, dtype):
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=2 ** -7, atol=1e-2)
 
 
+@pytest.mark.parametrize("pad", [1, 8])
+def test_arrays_tma_cannot_address_fall_back(target, rng, pad):
+    # Views of wider arrays: rows of k + 1 elements (a stride TMA cannot take, nor cp.async: the
+    # loop as written) and of k + 8 (TMA can: the Hopper path) give the same answers.
+    m, n, k, tiles = 200, 260, 130, (128, 128, 64)
+    tm, tn, tk = tiles
+    a_wide = rng.standard_normal((m, k + pad)).astype(ml_dtypes.bfloat16)
+    b_wide = rng.standard_normal((k, n + pad)).astype(ml_dtypes.bfloat16)
+    a, b = a_wide[:, :k], b_wide[:, :n]
+    start = rng.standard_normal((m, n)).astype(np.float32)
+    c = start.copy()
+    if target == "gpu":
+        import weft
+        da, db, dc = weft.to_device(a_wide), weft.to_device(b_wide), weft.to_device(c)
+        weft.launch(gemm_tma, da[:, :k], db[:, :n], dc, tm, tn, tk, grid=((m + tm - 1) // tm, (n + tn - 1) // tn),
+                    target="gpu")
+        weft.synchronize()
+        c = dc.copy_to_host()
+    else:
+        run_tiles(target, gemm_tma, a, b, c, tm, tn, tk, grid=((m + tm - 1) // tm, (n + tn - 1) // tn))
+    want = start.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+
+
 def test_an_empty_k_loop_keeps_the_accumulator(target, rng):
     a = np.zeros((128, 0), ml_dtypes.bfloat16)
     b = np.zeros((0, 256), ml_dtypes.bfloat16)

@@ -6,6 +6,7 @@ import pytest
 
 from test_tile_wgmma_cpu import (  # noqa: F401  (the tests are collected again under this module)
     test_an_empty_k_loop_keeps_the_accumulator,
+    test_arrays_tma_cannot_address_fall_back,
     test_epilogue_after_the_tma_loop,
     test_k_loops_of_the_tma_path,
 )

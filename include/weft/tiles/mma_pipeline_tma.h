@@ -102,6 +102,9 @@ WEFT_TILE_FN Result wgmma_k_loop(Result out, unsigned char* ring, const tma_oper
   using L = typename Result::layout_type;
   using TileA = sm90::smem_tile<M, Kt, 2, sm90::swizzle::b128>;  // K-major
   using TileB = sm90::smem_tile<Kt, N, 2, sm90::swizzle::b128>;  // N-major
+  static_assert(TileA::kBoxCols == sm90::kPipelineBoxColumns && TileB::kBoxCols == sm90::kPipelineBoxColumns &&
+                    static_cast<uint8_t>(TileA::kSwizzle) == sm90::kPipelineSwizzle,
+                "the stages are the boxes of the kernel's tensor maps");
   constexpr uint32_t kStageBytes = TileA::kBytes + TileB::kBytes;
   constexpr sm90::wgmma_type kType = mma_instruction<A, float>::kKind == 1 ? sm90::wgmma_type::f16 : sm90::wgmma_type::bf16;
   __shared__ uint64_t full[Stages];

@@ -1,6 +1,7 @@
 // The kernel parameter type of a TMA tensor map, for every compilation of weft's generated code
 // (a tile kernel with a pipelined K loop declares its maps whatever the architecture; only
-// sm_90a code reads them).
+// sm_90a code reads them), and the box those maps describe, which weft's code generator reads
+// too (host C++).
 #pragma once
 
 #include "weft/device/config.h"
@@ -12,5 +13,11 @@ namespace weft::tiles::sm90 {
 struct alignas(128) tensor_map {
   uint64_t opaque[16];
 };
+
+// The tensor maps of a pipelined K loop's operands (weft/tiles/mma_pipeline_tma.h): boxes of
+// the tile's rows by kPipelineBoxColumns 16-bit elements, one 128-byte swizzled slab each
+// (CUtensorMapSwizzle's number).
+inline constexpr uint32_t kPipelineBoxColumns = 64;
+inline constexpr uint8_t kPipelineSwizzle = 3;
 
 }  // namespace weft::tiles::sm90
