@@ -7,10 +7,13 @@
 - row softmax and layernorm of an 8192 x 8192 matrix, float32 and bfloat16: weft's tile kernel
   (examples/tile_softmax.py's form: one tile block per row) against Triton's fused kernel
   written the same way and torch's;
-- bf16 GEMM at 4096^3 and 8192^3: weft's tile K loop of ct.mma against cuBLAS (torch.matmul)
-  and a Triton K loop of tl.dot, as TFLOP/s; and the same K loop autotuned over tile sizes and
-  stages (docs/tiles.md, "Autotuning"), with the configuration it chose;
-- the first call of a tile kernel in a fresh process, with a cold and a warm disk cache.
+- GEMM, bf16 and fp16 at 4096^3 (and 8192^3 without --quick), and bf16 at M = N = 3000, K = 4096
+  (edge tiles): weft's tile K loop of ct.mma against cuBLAS (torch.matmul) and a Triton K loop of
+  tl.dot (the faster of 128 x 128 and 128 x 256 tiles; square shapes only, its kernel has no
+  masks), as TFLOP/s; the same K loop autotuned over tile sizes and stages (docs/tiles.md,
+  "Autotuning"), with the configuration it chose; and for bf16 squares the mma.sync path;
+- the first call of a tile kernel (a softmax, and the GEMM) in a fresh process, with a cold and
+  a warm disk cache.
 Ratios are weft/peer for throughput (above 1: weft is faster). With OUT set, writes
 $OUT/bench_tiles.json.
 """
@@ -229,50 +232,52 @@ def main():
                lambda: moved / timer.kernel_ms(
                    lambda: torch.nn.functional.layer_norm(x, (COLS,), w, bias, 1e-5), sync, REPS) / 1e6)
 
-    # bf16 GEMM.
-    for size in ((4096,) if QUICK else (4096, 8192)):
-        A = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
-        B = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
-        C = torch.empty(size, size, device="cuda", dtype=torch.bfloat16)
-        flops = 2 * size**3
+    # GEMM: bf16 and fp16 squares, and an odd shape (M, N, K not multiples of the tile).
+    shapes = [(4096, 4096, 4096, torch.bfloat16), (4096, 4096, 4096, torch.float16), (3000, 3000, 4096, torch.bfloat16)]
+    if not QUICK:
+        shapes[1:1] = [(8192, 8192, 8192, torch.bfloat16), (8192, 8192, 8192, torch.float16)]
+    for m, n, k, dtype in shapes:
+        A = torch.randn(m, k, device="cuda", dtype=dtype)
+        B = torch.randn(k, n, device="cuda", dtype=dtype)
+        C = torch.empty(m, n, device="cuda", dtype=dtype)
+        flops = 2 * m * n * k
         want = A.float() @ B.float()
+        name = f"gemm_{'bf16' if dtype == torch.bfloat16 else 'fp16'}_{m}x{n}x{k}" if m != k else \
+            f"gemm_{'bf16' if dtype == torch.bfloat16 else 'fp16'}_{m}"
+        reps = max(2, REPS // 4)
+
+        def checked(label, launch):
+            C.zero_()
+            ms = timer.kernel_ms(launch, sync, reps)
+            checks[f"{label}_{name}"] = bool(torch.allclose(C.float(), want, rtol=2e-2, atol=k**0.5 * 2e-2))
+            return flops / ms / 1e9
 
         def weft_gemm(kernel, tm, tn, tk):
-            def run():
-                C.zero_()
-                ms = timer.kernel_ms(lambda: ct.launch(None, (size // tm, size // tn), kernel, (A, B, C, tm, tn, tk)),
-                                     sync, max(2, REPS // 4))
-                checks[f"gemm_{kernel.__name__}_{size}"] = bool(
-                    torch.allclose(C.float(), want, rtol=2e-2, atol=size**0.5 * 2e-2))
-                return flops / ms / 1e9
-            return run
-
-        def triton_gemm():
-            ms = timer.kernel_ms(lambda: t_gemm[(size // 128, size // 128)](A, B, C, size, size, size, BM=128, BN=128,
-                                                                             BK=64, num_warps=8, num_stages=3),
-                                 sync, max(2, REPS // 4))
-            return flops / ms / 1e9
+            grid = (-(-m // tm), -(-n // tn))
+            return lambda: checked(kernel.__name__, lambda: ct.launch(None, grid, kernel, (A, B, C, tm, tn, tk)))
 
         def weft_gemm_tuned():
             ct.launch(None, gemm_grid, gemm_tuned, (A, B, C))  # tunes (or reads the disk cache) first
-            ms = timer.kernel_ms(lambda: ct.launch(None, gemm_grid, gemm_tuned, (A, B, C)), sync, max(2, REPS // 4))
-            checks[f"gemm_autotuned_{size}"] = bool(torch.allclose(C.float(), want, rtol=2e-2,
-                                                                   atol=size**0.5 * 2e-2))
-            result = gemm_tuned.autotune_results[-1]
-            chosen[f"gemm_bf16_{size}"] = result.summary()
-            return flops / ms / 1e9
+            chosen[name] = gemm_tuned.autotune_results[-1].summary()
+            return checked("autotuned", lambda: ct.launch(None, gemm_grid, gemm_tuned, (A, B, C)))
 
-        # The Hopper path (TMA + wgmma on sm_90a) with its best tile on the H100, the mma.sync path
-        # (issue 9's) with its own, and the autotuned kernel; cuBLAS measured once for all three.
-        record(f"gemm_bf16_{size}_TFLOPs", "weft", weft_gemm(gemm, 128, 256, 64))
-        record(f"gemm_mma_sync_bf16_{size}_TFLOPs", "weft", weft_gemm(gemm_mma_sync, 128, 128, 64))
-        record(f"gemm_bf16_{size}_tuned_TFLOPs", "weft", weft_gemm_tuned)
-        record(f"gemm_bf16_{size}_TFLOPs", "cublas",
-               lambda: flops / timer.kernel_ms(lambda: torch.matmul(A, B, out=C), sync, max(2, REPS // 4)) / 1e9)
-        for metric in (f"gemm_mma_sync_bf16_{size}_TFLOPs", f"gemm_bf16_{size}_tuned_TFLOPs"):
-            record(metric, "cublas", lambda: results[f"gemm_bf16_{size}_TFLOPs"]["cublas"])
-        if have_triton:
-            record(f"gemm_bf16_{size}_TFLOPs", "triton", triton_gemm)
+        def triton_gemm():
+            # Its best of the usual H100 configurations (128 x 128 and 128 x 256 tiles, 8 warps).
+            return max(checked(f"triton{bn}", lambda: t_gemm[(m // 128, n // bn)](
+                A, B, C, m, n, k, BM=128, BN=bn, BK=64, num_warps=8, num_stages=3)) for bn in (128, 256))
+
+        # The Hopper path (TMA + wgmma on sm_90a) with its best tile on the H100, the autotuned
+        # kernel, and (bf16 squares) the mma.sync path of issue 9 with its own tile; cuBLAS once.
+        record(f"{name}_TFLOPs", "weft", weft_gemm(gemm, 128, 256, 64))
+        record(f"{name}_TFLOPs", "cublas",
+               lambda: flops / timer.kernel_ms(lambda: torch.matmul(A, B, out=C), sync, reps) / 1e9)
+        record(f"{name}_tuned_TFLOPs", "weft", weft_gemm_tuned)
+        record(f"{name}_tuned_TFLOPs", "cublas", lambda: results[f"{name}_TFLOPs"]["cublas"])
+        if dtype == torch.bfloat16 and m == k:
+            record(f"gemm_mma_sync_bf16_{m}_TFLOPs", "weft", weft_gemm(gemm_mma_sync, 128, 128, 64))
+            record(f"gemm_mma_sync_bf16_{m}_TFLOPs", "cublas", lambda: results[f"{name}_TFLOPs"]["cublas"])
+        if have_triton and m % 256 == 0 and n % 256 == 0 and k % 64 == 0:  # its kernel has no masks
+            record(f"{name}_TFLOPs", "triton", triton_gemm)
 
     # First call of a tile kernel in a fresh process (cold and warm disk cache).
     with tempfile.TemporaryDirectory() as cache:
@@ -282,15 +287,22 @@ def main():
             "x = torch.randn(64, 1024, device='cuda'); y = torch.empty_like(x); torch.cuda.synchronize()\n"
             "t = time.perf_counter(); ct.launch(None, (64,), b.softmax, (x, y, 1024)); torch.cuda.synchronize()\n"
             "print((time.perf_counter() - t) * 1e3)\n"
+            "a = torch.randn(512, 512, device='cuda', dtype=torch.bfloat16); c = torch.empty_like(a)\n"
+            "torch.cuda.synchronize()\n"
+            "t = time.perf_counter(); ct.launch(None, (4, 2), b.gemm, (a, a, c, 128, 256, 64)); torch.cuda.synchronize()\n"
+            "print((time.perf_counter() - t) * 1e3)\n"
         )
         env = dict(os.environ, WEFT_CACHE_DIR=cache)
-        for metric in ("first_call_cold_ms", "first_call_warm_ms"):
+        for cache_state in ("cold", "warm"):
             proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-            try:
-                results.setdefault(metric, {})["weft"] = float(proc.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                results.setdefault(metric, {})["weft"] = None
-                errors[metric] = proc.stderr[-300:]
+            lines = proc.stdout.strip().splitlines()
+            for kernel, line in (("first_call", -2), ("first_call_gemm", -1)):
+                metric = f"{kernel}_{cache_state}_ms"
+                try:
+                    results.setdefault(metric, {})["weft"] = float(lines[line])
+                except (ValueError, IndexError):
+                    results.setdefault(metric, {})["weft"] = None
+                    errors[metric] = proc.stderr[-300:]
 
     print(f"device: {bench.device_description()}")
     print(f"{'metric':28} " + " ".join(f"{p:>10}" for p in ("weft", "triton", "torch", "cublas")) + "   ratios weft/peer")

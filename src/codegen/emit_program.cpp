@@ -266,7 +266,8 @@ EmittedUnit CudaEmitter::emit() {
           (program_.entries.size() > 1 ? " and others" : "") + ". Do not edit.\n";
   if (const sema::TileBlock& block = program_.tileBlock; block.threads > 0)
     unit += "#define WEFT_TILE_THREADS " + std::to_string(block.threads) + "\n#define WEFT_TILE_MIN_BLOCKS " +
-            std::to_string(block.minBlocks) + "\n#define WEFT_TILE_MAX_VECTOR " + std::to_string(block.vector) + "\n";
+            std::to_string(block.minBlocks) + "\n#define WEFT_TILE_MAX_VECTOR " + std::to_string(block.vector) + "\n" +
+            (block.groupRows > 0 ? "#define WEFT_TILE_GROUP_ROWS " + std::to_string(block.groupRows) + "\n" : "");
   unit += "#include <weft/device/runtime.h>\n";
   unit += typeHeaders();
   // After the narrow floats' headers, which the tile header's element types need declared.

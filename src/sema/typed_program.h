@@ -248,6 +248,9 @@ struct TileBlock {
   int threads = 0;    // threads of the CTA
   int minBlocks = 0;  // CTAs per SM the registers must allow (__launch_bounds__'s second argument)
   int vector = 0;     // the blocked layout's vector, in elements
+  // Rows of the grid (values of bid().x) whose blocks the GPU runs together (block.h's bid(),
+  // WEFT_TILE_GROUP_ROWS): a kernel with a pipelined K loop; 0: the grid's own order.
+  int groupRows = 0;
 };
 
 struct TypedFunction {

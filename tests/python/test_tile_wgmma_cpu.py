@@ -76,6 +76,8 @@ WGMMA_CASES = [
     (ml_dtypes.bfloat16, 130, 200, 300, (64, 128, 128)),
     (np.float16, 260, 130, 70, (256, 128, 64)),
     (ml_dtypes.bfloat16, 64, 64, 64, (64, 64, 64)),
+    # A grid of 21 x 3 blocks: one group of 16 rows and one of 5 (block.h's bid()).
+    (ml_dtypes.bfloat16, 64 * 21 - 5, 64 * 3, 130, (64, 64, 64)),
 ]
 
 
@@ -180,6 +182,36 @@ def test_which_k_loops_ask_for_tensor_maps(tmp_path, dtype, prologue, tma):
     assert ("weft::tiles::mma_pipeline_tma_arrays<" in code) == tma
     assert ("const __grid_constant__ weft::tiles::sm90::tensor_map weft_map1, const unsigned weft_map_mask" in code) == tma
     assert ("weft::tiles::mma_pipeline_arrays<" in code) != tma
+    # Every pipelined K loop runs its blocks in groups of rows.
+    assert "#define WEFT_TILE_GROUP_ROWS 16\n" in code
+
+
+@needs_toolkit
+@pytest.mark.parametrize("tiles, tma", [
+    ((64, 64, 64), True),
+    # K tiles of 32 (half a 128-byte slab), N tiles of 32, and M tiles of 512 rows (more than
+    # wgmma's 256): the path cannot take them, so no maps are asked for.
+    ((64, 64, 32), False),
+    ((64, 32, 64), False),
+    ((512, 64, 64), False),
+])
+def test_only_tiles_that_fit_wgmma_ask_for_tensor_maps(tmp_path, tiles, tma):
+    tm, tn, tk = tiles
+    code = emitted(tmp_path, GEMM.format(dtype="bfloat16", tm=tm, tn=tn, tk=tk, prologue=""))
+    assert ("weft::tiles::mma_pipeline_tma_arrays<" in code) == tma
+    assert ("weft_map" in code) == tma
+
+
+@needs_toolkit
+def test_kernels_without_a_pipelined_k_loop_keep_the_grid_order(tmp_path):
+    source = """
+from weft import cutile as cu
+
+@cu.kernel
+def scale(a: cu.float32[:, :], b: cu.float32[:, :]):
+    cu.store(b, (cu.bid(0), cu.bid(1)), cu.load(a, (cu.bid(0), cu.bid(1)), (64, 64)) * 2.0)
+"""
+    assert "WEFT_TILE_GROUP_ROWS" not in emitted(tmp_path, source)
 
 
 @needs_toolkit
@@ -213,5 +245,7 @@ def test_the_tma_path_compiles_for_sm90a(tmp_path, tiles, threads):
     assert f"wgmma.mma_async.sync.aligned.m64n{tn}k16.f32.bf16.bf16" in ptx
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
     assert f".maxntid {threads}" in ptx
+    # The accumulator is stored through the ring in 16-byte pieces of whole rows.
+    assert "st.global.v4.u32" in ptx
     _, ptx = compile_for_sm90(tmp_path, "gemm", source, arch="sm_90")
     assert "wgmma" not in ptx and "cp.async.cg.shared.global" in ptx

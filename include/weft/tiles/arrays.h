@@ -35,10 +35,17 @@ WEFT_TILE_FN tile<T, S> load_array(const ::weft::Array<T, N>& array, T pad, I...
   return detail::load_padded<S>(detail::array_span(array), pad, indices);
 }
 
-// Stores the elements of `value` that lie inside `array` at block index (i0, i1, ...).
+// Stores the elements of `value` that lie inside `array` at block index (i0, i1, ...); a 2-D
+// tile in an mma layout goes through the ring where it can (store_through_ring).
 template <class T, int N, class S, class L, class... I>
 WEFT_TILE_FN void store_array(const ::weft::Array<T, N>& array, const tile<T, S, L>& value, I... index) {
   auto span = detail::array_span(array);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+  if constexpr (N == 2 && (detail::is_mma_layout_of<L, 16> || detail::is_mma_layout_of<L, 8>)) {
+    const int64_t indices[] = {static_cast<int64_t>(index)...};
+    if (detail::store_through_ring(span, value, indices)) return;
+  }
+#endif
   store(partition_view<decltype(span), S>(span), value, index...);
 }
 

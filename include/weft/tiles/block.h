@@ -11,11 +11,22 @@ struct dim3_t {
   uint32_t x, y, z;
 };
 
-// The index of the calling tile block in the grid.
+// The index of the calling tile block in the grid. With WEFT_TILE_GROUP_ROWS (a kernel with a
+// pipelined K loop, TileBlock::groupRows) the GPU runs the blocks of each x-y plane in groups of
+// that many rows (values of x): the CTAs launched together share their a panels (x) and b
+// panels (y) in L2 (planes of 2^32 blocks or more keep the grid's order). Every block index
+// still occurs once; the order of blocks is unspecified.
 WEFT_TILE_FN dim3_t bid() {
 #if defined(WEFT_TARGET_HOST)
   const host::Dim3& b = host::current->blockIdx;
   return dim3_t{b.x, b.y, b.z};
+#elif defined(WEFT_TILE_GROUP_ROWS)
+  constexpr uint32_t kGroup = WEFT_TILE_GROUP_ROWS;
+  if (static_cast<uint64_t>(gridDim.x) * gridDim.y * kGroup >> 32 != 0) return dim3_t{blockIdx.x, blockIdx.y, blockIdx.z};
+  const uint32_t launched = blockIdx.x + blockIdx.y * gridDim.x, perGroup = kGroup * gridDim.y;
+  const uint32_t first = launched / perGroup * kGroup, rows = gridDim.x - first < kGroup ? gridDim.x - first : kGroup;
+  const uint32_t within = launched % perGroup;
+  return dim3_t{first + within % rows, within / rows, blockIdx.z};
 #else
   return dim3_t{blockIdx.x, blockIdx.y, blockIdx.z};
 #endif

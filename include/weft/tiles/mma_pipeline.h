@@ -273,6 +273,54 @@ struct tile_stager {
 };
 #endif
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+// Stores an M x N tile in an mma layout (a K loop's accumulator, or what the code after the loop
+// made of it) at block index `index` of a 2-D span through the ring: the owners write their
+// pairs of columns into rows padded by 8 elements (pairs of 8 rows by 4 lanes fall on distinct
+// banks), then the block writes whole rows in 16-byte pieces, so every 32-byte sector is written
+// whole (the pairs alone fill half of each). Only where the tile lies inside the span with
+// contiguous rows starting on 16 bytes and the ring holds it; returns whether it stored. The ring
+// is free before and after (the barriers around it), as between pipelines.
+template <class T, class S, class L, class Span>
+WEFT_TILE_FN bool store_through_ring(const Span& span, const tile<T, S, L>& value, const int64_t* index) {
+  constexpr uint32_t M = static_cast<uint32_t>(S::static_extent(0)), N = static_cast<uint32_t>(S::static_extent(1));
+  constexpr uint32_t kRowBytes = N * sizeof(T), kPitch = (N + 8) * sizeof(T);
+  if constexpr (kRowBytes % 16 != 0 || kPitch % 16 != 0) {
+    return false;
+  } else {
+    const int64_t row0 = index[0] * M, col0 = index[1] * N;
+    T* const origin = span.data_handle() + row0 * static_cast<int64_t>(span.stride(0)) + col0;
+    const bool fits = row0 >= 0 && col0 >= 0 && row0 + M <= static_cast<int64_t>(span.extent(0)) &&
+                      col0 + N <= static_cast<int64_t>(span.extent(1)) && span.stride(1) == 1 &&
+                      (static_cast<uint64_t>(span.stride(0)) * sizeof(T)) % 16 == 0 && aligned_to(origin, 16);
+    if (!fits || dynamic_shared_bytes() < M * kPitch) return false;
+    unsigned char* staged = stage_ring();
+    const uint32_t t = thread_rank();
+    block_sync();
+    if (L::owner(t)) {
+      WEFT_UNROLL
+      for (uint32_t k = 0; k < L::kFragment; k += 2) {
+        const uint32_t j = L::index(t, k);
+        store_vector<2>(reinterpret_cast<T*>(staged + (j / N) * kPitch) + j % N, &value.frag_[k]);
+      }
+    }
+    block_sync();
+    constexpr uint32_t kPer = 16 / sizeof(T), kChunksPerRow = kRowBytes / 16, kChunks = M * kChunksPerRow;
+    WEFT_UNROLL
+    for (uint32_t c0 = 0; c0 < kChunks; c0 += kBlockThreads) {
+      const uint32_t c = c0 + t;
+      if (kChunks % kBlockThreads == 0 || c < kChunks) {
+        const uint32_t r = c / kChunksPerRow, k = c % kChunksPerRow;
+        *reinterpret_cast<uint4*>(origin + static_cast<int64_t>(r) * static_cast<int64_t>(span.stride(0)) + k * kPer) =
+            *reinterpret_cast<const uint4*>(staged + r * kPitch + k * 16);
+      }
+    }
+    block_sync();
+    return true;
+  }
+}
+#endif
+
 // The loop as written: mma of the padded loads (converted to the operand type A), step by step.
 template <class SA, class SB, class A, class Result, class SpanA, class SpanB, class K, class IndexA, class IndexB>
 WEFT_TILE_OUTLINED_FN Result mma_loop_as_written(Result out, const SpanA& a, const SpanB& b, K begin, K end, IndexA index_a,

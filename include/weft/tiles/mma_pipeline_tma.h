@@ -42,15 +42,12 @@ struct tma_operands {
 
 namespace detail {
 
-// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of A: 16-bit float operands; the block's
-// warpgroups each own whole 64-row blocks of M (every warp 16-row atoms); Kt and N whole 128-byte
-// slabs of at most one TMA box (256 elements); N at most one wgmma (256).
+// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of A: 16-bit float operands whose
+// tiles fit (sm90::pipeline_tiles_fit).
 template <class A, uint32_t M, uint32_t Kt, uint32_t N>
 WEFT_HD constexpr bool tma_pipelines() {
   constexpr bool kSixteenBitFloat = mma_instruction<A, float>::kKind == 1 || mma_instruction<A, float>::kKind == 2;
-  constexpr uint32_t kWarps = kBlockThreads / 32;
-  return kSixteenBitFloat && kBlockThreads >= 128 && M % (16 * kWarps) == 0 && M <= 256 && Kt % 64 == 0 &&
-         Kt <= 256 && N % 64 == 0 && N <= 256;
+  return kSixteenBitFloat && sm90::pipeline_tiles_fit(kBlockThreads, M, Kt, N);
 }
 
 // The layout of a pipelined K loop's accumulator: wgmma's order over all the block's warps where

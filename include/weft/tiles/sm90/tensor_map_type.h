@@ -20,4 +20,13 @@ struct alignas(128) tensor_map {
 inline constexpr uint32_t kPipelineBoxColumns = 64;
 inline constexpr uint8_t kPipelineSwizzle = 3;
 
+// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of 16-bit floats in a tile block of
+// `threads` threads: its warpgroups each own whole 64-row blocks of M (every warp 16-row atoms),
+// Kt and N are whole 128-byte slabs of at most one TMA box (256 elements), N at most one wgmma.
+// Sema reads it too, so that only loops the path can take ask for tensor maps.
+WEFT_HD constexpr bool pipeline_tiles_fit(uint32_t threads, uint32_t m, uint32_t kt, uint32_t n) {
+  return threads >= 128 && m % (16 * (threads / 32)) == 0 && m <= 256 && kt % 64 == 0 && kt <= 256 && n % 64 == 0 &&
+         n <= 256;
+}
+
 }  // namespace weft::tiles::sm90
