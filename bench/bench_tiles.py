@@ -55,12 +55,22 @@ def vec_add(a, b, c, tile: wt.ConstExpr):
     wt.store(c, (i,), wt.load(a, (i,), (tile,)) + wt.load(b, (i,), (tile,)))
 
 
+# log2(e): Triton's tl.exp of float32 is ex2.approx.f32 of x * log2(e).
+LOG2E = 1.4426950408889634
+
+
+# Triton's softmax below computes tl.exp as 2^(x * log2(e)) (a multiply and ex2.approx.f32) and
+# its `/` of float32 as div.full.f32 (an approximate division, 2 ulp); this kernel asks for the
+# same arithmetic: ct.exp2 of x * log2(e) (ex2.approx.f32, CUDA's exp2f) and truediv with
+# RoundingMode.FULL (docs/tiles.md, "Numeric modifiers"). Written with ct.exp and `/`, it would
+# compute the accurate exp (expf) and the correctly rounded division.
 @ct.kernel
 def softmax(x, out, n: ct.Constant[int]):
     row = ct.bid(0)
     t = ct.load(x, index=(row, 0), shape=(1, n), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
-    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+    e = ct.exp2((t - ct.max(t, axis=1, keepdims=True)) * LOG2E)
+    total = ct.sum(e, axis=1, keepdims=True)
+    ct.store(out, index=(row, 0), tile=ct.truediv(e, total, rounding_mode=ct.RoundingMode.FULL).astype(out.dtype))
 
 
 @ct.kernel
@@ -72,7 +82,9 @@ def layernorm(x, w, b, y, n: ct.Constant[int]):
     var = ct.sum(centered * centered, axis=1, keepdims=True) / n
     scale = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
     shift = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
-    ct.store(y, index=(row, 0), tile=(centered * ct.rsqrt(var + 1e-5) * scale + shift).astype(y.dtype))
+    rstd = ct.truediv(1.0, ct.sqrt(var + 1e-5, rounding_mode=ct.RoundingMode.APPROX),
+                      rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(y, index=(row, 0), tile=(centered * rstd * scale + shift).astype(y.dtype))
 
 
 @ct.kernel
