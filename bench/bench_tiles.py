@@ -6,7 +6,10 @@
   float32 (three arrays move), as GB/s;
 - row softmax and layernorm of an 8192 x 8192 matrix, float32 and bfloat16: weft's tile kernel
   (examples/tile_softmax.py's form: one tile block per row) against Triton's fused kernel
-  written the same way and torch's;
+  written the same way and torch's. Weft's kernels ask for the arithmetic Triton's compiles to,
+  through numeric modifiers (docs/tiles.md): an approximate exp (exp2 of x * log2(e), as
+  tl.exp), division (RoundingMode.FULL, as `/`) and reciprocal square root (APPROX, as
+  tl.rsqrt); with ct.exp, `/` and ct.rsqrt they would compute the accurate ones;
 - bf16 GEMM at 4096^3 and 8192^3: weft's tile K loop of ct.mma against cuBLAS (torch.matmul)
   and a Triton K loop of tl.dot, as TFLOP/s; and the same K loop autotuned over tile sizes and
   stages (docs/tiles.md, "Autotuning"), with the configuration it chose;
@@ -73,6 +76,9 @@ def softmax(x, out, n: ct.Constant[int]):
     ct.store(out, index=(row, 0), tile=ct.truediv(e, total, rounding_mode=ct.RoundingMode.FULL).astype(out.dtype))
 
 
+# Triton's layernorm below computes tl.rsqrt as rsqrt.approx.ftz.f32; this kernel asks for an
+# approximate square root and reciprocal (APPROX), where ct.rsqrt would be a correctly rounded
+# square root and division (whose slow paths also kept the weights and biases in registers).
 @ct.kernel
 def layernorm(x, w, b, y, n: ct.Constant[int]):
     row = ct.bid(0)
