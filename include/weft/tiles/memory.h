@@ -335,8 +335,8 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
       } else {
         // Element by element, each shifted into the piece's words from the top, in a loop: this
         // rarely taken path then holds one element and one address at a time (unrolled, its
-        // addresses and elements took registers from the common path: a bfloat16 layernorm
-        // needed 64 instead of 40, and so ran two tile blocks an SM instead of three).
+        // addresses and elements set the kernel's register count: a bfloat16 layernorm's
+        // weights and biases took it to its cap of 64, against 59 so).
         element_pack<unsigned, kPieceWords> words{};
         WEFT_NO_UNROLL
         for (uint32_t v = 0; v < P; ++v) {
