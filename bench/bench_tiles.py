@@ -6,7 +6,10 @@
   float32 (three arrays move), as GB/s;
 - row softmax and layernorm of an 8192 x 8192 matrix, float32 and bfloat16: weft's tile kernel
   (examples/tile_softmax.py's form: one tile block per row) against Triton's fused kernel
-  written the same way and torch's;
+  written the same way and torch's. Weft's kernels ask for the arithmetic Triton's compiles to,
+  through numeric modifiers (docs/tiles.md): an approximate exp (exp2 of x * log2(e), as
+  tl.exp), division (RoundingMode.FULL, as `/`) and reciprocal square root (APPROX, as
+  tl.rsqrt); with ct.exp, `/` and ct.rsqrt they would compute the accurate ones;
 - GEMM, bf16 and fp16 at 4096^3 (and 8192^3 without --quick), and bf16 at M = N = 3000, K = 4096
   (edge tiles): weft's tile K loop of ct.mma against cuBLAS (torch.matmul) and a Triton K loop of
   tl.dot (the faster of 128 x 128 and 128 x 256 tiles; square shapes only, its kernel has no
@@ -58,14 +61,27 @@ def vec_add(a, b, c, tile: wt.ConstExpr):
     wt.store(c, (i,), wt.load(a, (i,), (tile,)) + wt.load(b, (i,), (tile,)))
 
 
+# log2(e): Triton's tl.exp of float32 is ex2.approx.f32 of x * log2(e).
+LOG2E = 1.4426950408889634
+
+
+# Triton's softmax below computes tl.exp as 2^(x * log2(e)) (a multiply and ex2.approx.f32) and
+# its `/` of float32 as div.full.f32 (an approximate division, 2 ulp); this kernel asks for the
+# same arithmetic: ct.exp2 of x * log2(e) (ex2.approx.f32, CUDA's exp2f) and truediv with
+# RoundingMode.FULL (docs/tiles.md, "Numeric modifiers"). Written with ct.exp and `/`, it would
+# compute the accurate exp (expf) and the correctly rounded division.
 @ct.kernel
 def softmax(x, out, n: ct.Constant[int]):
     row = ct.bid(0)
     t = ct.load(x, index=(row, 0), shape=(1, n), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
-    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+    e = ct.exp2((t - ct.max(t, axis=1, keepdims=True)) * LOG2E)
+    total = ct.sum(e, axis=1, keepdims=True)
+    ct.store(out, index=(row, 0), tile=ct.truediv(e, total, rounding_mode=ct.RoundingMode.FULL).astype(out.dtype))
 
 
+# Triton's layernorm below computes tl.rsqrt as rsqrt.approx.ftz.f32; this kernel asks for an
+# approximate square root and reciprocal (APPROX), where ct.rsqrt would be a correctly rounded
+# square root and division (whose slow paths also kept the weights and biases in registers).
 @ct.kernel
 def layernorm(x, w, b, y, n: ct.Constant[int]):
     row = ct.bid(0)
@@ -75,7 +91,9 @@ def layernorm(x, w, b, y, n: ct.Constant[int]):
     var = ct.sum(centered * centered, axis=1, keepdims=True) / n
     scale = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
     shift = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
-    ct.store(y, index=(row, 0), tile=(centered * ct.rsqrt(var + 1e-5) * scale + shift).astype(y.dtype))
+    rstd = ct.truediv(1.0, ct.sqrt(var + 1e-5, rounding_mode=ct.RoundingMode.APPROX),
+                      rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(y, index=(row, 0), tile=(centered * rstd * scale + shift).astype(y.dtype))
 
 
 @ct.kernel

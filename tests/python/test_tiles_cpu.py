@@ -252,6 +252,80 @@ def test_row_softmax(target, rng, cols):
     np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
 
 
+# The row kernels of bench/bench_tiles.py: Triton's arithmetic asked for with numeric modifiers.
+@cu.kernel
+def softmax_like_triton(x, out, n: cu.Constant[int]):
+    r = cu.bid(0)
+    t = cu.load(x, (r, 0), (1, n), padding_mode=cu.PaddingMode.NEG_INF).astype(cu.float32)
+    e = cu.exp2((t - cu.max(t, axis=1, keepdims=True)) * 1.4426950408889634)
+    total = cu.sum(e, axis=1, keepdims=True)
+    cu.store(out, (r, 0), cu.truediv(e, total, rounding_mode=cu.RoundingMode.FULL).astype(out.dtype))
+
+
+@cu.kernel
+def layernorm_like_triton(x, w, b, y, n: cu.Constant[int]):
+    r = cu.bid(0)
+    t = cu.load(x, (r, 0), (1, n)).astype(cu.float32)
+    centered = t - cu.sum(t, axis=1, keepdims=True) / n
+    var = cu.sum(centered * centered, axis=1, keepdims=True) / n
+    rstd = cu.truediv(1.0, cu.sqrt(var + 1e-5, rounding_mode=cu.RoundingMode.APPROX),
+                      rounding_mode=cu.RoundingMode.APPROX)
+    scale = cu.load(w, (0,), (n,)).astype(cu.float32)
+    shift = cu.load(b, (0,), (n,)).astype(cu.float32)
+    cu.store(y, (r, 0), (centered * rstd * scale + shift).astype(y.dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("cols, layout", [(4096, "contiguous"), (1000, "contiguous"), (4096, "offset"), (1000, "strided")])
+def test_row_softmax_and_layernorm_as_bench_tiles_writes_them(target, rng, dtype, cols, layout):
+    # Whole rows (vector loads), a short last tile (padding), rows starting one element past an
+    # aligned address, and every other column (both element by element).
+    rows = 5
+    def array(*shape):
+        full = (rng.standard_normal(shape[:-1] + (2 * shape[-1] + 1,)) * 3).astype(dtype)
+        if layout == "offset":
+            return full[..., 1:shape[-1] + 1]
+        return full[..., :2 * shape[-1]:2] if layout == "strided" else np.ascontiguousarray(full[..., :shape[-1]])
+    x, w, b = array(rows, cols), array(cols), array(cols)
+    out, y = np.zeros((rows, cols), dtype), np.zeros((rows, cols), dtype)
+    if layout == "strided":
+        out, y = np.zeros((rows, 2 * cols), dtype)[:, ::2], np.zeros((rows, 2 * cols), dtype)[:, ::2]
+    run_tiles(target, softmax_like_triton, x, out, 4096, grid=rows)
+    run_tiles(target, layernorm_like_triton, x, w, b, y, 4096, grid=rows)
+    xf = x.astype(np.float64)
+    e = np.exp(xf - xf.max(axis=1, keepdims=True))
+    centered = xf - xf.mean(axis=1, keepdims=True) * cols / 4096
+    if cols != 4096:  # the padding zeros count in the tile's mean and variance
+        centered = xf - xf.sum(axis=1, keepdims=True) / 4096
+    var = ((centered**2).sum(axis=1, keepdims=True) + (4096 - cols) * (xf.sum(axis=1, keepdims=True) / 4096) ** 2) / 4096
+    norm = centered / np.sqrt(var + 1e-5) * w.astype(np.float64) + b.astype(np.float64)
+    # float32 sums of 4096 elements in sequence differ from float64 ones by about 1e-4 relative.
+    tol = 1e-5 if dtype == np.float32 else 1e-2
+    np.testing.assert_allclose(out.astype(np.float64), e / e.sum(axis=1, keepdims=True), rtol=tol, atol=tol * 1e-3)
+    np.testing.assert_allclose(y.astype(np.float64), norm, rtol=max(tol, 1e-3), atol=max(tol * 10, 2e-3))
+
+
+@ct.kernel
+def copy_tiles_1d(a, out, n: ct.ConstExpr):
+    i = ct.bid(0)
+    ct.store(out, (i,), ct.load(a, (i,), (n,)))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, ml_dtypes.bfloat16, np.float32])
+@pytest.mark.parametrize("layout", ["contiguous", "offset", "strided"])
+def test_narrow_loads_are_exact_at_edges_offsets_and_strides(target, rng, dtype, layout):
+    # Narrow elements arrive as 32-bit words: whole vectors, and element by element where a piece
+    # is past the end, misaligned or strided; every bit pattern comes back (NaN payloads too).
+    size, tile = 1000, 256
+    bits = rng.integers(0, 1 << (8 * np.dtype(dtype).itemsize), 2 * size + 1, dtype=np.uint64)
+    full = bits.astype(f"u{np.dtype(dtype).itemsize}").view(dtype)
+    a = {"contiguous": full[:size].copy(), "offset": full[1:size + 1], "strided": full[:2 * size:2]}[layout]
+    out = np.zeros(size, dtype)
+    run_tiles(target, copy_tiles_1d, a, out, tile, grid=(size + tile - 1) // tile)
+    unsigned = f"u{np.dtype(dtype).itemsize}"
+    np.testing.assert_array_equal(out.view(unsigned), a.view(unsigned))
+
+
 @ct.kernel
 def reductions_2d(a, sums0, sums1, maxes1, mins0, prods1, argmax1, argmin0, total):
     t = ct.load(a, (0, 0), (8, 16))

@@ -267,3 +267,58 @@ def test_tile_block_vector_and_registers(tmp_path, name, vector, min_blocks):
     assert f"#define WEFT_TILE_MIN_BLOCKS {min_blocks}\n" in proc.stdout
     if min_blocks > 1:
         assert re.search(rf"\.minnctapersm {min_blocks}\b", ptx), re.findall(r"\.minnctapersm \d+", ptx)
+
+
+# bench/bench_tiles.py's row kernels over 8192 columns (one tile block of 512 threads a row).
+ROW_KERNELS = """
+@cu.kernel
+def softmax(x: cu.{t}[:, :], out: cu.{t}[:, :]):
+    row = cu.bid(0)
+    t = cu.load(x, index=(row, 0), shape=(1, 8192), padding_mode=cu.PaddingMode.NEG_INF).astype(cu.float32)
+    e = cu.exp2((t - cu.max(t, axis=1, keepdims=True)) * 1.4426950408889634)
+    total = cu.sum(e, axis=1, keepdims=True)
+    cu.store(out, index=(row, 0), tile=cu.truediv(e, total, rounding_mode=cu.RoundingMode.FULL).astype(out.dtype))
+
+@cu.kernel
+def layernorm(x: cu.{t}[:, :], w: cu.{t}[:], b: cu.{t}[:], y: cu.{t}[:, :]):
+    row = cu.bid(0)
+    t = cu.load(x, index=(row, 0), shape=(1, 8192)).astype(cu.float32)
+    centered = t - cu.sum(t, axis=1, keepdims=True) / 8192
+    var = cu.sum(centered * centered, axis=1, keepdims=True) / 8192
+    rstd = cu.truediv(1.0, cu.sqrt(var + 1e-5, rounding_mode=cu.RoundingMode.APPROX),
+                      rounding_mode=cu.RoundingMode.APPROX)
+    scale = cu.load(w, index=(0,), shape=(8192,)).astype(cu.float32)
+    shift = cu.load(b, index=(0,), shape=(8192,)).astype(cu.float32)
+    cu.store(y, index=(row, 0), tile=(centered * rstd * scale + shift).astype(y.dtype))
+"""
+
+
+def ptxas_resources(tmp_path, ptx_text):
+    """{entry function: (registers, spill bytes)} from ptxas -v of the PTX."""
+    ptx = tmp_path / "resources.ptx"
+    ptx.write_text(ptx_text)
+    proc = subprocess.run([str(CUDA / "bin" / "ptxas"), "-arch=sm_90", "-v", str(ptx), "-o", str(tmp_path / "r.cubin")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    found = {}
+    for entry, body in re.findall(r"Compiling entry function '(\w+)'.*?\n((?:.*\n){1,4})", proc.stderr):
+        spills = sum(int(n) for n in re.findall(r"(\d+) bytes spill", body))
+        found[entry] = (int(re.search(r"Used (\d+) registers", body).group(1)), spills)
+    return found
+
+
+@pytest.mark.parametrize("dtype, softmax_registers", [("bfloat16", 32), ("float32", 40)])
+def test_row_kernels_fit_the_registers_of_more_tile_blocks(tmp_path, dtype, softmax_registers):
+    # A block-wide total is combined by one lane a warp partial and shuffles (every thread held
+    # all 16 warps' partials in registers): the bfloat16 softmax fits 32 registers (4 tile blocks
+    # of 512 threads an SM, as Triton's; it took 40), the float32 one 40 (3; it took 48). The
+    # bfloat16 layernorm, whose weights and biases join as 32-bit words, fits its cap of 64.
+    if not (CUDA / "bin" / "ptxas").exists():
+        pytest.skip("no ptxas")
+    _, ptx = compile_for_sm90(tmp_path, f"rows_{dtype}", PRELUDE + ROW_KERNELS.replace("{t}", dtype))
+    assert "ex2.approx.f32" in ptx and "div.full.f32" in ptx and "div.rn.f32" not in ptx
+    resources = ptxas_resources(tmp_path, ptx)
+    by_name = {next(n for n in ("softmax", "layernorm") if n in entry): used for entry, used in resources.items()}
+    assert by_name["softmax"][0] <= softmax_registers and by_name["softmax"][1] == 0, by_name
+    if dtype == "bfloat16":
+        assert by_name["layernorm"][0] <= 64 and by_name["layernorm"][1] == 0, by_name

@@ -317,14 +317,44 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
   using L = typename Tile::layout_type;
   constexpr uint32_t kLast = static_cast<uint32_t>(TileShape::static_extent(TileShape::rank() - 1));
   constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
-  Tile out;
+  // Elements narrower than 32 bits are filled in as the 32-bit words they arrive in, and split
+  // after the inside and the edge paths join: the join then holds a register a word, not one an
+  // element (a bfloat16 layernorm's weights and biases took twice the registers and a byte
+  // permute an element before their conversion).
+  constexpr uint32_t kPerWord = 4 / sizeof(T);
+  constexpr bool kWords = sizeof(T) < 4 && P % kPerWord == 0;
+  using Filled = conditional_t<kWords, element_pack<unsigned, kWords ? L::kFragment / kPerWord : 1>,
+                               element_pack<T, L::kFragment>>;
+  Filled filled;
   auto visit = [&](uint32_t k0, const typename Span::element_type* p, int64_t countInRow, bool rowsIn, bool vectorOk,
                    int64_t stride) {
-    if (vectorOk) {
-      load_vector<P>(p, &out.frag_[k0]);
+    if constexpr (kWords) {
+      constexpr uint32_t kPieceWords = P / kPerWord, kBits = 8 * sizeof(T);
+      if (vectorOk) {
+        load_vector<kPieceWords>(reinterpret_cast<const unsigned*>(p), &filled.v[k0 / kPerWord]);
+      } else {
+        // Element by element, each shifted into the piece's words from the top, in a loop: this
+        // rarely taken path then holds one element and one address at a time (unrolled, its
+        // addresses and elements set the kernel's register count: a bfloat16 layernorm's
+        // weights and biases took it to its cap of 64, against 59 so).
+        element_pack<unsigned, kPieceWords> words{};
+        WEFT_NO_UNROLL
+        for (uint32_t v = 0; v < P; ++v) {
+          T e = rowsIn && v < countInRow ? p[v * stride] : pad;
+          WEFT_UNROLL
+          for (uint32_t w = 0; w + 1 < kPieceWords; ++w)
+            words.v[w] = (words.v[w] >> kBits) | (words.v[w + 1] << (32 - kBits));
+          words.v[kPieceWords - 1] = (words.v[kPieceWords - 1] >> kBits) |
+                                     (static_cast<unsigned>(bit_cast<bits_t<T>>(e)) << (32 - kBits));
+        }
+        WEFT_UNROLL
+        for (uint32_t w = 0; w < kPieceWords; ++w) filled.v[k0 / kPerWord + w] = words.v[w];
+      }
+    } else if (vectorOk) {
+      load_vector<P>(p, &filled.v[k0]);
     } else {
       WEFT_UNROLL
-      for (uint32_t v = 0; v < P; ++v) out.frag_[k0 + v] = rowsIn && v < countInRow ? p[v * stride] : pad;
+      for (uint32_t v = 0; v < P; ++v) filled.v[k0 + v] = rowsIn && v < countInRow ? p[v * stride] : pad;
     }
   };
   if (tile_is_inside_and_aligned<Tile>(span, indices)) {
@@ -332,6 +362,10 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
   } else {
     visit_view_tile<Tile, false>(span, indices, visit);
   }
+  auto elements = bit_cast<element_pack<T, L::kFragment>>(filled);
+  Tile out;
+  WEFT_UNROLL
+  for (uint32_t k = 0; k < L::kFragment; ++k) out.frag_[k] = elements.v[k];
   return out;
 }
 }  // namespace detail
