@@ -4,7 +4,9 @@ target against NumPy on seeded random data with edge tiles (M, N, K not multiple
 and against the same loop over an alias of the arrays, which keeps the cp.async path;
 test_tile_wgmma_gpu.py runs them again on the GPU, where the first is the TMA/wgmma path on an
 H100 and the second the mma.sync path. Which loops take which path, and that both compile for
-sm_90a through ptxas, is checked on the emitted code."""
+sm_90a through ptxas, is checked on the emitted code, as is the fallback of both paths (operand
+fragments read from global memory, test_the_fallback_of_the_pipelines_reads_fragments; its bits
+against the cp.async path's on the GPU in test_tile_wgmma_gpu.py)."""
 
 import subprocess
 
@@ -249,3 +251,16 @@ def test_the_tma_path_compiles_for_sm90a(tmp_path, tiles, threads):
     assert "st.global.v4.u32" in ptx
     _, ptx = compile_for_sm90(tmp_path, "gemm", source, arch="sm_90")
     assert "wgmma" not in ptx and "cp.async.cg.shared.global" in ptx
+
+
+@needs_toolkit
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_90"])
+def test_the_fallback_of_the_pipelines_reads_fragments(tmp_path, arch):
+    # Arrays neither pipeline can address (strided, misaligned, too little shared memory) run
+    # mma_loop_by_fragments: mma.sync on fragments read from global memory, no whole tiles staged
+    # through the shared scratch buffer as the loop as written stages them (which cost about as
+    # much compile time as both pipelined paths together; docs/architecture.md).
+    source = GEMM.format(dtype="bfloat16", tm=128, tn=256, tk=64, prologue="")
+    _, ptx = compile_for_sm90(tmp_path, "gemm", source, arch=arch)
+    assert "mma_loop_as_written" not in ptx and "scratchEvE6buffer" not in ptx
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx

@@ -5,7 +5,8 @@
 // mma_accumulator_t, matmul, and results stored through pointer tiles (a layout conversion) and
 // through a view (the accumulator layout's own stores); and mma_pipeline, the cp.async K loop, for
 // every tensor-core operand type (float32 spans multiplied in tf32 too), with edge steps, against
-// the reference and bit for bit against the loop as written.
+// the reference and bit for bit against the loop as written, as is mma_pipeline's GPU fallback
+// that reads the operand fragments from global memory (mma_loop_by_fragments).
 #include "tile_test.h"
 
 namespace ct = ::cuda::tiles;
@@ -41,12 +42,13 @@ __tile_global__ void mma_kernel(const A* a, const A* b, const C* acc0, C* c) {
 }
 
 // c = acc0 + a[M x K] @ b[K x N] by mma_pipeline in KT-wide steps (the last one zero-padded
-// where KT does not divide K), of Operand products; c2 the same by the loop as written.
+// where KT does not divide K), of Operand products; c2 the same by the loop as written; c3 by
+// mma_loop_by_fragments (the loop as written again where a tile block is one thread).
 // Interleaved: the accumulator starts in the TMA/wgmma path's layout (wgmma's atom order over all
 // warps, mma_pipeline_tma.h), which mma and mma_pipeline keep.
 template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages,
           bool Interleaved = false>
-__tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, C* c, C* c2) {
+__tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, C* c, C* c2, C* c3) {
   using IC = ct::tile<int32_t, ct::shape<M, N>>;
   using SA = ct::shape<M, KT>;
   using SB = ct::shape<KT, N>;
@@ -69,6 +71,12 @@ __tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, 
   auto plain = ct::detail::mma_loop_as_written<SA, SB, A2>(decltype(piped)(acc), as, bs, 0u, kSteps, index_a, index_b);
   ct::store(c + ct::iota<IC>(), piped);
   ct::store(c2 + ct::iota<IC>(), plain);
+#if defined(WEFT_TILES_SERIAL)
+  ct::store(c3 + ct::iota<IC>(), plain);
+#else
+  ct::store(c3 + ct::iota<IC>(), ct::detail::mma_loop_by_fragments<SA, SB, A2>(decltype(piped)(acc), as, bs, 0u, kSteps,
+                                                                               index_a, index_b));
+#endif
 }
 
 #if !defined(__CUDACC_RTC__)
@@ -113,25 +121,25 @@ void run_mma(Random& random) {
 }
 
 // mma_pipeline_kernel against the double reference of the Operand values (float spans round to
-// tf32 for tf32 products) and against the loop as written, bit for bit. On the GPU the launch
-// gives the stages their dynamic shared memory, so the cp.async path runs.
+// tf32 for tf32 products) and against the loop as written, bit for bit, as the fragment loop is.
+// On the GPU the launch gives the stages their dynamic shared memory, so the cp.async path runs.
 template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages = 3,
           bool Interleaved = false>
 void run_mma_pipeline(Random& random) {
   using A2 = ct::detail::pipeline_operand_t<A, Operand>;
   Buffer<A> a(M * K), b(K * N);
-  Buffer<C> acc(M * N), c(M * N), c2(M * N);
+  Buffer<C> acc(M * N), c(M * N), c2(M * N), c3(M * N);
   for (uint32_t i = 0; i < M * K; ++i) a[i] = operand_value<A>(random);
   for (uint32_t i = 0; i < K * N; ++i) b[i] = operand_value<A>(random);
   for (uint32_t i = 0; i < M * N; ++i) acc[i] = std::is_integral_v<C> ? C(random.next() % 1000) : from_double<C>(random.uniform(-4, 4));
   const auto kernel = mma_pipeline_kernel<A, Operand, C, M, N, K, KT, Stages, Interleaved>;
 #if defined(WEFT_TARGET_HOST)
   launch({1, 1, 1}, kernel, static_cast<const A*>(a.get()), static_cast<const A*>(b.get()), static_cast<const C*>(acc.get()),
-         c.get(), c2.get());
+         c.get(), c2.get(), c3.get());
 #else
   const uint32_t bytes = Stages * ct::mma_stage_bytes<A2, ct::shape<M, KT>, ct::shape<KT, N>>;
   cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)), "shared");
-  kernel<<<1, ct::kBlockThreads, bytes>>>(a.get(), b.get(), acc.get(), c.get(), c2.get());
+  kernel<<<1, ct::kBlockThreads, bytes>>>(a.get(), b.get(), acc.get(), c.get(), c2.get(), c3.get());
   cuda_check(cudaGetLastError(), "launch");
   cuda_check(cudaDeviceSynchronize(), "kernel");
 #endif
@@ -147,11 +155,12 @@ void run_mma_pipeline(Random& random) {
         sum += p;
         magnitude += std::fabs(p);
       }
-      const C got = c[i * N + j], plain = c2[i * N + j];
+      const C got = c[i * N + j], plain = c2[i * N + j], fragments = c3[i * N + j];
       double tolerance = std::is_integral_v<C> ? 0.0 : (std::is_same_v<C, double> ? 1e-13 : 1e-5) * magnitude;
       std::string at = " element (" + std::to_string(i) + ", " + std::to_string(j) + "): ";
       check(std::fabs(as_double(got) - sum) <= tolerance, what + at + std::to_string(as_double(got)) + ", expected " + std::to_string(sum));
       check(std::memcmp(&got, &plain, sizeof(C)) == 0, what + at + "differs from the loop as written");
+      check(std::memcmp(&fragments, &plain, sizeof(C)) == 0, what + at + "by fragments differs from the loop as written");
     }
   }
 }

@@ -21,10 +21,12 @@
 // ct::mma keeps, and each accumulator element sums the same products in the same order, so the
 // two paths give the same bits.
 //
-// Everywhere else (other element types, strided or misaligned spans, a launch with less than
-// Stages * mma_stage_bytes<A, SA, SB> bytes of dynamic shared memory, the CPU target, the
-// emulated block, older GPUs) it runs the loop as written. weft's runtime launches tile kernels
-// with the stages' bytes where the device has them.
+// Where the ring cannot take such operands (strided or misaligned spans, a launch with less than
+// Stages * mma_stage_bytes<A, SA, SB> bytes of dynamic shared memory) the warps read the same
+// fragments straight from global memory (mma_loop_by_fragments: the same bits again, and little
+// code to compile). Everywhere else (other element types, the CPU target, the emulated block,
+// older GPUs) it runs the loop as written. weft's runtime launches tile kernels with the stages'
+// bytes where the device has them.
 #pragma once
 
 #include "weft/tiles/mma.h"
@@ -80,6 +82,17 @@ WEFT_HD constexpr uint32_t swizzled_offset(uint32_t row, uint32_t byte) {
   }
 }
 
+// A word of Stored elements as an operand register of type A: float words round to tf32 for
+// tf32 products (as convert<tfloat32> does); other words are the operand's bits already.
+template <class A, class Stored, class Word>
+WEFT_TILE_FN Word operand_word(Word w) {
+  if constexpr (is_same_v<A, tfloat32> && is_same_v<Stored, float>) {
+    return tf32_from_float(bit_cast<float>(w)).bits;
+  } else {
+    return w;
+  }
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
 // The block's dynamic shared memory: the pipeline's ring of stages.
 WEFT_TILE_FN unsigned char* stage_ring() {
@@ -117,17 +130,6 @@ WEFT_TILE_FN void load_matrices_x4(uint32_t* out, uint32_t address) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3])
                  : "r"(address));
-  }
-}
-
-// A staged word of Stored elements as an operand register of type A: float words round to tf32
-// for tf32 products (as convert<tfloat32> does); other words are the operand's bits already.
-template <class A, class Stored, class Word>
-WEFT_TILE_FN Word operand_word(Word w) {
-  if constexpr (is_same_v<A, tfloat32> && is_same_v<Stored, float>) {
-    return tf32_from_float(bit_cast<float>(w)).bits;
-  } else {
-    return w;
   }
 }
 
@@ -340,6 +342,108 @@ WEFT_TILE_OUTLINED_FN Result mma_loop_as_written(Result out, const SpanA& a, con
   return out;
 }
 
+#if !defined(WEFT_TILES_SERIAL)
+// A 2-D span's elements as operand-register bits, zero outside it (as load_padded pads). Its
+// fields are copied once, so that every access reads them from registers.
+template <class Stored>
+struct padded_operand {
+  const Stored* data;
+  int64_t rows, cols, rowStride, colStride;
+
+  template <class Span>
+  WEFT_TILE_FN explicit padded_operand(const Span& span)
+      : data(span.data_handle()),
+        rows(static_cast<int64_t>(span.extent(0))),
+        cols(static_cast<int64_t>(span.extent(1))),
+        rowStride(static_cast<int64_t>(span.stride(0))),
+        colStride(static_cast<int64_t>(span.stride(1))) {}
+
+  // Whether element (row, col) lies in the span.
+  WEFT_TILE_FN bool inside(int64_t row, int64_t col) const { return row >= 0 && col >= 0 && row < rows && col < cols; }
+
+  // The bits of element (row, col), or 0 (a zero's bits) outside.
+  WEFT_TILE_FN uint32_t bits(int64_t row, int64_t col) const {
+    using Bits = conditional_t<sizeof(Stored) == 1, unsigned char, conditional_t<sizeof(Stored) == 2, unsigned short, uint32_t>>;
+    return inside(row, col) ? bit_cast<Bits>(data[row * rowStride + col * colStride]) : 0u;
+  }
+
+  // One operand register of type A (Word: 32 bits, or a double for f64): Count elements from
+  // (row, col) on by (rowStep, colStep), packed from the low bits up as mma.sync takes them.
+  template <class A, class Word, uint32_t Count>
+  WEFT_TILE_FN Word word(int64_t row, int64_t col, int64_t rowStep, int64_t colStep) const {
+    if constexpr (is_same_v<Word, double>) {
+      return inside(row, col) ? data[row * rowStride + col * colStride] : 0.0;
+    } else {
+      uint32_t w = 0;
+      WEFT_UNROLL
+      for (uint32_t e = 0; e < Count; ++e) w |= bits(row + e * rowStep, col + e * colStep) << (8 * sizeof(Stored) * e);
+      return operand_word<A, Stored>(w);
+    }
+  }
+};
+
+// The loop as written for operands mma multiplies on the tensor cores, into Result's tensor-core
+// layout: every warp reads its mma.sync operand fragments straight from the spans (zero outside
+// them; the instruction's fragment layouts, as mma_atom states them) and multiplies them slice by
+// slice as mma does, so each accumulator element sums the same products in the same order:
+// mma_loop_as_written's bits, and the ring's. It stages nothing (no shared memory, no whole tiles
+// in registers, one slice's code per K step), so it is mma_pipeline's fallback on the GPU:
+// mma_loop_as_written there cost about as much compile time as the two pipelined paths together
+// (docs/architecture.md, "Compile time of a K loop"). Inlined: it needs no registers beyond the
+// accumulator's and a slice's few operand words, fewer than the pipelined paths it falls back from.
+template <class SA, class SB, class A, class Result, class SpanA, class SpanB, class K, class IndexA, class IndexB>
+WEFT_TILE_FN Result mma_loop_by_fragments(Result out, const SpanA& a, const SpanB& b, K begin, K end, IndexA index_a,
+                                          IndexB index_b) {
+  using C = typename Result::element_type;
+  using L = typename Result::layout_type;
+  using I = mma_instruction<A, C>;
+  constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
+  constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
+  static_assert(use_tensor_cores<A, C, M, N, Kt>() && is_mma_layout_of<L, I::kAtomM>,
+                "mma_loop_by_fragments multiplies on the tensor cores into their accumulator layout");
+  constexpr bool kDouble = I::kKind == 6;
+  // Operand registers of an atom: a 4 and b 2 (f64: one each). Register r of a holds rows
+  // g + 8 * (r % 2) at K columns (r / 2) * kHalfK + q * kPerRegister on; register r of b holds
+  // column g at K rows r * kHalfK + q * kPerRegister on (lane = 4g + q).
+  constexpr uint32_t kRegistersA = kDouble ? 1 : 4, kRegistersB = kDouble ? 1 : 2;
+  using Word = conditional_t<kDouble, double, uint32_t>;
+  const padded_operand<typename SpanA::value_type> pa(a), pb(b);
+  const uint32_t t = thread_rank(), warp = (t / 32) % L::kWarps, lane = t % 32, g = lane / 4, q = lane % 4;
+  WEFT_NO_UNROLL
+  for (K k = begin; k < end; ++k) {
+    const block_index<2> ia = index_a(k), ib = index_b(k);
+    const int64_t rowA = ia.at[0] * M, colA = ia.at[1] * Kt, rowB = ib.at[0] * Kt, colB = ib.at[1] * N + L::warp_col(warp);
+    WEFT_NO_UNROLL
+    for (uint32_t ks = 0; ks < Kt; ks += I::kK) {
+      Word fa[L::kAtomsM][kRegistersA];
+      WEFT_UNROLL
+      for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+        WEFT_UNROLL
+        for (uint32_t r = 0; r < kRegistersA; ++r) {
+          fa[am][r] = pa.template word<A, Word, I::kPerRegister>(rowA + L::atom_row(warp, am) + g + 8 * (r % 2),
+                                                                 colA + ks + (r / 2) * I::kHalfK + q * I::kPerRegister, 0, 1);
+        }
+      }
+      // One atom column's b fragment at a time: few registers besides the accumulator's.
+      WEFT_UNROLL
+      for (uint32_t an = 0; an < L::kAtomsN; ++an) {
+        Word fb[kRegistersB];
+        WEFT_UNROLL
+        for (uint32_t r = 0; r < kRegistersB; ++r) {
+          fb[r] = pb.template word<A, Word, I::kPerRegister>(rowB + ks + r * I::kHalfK + q * I::kPerRegister, colB + an * 8 + g,
+                                                             1, 0);
+        }
+        WEFT_UNROLL
+        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+          mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], fa[am], fb);
+        }
+      }
+    }
+  }
+  return out;
+}
+#endif
+
 }  // namespace detail
 
 // See the file comment. IndexA and IndexB map a K step k (of the loop variable's type K) to the
@@ -414,9 +518,13 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
       detail::block_sync();  // the ring is free for the next pipeline
       return out;
     }
+    return detail::mma_loop_by_fragments<SA, SB, A>(out, a, b, begin, end, index_a, index_b);
+  } else {
+    return detail::mma_loop_as_written<SA, SB, A>(out, a, b, begin, end, index_a, index_b);
   }
-#endif
+#else
   return detail::mma_loop_as_written<SA, SB, A>(out, a, b, begin, end, index_a, index_b);
+#endif
 }
 
 }  // namespace weft::tiles
