@@ -321,7 +321,7 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
   // after the inside and the edge paths join: the join then holds a register a word, not one an
   // element (a bfloat16 layernorm's weights and biases took twice the registers and a byte
   // permute an element before their conversion).
-  constexpr uint32_t kPerWord = 4 / sizeof(T);
+  constexpr uint32_t kPerWord = sizeof(T) < 4 ? 4 / sizeof(T) : 1;
   constexpr bool kWords = sizeof(T) < 4 && P % kPerWord == 0;
   using Filled = conditional_t<kWords, element_pack<unsigned, kWords ? L::kFragment / kPerWord : 1>,
                                element_pack<T, L::kFragment>>;
@@ -381,6 +381,36 @@ WEFT_TILE_FN auto load(const partition_view<Span, TileShape>& view, I... index) 
   return detail::load_padded<TileShape>(view.span(), detail::padding_value<T>(view.padding()), indices);
 }
 
+namespace detail {
+// Stores the elements of `value` that lie inside the span at block index `indices` (each by its
+// owner): a tile inside the span and aligned in vectors without checks, unless Guarded (callers
+// that store such tiles their own way), others piece by piece with checks.
+// TileShape: S's extents (a view's own shape type).
+template <bool Guarded, class TileShape, class Span, class T, class S, class L>
+WEFT_TILE_FN void store_tile(const Span& span, const tile<T, S, L>& value, const int64_t* indices) {
+  using Tile = tile<T, TileShape, L>;
+  constexpr uint32_t kLast = static_cast<uint32_t>(TileShape::static_extent(TileShape::rank() - 1));
+  constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
+  if (!L::owner(thread_rank())) return;
+  auto visit = [&](uint32_t k0, typename Span::element_type* p, int64_t countInRow, bool rowsIn, bool vectorOk,
+                   int64_t stride) {
+    if (vectorOk) {
+      store_vector<P>(p, &value.frag_[k0]);
+    } else {
+      WEFT_UNROLL
+      for (uint32_t v = 0; v < P; ++v) {
+        if (rowsIn && v < countInRow) p[v * stride] = value.frag_[k0 + v];
+      }
+    }
+  };
+  if (!Guarded && tile_is_inside_and_aligned<Tile>(span, indices)) {
+    visit_view_tile<Tile, true>(span, indices, visit);
+  } else {
+    visit_view_tile<Tile, false>(span, indices, visit);
+  }
+}
+}  // namespace detail
+
 // Stores the elements of tile `value` that lie inside the span at block index (i0, i1, ...) of
 // the view (each by its owner).
 template <class Span, class TileShape, class T, class S, class L, class... I>
@@ -391,27 +421,8 @@ WEFT_TILE_FN void store(const partition_view<Span, TileShape>& view, const tile<
   static_assert(detail::is_same_v<T, typename Span::value_type>,
                 "ct::store(view, tile, ...): the tile's element type must be the span's (convert with ct::convert)");
   static_assert(!detail::is_const_element<typename Span::element_type>, "ct::store: the span's elements are const");
-  using Tile = tile<T, TileShape, L>;
-  constexpr uint32_t kLast = static_cast<uint32_t>(TileShape::static_extent(TileShape::rank() - 1));
-  constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
-  if (!L::owner(detail::thread_rank())) return;
   const int64_t indices[] = {static_cast<int64_t>(index)...};
-  auto visit = [&](uint32_t k0, typename Span::element_type* p, int64_t countInRow, bool rowsIn, bool vectorOk,
-                   int64_t stride) {
-    if (vectorOk) {
-      detail::store_vector<P>(p, &value.frag_[k0]);
-    } else {
-      WEFT_UNROLL
-      for (uint32_t v = 0; v < P; ++v) {
-        if (rowsIn && v < countInRow) p[v * stride] = value.frag_[k0 + v];
-      }
-    }
-  };
-  if (detail::tile_is_inside_and_aligned<Tile>(view.span(), indices)) {
-    detail::visit_view_tile<Tile, true>(view.span(), indices, visit);
-  } else {
-    detail::visit_view_tile<Tile, false>(view.span(), indices, visit);
-  }
+  detail::store_tile<false, TileShape>(view.span(), value, indices);
 }
 
 // ---- Pointer tiles -----------------------------------------------------------------------------

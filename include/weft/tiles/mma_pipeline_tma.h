@@ -16,7 +16,8 @@
 // warpgroup's wgmmas of the step before have completed. The accumulator layout is wgmma's own
 // (mma_layout with Interleaved atoms), so nothing is exchanged before or after the loop.
 //
-// Everywhere else (other types or shapes, an invalid map, too little shared memory, another
+// Where the maps or the shared memory are missing at run time it reads the operand fragments from
+// global memory (detail::mma_loop_by_fragments). Everywhere else (other types or shapes, another
 // architecture, the CPU target) it is mma_pipeline, which computes in any mma_layout.
 #pragma once
 
@@ -196,6 +197,12 @@ WEFT_TILE_FN auto mma_pipeline_tma(const tile<C, SC, LC>& acc, const SpanA& a, c
     if (tma.valid && fits && detail::dynamic_shared_bytes() >= pad + TmaStages * kStageBytes) {
       return detail::wgmma_k_loop<SA, SB, TmaStages, A>(Result(acc), ring + pad, tma, begin, end, index_a, index_b);
     }
+    // The launches the maps cannot take (arrays TMA cannot address, 2^30 elements or more along an
+    // axis, a map the driver refused, a device without the ring's shared memory) are rare, and
+    // mostly ones the cp.async ring cannot take either: they read fragments from global memory
+    // (mma_pipeline's fallback, the same sums), and the ring is not compiled into every such
+    // kernel (about 0.4 s of NVRTC for a 128 x 256 x 64 loop).
+    return detail::mma_loop_by_fragments<SA, SB, A>(Result(acc), a, b, begin, end, index_a, index_b);
   }
 #else
   (void)tma;
