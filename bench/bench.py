@@ -128,6 +128,8 @@ class Timer:
         self.end = cupy.cuda.Event()
 
     def kernel_ms(self, launch, sync, reps):
+        """Median of `reps` single launches, each between two events: the time from the start event
+        to the end of the kernel, the host's launch path included."""
         launch()
         sync()
         times = []
@@ -137,6 +139,24 @@ class Timer:
             self.end.record()
             self.end.synchronize()
             times.append(self.cupy.cuda.get_elapsed_time(self.start, self.end))
+        sync()
+        return statistics.median(times)
+
+
+    def queued_ms(self, launch, sync, reps, rounds=5):
+        """Median over `rounds` of the mean time of `reps` launches queued back to back between two
+        events: the GPU time of kernels longer than their launch path (the host keeps the queue
+        full), as do_bench-style timings measure; a launch path longer than the kernel shows."""
+        launch()
+        sync()
+        times = []
+        for _ in range(rounds):
+            self.start.record()
+            for _ in range(reps):
+                launch()
+            self.end.record()
+            self.end.synchronize()
+            times.append(self.cupy.cuda.get_elapsed_time(self.start, self.end) / reps)
         sync()
         return statistics.median(times)
 

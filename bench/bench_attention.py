@@ -126,7 +126,7 @@ def best_of(metric, peer, variants, run, flops, timer, sync, want, tag):
         name = "x".join(str(x) for x in variant)
         try:
             out = run(*variant)
-            ms = timer.kernel_ms(lambda: run(*variant), sync, REPS)
+            ms = timer.queued_ms(lambda: run(*variant), sync, REPS)
         except Exception as exc:  # noqa: BLE001 - one failing configuration leaves the others
             bench.note_failure(errors, f"{metric}/{peer}/{name}", exc)
             continue
@@ -176,7 +176,7 @@ def main():
             return out
 
         def torch_sdpa():
-            ms = timer.kernel_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal),
+            ms = timer.queued_ms(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal),
                                  sync, REPS)
             return flops / ms / 1e9
 

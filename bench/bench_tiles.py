@@ -17,8 +17,9 @@
   "Autotuning"), with the configuration it chose; and for bf16 squares the mma.sync path;
 - the first call of a tile kernel (a softmax, and the GEMM) in a fresh process, with a cold and
   a warm disk cache.
-Ratios are weft/peer for throughput (above 1: weft is faster). With OUT set, writes
-$OUT/bench_tiles.json.
+Times are GPU times of launches queued back to back (bench.Timer.queued_ms; every peer's launch
+path is shorter than these kernels). Ratios are weft/peer for throughput (above 1: weft is
+faster). With OUT set, writes $OUT/bench_tiles.json.
 """
 
 import json
@@ -196,17 +197,17 @@ def main():
     n = 1 << 26
     src = torch.randn(1 << 28 >> 2, device="cuda")
     dst = torch.empty_like(src)
-    record("copy_GBps", "torch", lambda: 2 * src.numel() * 4 / timer.kernel_ms(lambda: dst.copy_(src), sync, REPS) / 1e6)
+    record("copy_GBps", "torch", lambda: 2 * src.numel() * 4 / timer.queued_ms(lambda: dst.copy_(src), sync, REPS) / 1e6)
     a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
     c = torch.empty_like(a)
 
     def weft_vec_add():
-        ms = timer.kernel_ms(lambda: wt.launch(None, (n // 4096,), vec_add, (a, b, c, 4096)), sync, REPS)
+        ms = timer.queued_ms(lambda: wt.launch(None, (n // 4096,), vec_add, (a, b, c, 4096)), sync, REPS)
         checks["vec_add"] = bool(torch.equal(c, a + b))
         return 3 * n * 4 / ms / 1e6
 
     record("vec_add_GBps", "weft", weft_vec_add)
-    record("vec_add_GBps", "torch", lambda: 3 * n * 4 / timer.kernel_ms(lambda: torch.add(a, b, out=c), sync, REPS) / 1e6)
+    record("vec_add_GBps", "torch", lambda: 3 * n * 4 / timer.queued_ms(lambda: torch.add(a, b, out=c), sync, REPS) / 1e6)
 
     # Softmax and layernorm, f32 and bf16.
     for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
@@ -220,21 +221,21 @@ def main():
         tol = 1e-5 if dtype == torch.float32 else 2e-2
 
         def weft_softmax():
-            ms = timer.kernel_ms(lambda: ct.launch(None, (ROWS,), softmax, (x, y, COLS)), sync, REPS)
+            ms = timer.queued_ms(lambda: ct.launch(None, (ROWS,), softmax, (x, y, COLS)), sync, REPS)
             checks[f"softmax_{name}"] = bool(torch.allclose(y.float(), want_softmax, rtol=tol, atol=tol * 1e-2))
             return moved / ms / 1e6
 
         def triton_softmax():
-            ms = timer.kernel_ms(lambda: t_softmax[(ROWS,)](x, y, COLS, COLS, BLOCK=COLS, num_warps=16), sync, REPS)
+            ms = timer.queued_ms(lambda: t_softmax[(ROWS,)](x, y, COLS, COLS, BLOCK=COLS, num_warps=16), sync, REPS)
             return moved / ms / 1e6
 
         def weft_layernorm():
-            ms = timer.kernel_ms(lambda: ct.launch(None, (ROWS,), layernorm, (x, w, bias, y, COLS)), sync, REPS)
+            ms = timer.queued_ms(lambda: ct.launch(None, (ROWS,), layernorm, (x, w, bias, y, COLS)), sync, REPS)
             checks[f"layernorm_{name}"] = bool(torch.allclose(y.float(), want_norm, rtol=tol * 10, atol=tol * 10))
             return moved / ms / 1e6
 
         def triton_layernorm():
-            ms = timer.kernel_ms(lambda: t_layernorm[(ROWS,)](x, w, bias, y, COLS, COLS, BLOCK=COLS, num_warps=16),
+            ms = timer.queued_ms(lambda: t_layernorm[(ROWS,)](x, w, bias, y, COLS, COLS, BLOCK=COLS, num_warps=16),
                                  sync, REPS)
             return moved / ms / 1e6
 
@@ -242,12 +243,12 @@ def main():
         if have_triton:
             record(f"softmax_{name}_GBps", "triton", triton_softmax)
         record(f"softmax_{name}_GBps", "torch",
-               lambda: moved / timer.kernel_ms(lambda: torch.softmax(x, dim=1), sync, REPS) / 1e6)
+               lambda: moved / timer.queued_ms(lambda: torch.softmax(x, dim=1), sync, REPS) / 1e6)
         record(f"layernorm_{name}_GBps", "weft", weft_layernorm)
         if have_triton:
             record(f"layernorm_{name}_GBps", "triton", triton_layernorm)
         record(f"layernorm_{name}_GBps", "torch",
-               lambda: moved / timer.kernel_ms(
+               lambda: moved / timer.queued_ms(
                    lambda: torch.nn.functional.layer_norm(x, (COLS,), w, bias, 1e-5), sync, REPS) / 1e6)
 
     # GEMM: bf16 and fp16 squares, and an odd shape (M, N, K not multiples of the tile).
@@ -266,7 +267,7 @@ def main():
 
         def checked(label, launch):
             C.zero_()
-            ms = timer.kernel_ms(launch, sync, reps)
+            ms = timer.queued_ms(launch, sync, reps)
             checks[f"{label}_{name}"] = bool(torch.allclose(C.float(), want, rtol=2e-2, atol=k**0.5 * 2e-2))
             return flops / ms / 1e9
 
@@ -288,7 +289,7 @@ def main():
         # kernel, and (bf16 squares) the mma.sync path of issue 9 with its own tile; cuBLAS once.
         record(f"{name}_TFLOPs", "weft", weft_gemm(gemm, 128, 256, 64))
         record(f"{name}_TFLOPs", "cublas",
-               lambda: flops / timer.kernel_ms(lambda: torch.matmul(A, B, out=C), sync, reps) / 1e9)
+               lambda: flops / timer.queued_ms(lambda: torch.matmul(A, B, out=C), sync, reps) / 1e9)
         record(f"{name}_tuned_TFLOPs", "weft", weft_gemm_tuned)
         record(f"{name}_tuned_TFLOPs", "cublas", lambda: results[f"{name}_TFLOPs"]["cublas"])
         if dtype == torch.bfloat16 and m == k:
