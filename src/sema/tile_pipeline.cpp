@@ -301,7 +301,8 @@ class TileLayouts {
         HeldLayout& held = held_[static_cast<size_t>(s->local)];
         // A local of a direct mma result keeps its accumulator type (Local::mmaOperands).
         const bool fixed = function_.locals[static_cast<size_t>(s->local)].mmaOperands.first != nullptr;
-        if (!fixed && value.kind != HeldLayout::Unknown && held != value) {
+        // The join: unknown < any layout < the default one (two different layouts).
+        if (!fixed && value.kind != HeldLayout::Unknown && held.kind != HeldLayout::Default && held != value) {
           held = held.kind == HeldLayout::Unknown ? value : HeldLayout{HeldLayout::Default};
           changed = true;
         }
