@@ -167,10 +167,18 @@ void CudaEmitter::functionBody(int index) {
                "a local holding atomics (sema keeps those in place): " + function.locals[i].name);
     const auto& [mmaA, mmaB] = function.locals[i].mmaOperands;
     // An mma's accumulator variable: the tile type in the layout that mma returns (or that a K
-    // loop's TMA path keeps).
+    // loop's TMA path keeps); a variable computed from one: its type in that layout or row layout.
     const std::string accumulator =
         function.locals[i].tmaAccumulator ? "weft::tiles::mma_pipeline_accumulator_t<" : "weft::tiles::mma_accumulator_t<";
-    std::string declared = mmaA != nullptr ? accumulator + typeName(mmaA) + ", " + typeName(mmaB) + ">" : typeName(type);
+    std::string declared = typeName(type);
+    if (mmaA != nullptr) {
+      const std::string mma = accumulator + typeName(mmaA) + ", " + typeName(mmaB) + ">";
+      switch (function.locals[i].mmaLayout) {
+        case sema::MmaLayout::Accumulator: declared = mma; break;
+        case sema::MmaLayout::Elements: declared = "weft::tiles::accumulator_layout_t<" + declared + ", " + mma + ">"; break;
+        case sema::MmaLayout::Rows: declared = "weft::tiles::accumulator_rows_t<" + declared + ", " + mma + ">"; break;
+      }
+    }
     line(1, "[[maybe_unused]] " + declared + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();

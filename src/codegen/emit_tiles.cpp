@@ -73,11 +73,18 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
   for (size_t i = 1; i < e.operands.size(); ++i) params += (i > 1 ? ", " : "") + std::string("auto weft_in") + std::to_string(i - 1);
   // The body is a scalar expression of the inputs: it reads nothing else that could change.
   std::string body = expr(*e.operands[0]);
+  // An input broadcast to the map's shape is broadcast in the layout the map computes in.
+  auto input = [&](size_t i) {
+    const TypedExpr& operand = *e.operands[i];
+    if (operand.kind == TypedExprKind::TileCall && operand.tileOp == TileOp::BroadcastTo)
+      return "weft::tiles::broadcast_lazily<" + shapeName(operand.type->shape) + ">(" + expr(*operand.operands.at(0)) + ")";
+    return expr(operand);
+  };
   std::vector<const TypedExpr*> divisions;
   checkedDivisions(*e.operands[0], divisions);
   if (divisions.empty()) {
     std::string out = "weft::tiles::map([&](" + params + ") { return " + body + "; }";
-    for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + expr(*e.operands[i]);
+    for (size_t i = 1; i < e.operands.size(); ++i) out += ", " + input(i);
     return out + ")";
   }
   // debug=True: each divisor is checked over the whole tile by the whole tile block first
@@ -86,7 +93,7 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
   std::string out = "[&]() { ", inputs;
   for (size_t i = 1; i < e.operands.size(); ++i) {
     std::string temp = freshTemp();
-    out += "const auto " + temp + " = " + expr(*e.operands[i]) + "; ";
+    out += "const auto " + temp + " = " + input(i) + "; ";
     inputs += ", " + temp;
   }
   for (const TypedExpr* division : divisions)
@@ -311,7 +318,16 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       std::string check = e.ints.at(1) ? "if (!(" + holds + ")) " + operand(e.operands.size() - 1) + "; " : "";
       return "[&](" + type + " weft_v) -> " + type + " { " + check + "return " + hinted + "; }(" + operand(0) + ")";
     }
-    case TileOp::Mma: return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")";
+    case TileOp::Mma: {
+      // A full accumulator (mma(a, b, zeros(...))) is made in the layout mma returns: a
+      // conversion from the default layout would exchange every element through shared memory.
+      const TypedExpr& acc = *e.operands.at(2);
+      std::string accumulator = operand(2);
+      if (acc.kind == TypedExprKind::TileCall && acc.tileOp == TileOp::Full)
+        accumulator = "weft::tiles::full<weft::tiles::mma_accumulator_t<" + typeName(e.operands[0]->type) + ", " +
+                      typeName(e.operands[1]->type) + ">>(" + expr(*acc.operands.at(0)) + ")";
+      return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + accumulator + ")";
+    }
     case TileOp::Item:
       return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +
              operand(0) + "))";

@@ -589,6 +589,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
   markMmaPipelines(result, request.pipelineStages);
+  markTileLayouts(result);
   result.globals = globals_;
   result.constantArrays = constantArrays_;
   result.usesTiles = usesTiles;

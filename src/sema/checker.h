@@ -794,6 +794,11 @@ Value resolveTileEntity(std::string_view module, std::string_view member);
 // CheckRequest::pipelineStages.
 void markMmaPipelines(TypedProgram& program, int pipelineStages);
 
+// Gives the tile locals of the program's tile code whose values are computed element-wise from
+// an mma's accumulator, or reduce its rows, that accumulator's layout or row layout
+// (Local::mmaLayout), so that assigning them converts nothing.
+void markTileLayouts(TypedProgram& program);
+
 // ---- check_target.cpp: target specialization ----
 
 // The target entity `member` of module weft (is_host, is_device, any_target, no_target, the

@@ -262,7 +262,125 @@ void markLoops(TypedFunction& function, int* tmaLoops, int threads, const std::v
   }
 }
 
+// The layout a tile value is held in, as far as markTileLayouts follows it: not known yet (a
+// full tile, which is made in whatever layout its variable has, or a local not assigned yet),
+// the default one, or an mma accumulator's (of the mma of tiles a x b) or its row layout.
+struct HeldLayout {
+  enum Kind : uint8_t { Unknown, Default, Elements, Rows } kind = Unknown;
+  const types::Type* a = nullptr;
+  const types::Type* b = nullptr;
+  bool operator==(const HeldLayout&) const = default;
+};
+
+// The layouts of one tile function's locals, found by iterating its assignments to a fixed point.
+class TileLayouts {
+ public:
+  explicit TileLayouts(TypedFunction& function) : function_(function), held_(function.locals.size()) {
+    for (int param : function.params) held_[static_cast<size_t>(param)].kind = HeldLayout::Default;
+    for (size_t i = 0; i < function.locals.size(); ++i) {
+      const Local& local = function.locals[i];
+      if (local.mmaOperands.first != nullptr) held_[i] = {HeldLayout::Elements, local.mmaOperands.first, local.mmaOperands.second};
+    }
+  }
+
+  // Joins the layouts of every assignment until none changes, then records the locals that hold
+  // an accumulator's layout.
+  void run() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      visit(function_.body, changed);
+    }
+    for (size_t i = 0; i < held_.size(); ++i) {
+      Local& local = function_.locals[i];
+      const HeldLayout& h = held_[i];
+      if (local.mmaOperands.first != nullptr || local.type == nullptr || !local.type->isTile() ||
+          (h.kind != HeldLayout::Elements && h.kind != HeldLayout::Rows))
+        continue;
+      local.mmaOperands = {h.a, h.b};
+      local.mmaLayout = h.kind == HeldLayout::Rows ? MmaLayout::Rows : MmaLayout::Elements;
+    }
+  }
+
+ private:
+  void visit(const std::vector<TypedStmt*>& body, bool& changed) {
+    for (const TypedStmt* s : body) {
+      if (s->kind == TypedStmtKind::Assign && s->local >= 0) {
+        HeldLayout value = layoutOf(*s->operands[0]);
+        HeldLayout& held = held_[static_cast<size_t>(s->local)];
+        // A local of a direct mma result keeps its accumulator type (Local::mmaOperands).
+        const bool fixed = function_.locals[static_cast<size_t>(s->local)].mmaOperands.first != nullptr;
+        // The join: unknown < any layout < the default one (two different layouts).
+        if (!fixed && value.kind != HeldLayout::Unknown && held.kind != HeldLayout::Default && held != value) {
+          held = held.kind == HeldLayout::Unknown ? value : HeldLayout{HeldLayout::Default};
+          changed = true;
+        }
+      }
+      visit(s->body, changed);
+      visit(s->orelse, changed);
+    }
+  }
+
+  // The layout the tile header gives `e`'s value (element-wise operations compute in their first
+  // operand held in an mma layout; a broadcast operand takes that layout).
+  HeldLayout layoutOf(const TypedExpr& e) const {
+    if (e.type == nullptr || !e.type->isTile()) return {HeldLayout::Default};
+    if (e.kind == TypedExprKind::Local) return held_[static_cast<size_t>(e.local)];
+    if (e.kind == TypedExprKind::TileMap) return elementwise(e, 1);
+    if (e.kind != TypedExprKind::TileCall) return {HeldLayout::Default};
+    switch (e.tileOp) {
+      case TileOp::Full: return {};
+      case TileOp::Arith: return elementwise(e, 0);
+      case TileOp::Mma: {
+        HeldLayout acc = layoutOf(*e.operands[2]);
+        if (acc.kind == HeldLayout::Elements) return acc;
+        return {HeldLayout::Elements, e.operands[0]->type, e.operands[1]->type};
+      }
+      case TileOp::Sum:
+      case TileOp::Prod:
+      case TileOp::Max:
+      case TileOp::Min:
+      case TileOp::Reduce: {
+        const TypedExpr& operand = *e.operands[0];
+        HeldLayout rows = layoutOf(operand);
+        if (operand.type->shape.size() != 2 || e.ints.at(0) != 1 || rows.kind == HeldLayout::Unknown) {
+          return {rows.kind == HeldLayout::Unknown ? HeldLayout::Unknown : HeldLayout::Default};
+        }
+        if (rows.kind != HeldLayout::Elements) return {HeldLayout::Default};
+        rows.kind = HeldLayout::Rows;
+        return rows;
+      }
+      default: return {HeldLayout::Default};
+    }
+  }
+
+  // The layout of an element-wise operation on operands[first..]: that of the first tile operand
+  // of the result's shape held in an accumulator's layout or row layout; the default one where
+  // none is (unknown while an operand is).
+  HeldLayout elementwise(const TypedExpr& e, size_t first) const {
+    bool unknown = false;
+    for (size_t i = first; i < e.operands.size(); ++i) {
+      const TypedExpr& operand = *e.operands[i];
+      if (operand.type == nullptr || !operand.type->isTile() || operand.type->shape != e.type->shape ||
+          (operand.kind == TypedExprKind::TileCall && operand.tileOp == TileOp::BroadcastTo))
+        continue;
+      HeldLayout held = layoutOf(operand);
+      if (held.kind == HeldLayout::Elements || held.kind == HeldLayout::Rows) return held;
+      unknown = unknown || held.kind == HeldLayout::Unknown;
+    }
+    return {unknown ? HeldLayout::Unknown : HeldLayout::Default};
+  }
+
+  TypedFunction& function_;
+  std::vector<HeldLayout> held_;
+};
+
 }  // namespace
+
+void markTileLayouts(TypedProgram& program) {
+  for (TypedFunction& function : program.functions) {
+    if (function.tileCode) TileLayouts(function).run();
+  }
+}
 
 void markMmaPipelines(TypedProgram& program, int pipelineStages) {
   for (size_t i = 0; i < program.functions.size(); ++i) {

@@ -228,6 +228,9 @@ struct TypedStmt {
   std::optional<MmaPipeline> mmaPipeline;  // ForRange: lowered as a pipelined K loop
 };
 
+// How a tile local holds the layout of an mma accumulator (Local::mmaLayout).
+enum class MmaLayout : uint8_t { Accumulator, Elements, Rows };
+
 struct Local {
   std::string name;  // the Python name; temporaries made by sema start with '$'
   // nullptr: no compiled code assigns it (only branches a constant condition removed do), and
@@ -237,6 +240,10 @@ struct Local {
   // A tile variable that receives the result of an mma of tiles of these types: it holds its
   // value in that mma's accumulator layout (no conversion in a K loop); nullptr: the default.
   std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
+  // With mmaOperands: the accumulator type itself, or a tile of the local's type in that
+  // accumulator's layout (values computed element-wise from it) or row layout (reductions of its
+  // rows), as markTileLayouts decides.
+  MmaLayout mmaLayout = MmaLayout::Accumulator;
   // The accumulator of a K loop that may take the TMA/wgmma path (MmaPipeline::parameterA): it
   // is declared in that path's layout (mma_pipeline_accumulator_t).
   bool tmaAccumulator = false;

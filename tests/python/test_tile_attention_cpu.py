@@ -10,6 +10,7 @@ import importlib.util
 import math
 import pathlib
 import re
+import subprocess
 import sys
 
 import ml_dtypes
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 import weft
-from test_sm90_ptxas import CUDA, compile_for_sm90
+from test_sm90_ptxas import CUDA, compile_for_sm90, weftc_path
 from test_tiles_cpu import run_tiles
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tile_attention.py"
@@ -156,5 +157,24 @@ def annotated_example(dtype, causal, bm, bn, d):
 ])
 def test_the_kernel_compiles_for_sm90(tmp_path, dtype, causal, bm, bn, d, instruction):
     _, ptx = compile_for_sm90(tmp_path, "tile_attention", annotated_example(dtype, causal, bm, bn, d))
-    # Both products on the tensor cores, the exponentials as exp2.
+    # Both products on the tensor cores, the exponentials as exp2; nothing in local memory (the
+    # 4-D loads' extents once kept a table there, 677 stores).
     assert instruction in ptx and "ex2.approx" in ptx
+    assert "st.local" not in ptx and "ld.local" not in ptx
+
+
+@pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
+def test_the_key_loop_keeps_the_accumulator_layouts(tmp_path):
+    # The scores and P stay in the first product's mma layout, the row statistics in its row
+    # layout (their reductions and broadcasts exchange nothing through shared memory), and the
+    # broadcasts of the element-wise operations land in the layout they compute in.
+    source = tmp_path / "tile_attention.py"
+    source.write_text(annotated_example("bfloat16", True, 64, 64, 128))
+    cuda = subprocess.run([weftc_path(), str(source), "--emit-cuda"], capture_output=True, text=True, timeout=300)
+    assert cuda.returncode == 0, cuda.stderr
+    declared = {name: line for line in cuda.stdout.splitlines() for name in re.findall(r"\bv_([a-z_]+)_\d+\{\};", line)}
+    for name in ("s", "p"):
+        assert "accumulator_layout_t" in declared[name] or "mma_accumulator_t" in declared[name], declared[name]
+    for name in ("m", "l", "m_new", "alpha"):
+        assert "accumulator_rows_t" in declared[name], declared[name]
+    assert "weft::tiles::broadcast_lazily<" in cuda.stdout

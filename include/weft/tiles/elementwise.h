@@ -32,20 +32,134 @@ struct convert_fn {
   }
 };
 
-// The first tile type among the operands (void if none).
-template <class... A>
-struct first_tile {
-  using type = void;
-};
-template <class A, class... R>
-struct first_tile<A, R...> {
-  using type = conditional_t<is_tile<A>, remove_cvref_t<A>, typename first_tile<R...>::type>;
+}  // namespace detail
+
+// An operand of ct::map broadcast to shape S (see broadcast_lazily).
+template <class S, class X>
+struct broadcast_operand {
+  X x;
 };
 
-// A tile operand in layout L (by reference when it already is), a scalar unchanged.
+// x as an operand of ct::map broadcast to the tile shape S in the layout map computes in (code
+// generation passes the broadcasts of element-wise operations so): one conversion straight
+// into that layout, none where it holds x's elements already (a row tile broadcast along the
+// rows of an mma layout), instead of a broadcast into the blocked layout and a conversion.
+template <class S, class X>
+WEFT_TILE_FN broadcast_operand<S, X> broadcast_lazily(const X& x) {
+  static_assert(detail::is_tile<X> && detail::check_tile_shape<S>());
+  static_assert(detail::broadcastable_to<typename X::shape_type, S>(),
+                "ct::broadcast_to: the shape is not broadcastable to the target shape (each dimension, aligned to "
+                "the right, must equal the target's or be 1, and the rank must not exceed the target's)");
+  return {x};
+}
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_broadcast_operand = false;
+template <class S, class X>
+inline constexpr bool is_broadcast_operand<broadcast_operand<S, X>> = true;
+
+// How a tile of shape (M, 1) broadcasts to (M, N) in layout L without exchanging the M x N
+// elements: kRows false here; mma.h specializes it for the mma layouts (the rows travel to the
+// mma row layout, M elements at most, and spread in registers).
+template <class L>
+struct row_broadcast {
+  static constexpr bool kRows = false;
+};
+
+// Whether a broadcast operand of X to S in layout L takes row_broadcast.
+template <class S, class L, class X>
+WEFT_HD constexpr bool broadcasts_rows() {
+  using XS = typename X::shape_type;
+  if constexpr (S::rank() == 2 && XS::rank() == 2 && row_broadcast<L>::kRows) {
+    return XS::static_extent(0) == S::static_extent(0) && XS::static_extent(1) == 1;
+  } else {
+    return false;
+  }
+}
+
+// The shape of a tile or broadcast operand (shape<> for a scalar).
+template <class A>
+struct operand_shape {
+  using type = shape_of<A>;
+};
+template <class S, class X>
+struct operand_shape<broadcast_operand<S, X>> {
+  using type = S;
+};
+
+// The first of the operands A... for which P<A>::value holds (void if none).
+template <template <class> class P, class... A>
+struct find_first {
+  using type = void;
+};
+template <template <class> class P, class A, class... R>
+struct find_first<P, A, R...> {
+  using type = conditional_t<P<remove_cvref_t<A>>::value, remove_cvref_t<A>, typename find_first<P, R...>::type>;
+};
+template <class X>
+struct is_tile_operand {
+  static constexpr bool value = is_tile<X>;
+};
+template <class X>
+struct is_placed_tile_operand {
+  static constexpr bool value = false;
+};
+template <class T, class S, class L>
+struct is_placed_tile_operand<tile<T, S, L>> {
+  static constexpr bool value = !is_blocked_layout<L>;
+};
+template <class X>
+struct is_broadcast_operand_of {
+  static constexpr bool value = is_broadcast_operand<X>;
+};
+
+// The tile type that gives map its shape and layout: the first tile operand in a layout other
+// than the blocked one (an mma accumulator's, which a conversion would exchange through shared
+// memory), else the first tile operand, else a blocked tile of the first broadcast operand's
+// shape; void if there are only scalars.
+template <class... A>
+struct first_tile {
+  using Placed = typename find_first<is_placed_tile_operand, A...>::type;
+  using Tile = typename find_first<is_tile_operand, A...>::type;
+  using Broadcast = typename find_first<is_broadcast_operand_of, A...>::type;
+  using type = conditional_t<!is_same_v<Placed, void>, Placed,
+                             conditional_t<!is_same_v<Tile, void> || is_same_v<Broadcast, void>, Tile,
+                                           tile<bool, typename operand_shape<Broadcast>::type>>>;
+};
+
+// Broadcast operand b in layout L (see broadcast_lazily).
+template <class L, class S, class X>
+WEFT_TILE_FN auto broadcast_in_layout(const broadcast_operand<S, X>& b) {
+  using XS = typename X::shape_type;
+  using E = typename X::element_type;
+  if constexpr (same_shape<XS, S>()) {
+    tile<E, S, typename X::layout_type> same;  // S and XS differ in their index types only
+    WEFT_UNROLL
+    for (uint32_t k = 0; k < X::fragment_size; ++k) same.frag_[k] = b.x.frag_[k];
+    return relayout<L>(same);
+  } else if constexpr (broadcasts_rows<S, L, X>()) {
+    return row_broadcast<L>::template spread<S>(b.x);
+  } else {
+    tile<E, S, L> out;
+    if constexpr (static_size<XS>() == 1 && is_blocked_layout<typename X::layout_type>) {
+      WEFT_UNROLL
+      for (uint32_t k = 0; k < L::kFragment; ++k) out.frag_[k] = b.x.frag_[0];  // in every thread
+    } else {
+      exchange(out, b.x, [](uint32_t j) { return static_cast<int32_t>(broadcast_source<XS, S>(j)); });
+    }
+    return out;
+  }
+}
+
+// A tile operand in layout L (by reference when it already is), a broadcast operand broadcast
+// in it, a scalar unchanged.
 template <class L, class X>
 WEFT_TILE_FN decltype(auto) in_layout(const X& x) {
-  if constexpr (!is_tile<X>) {
+  if constexpr (is_broadcast_operand<X>) {
+    return broadcast_in_layout<L>(x);
+  } else if constexpr (!is_tile<X>) {
     return x;
   } else if constexpr (is_same_v<typename X::layout_type, L>) {
     return x;
@@ -72,13 +186,13 @@ WEFT_TILE_FN auto map_in_layout(F& f, const A&... a) {
 template <class F, class... A>
 WEFT_TILE_FN auto map(F f, const A&... a) {
   using First = typename detail::first_tile<A...>::type;
-  static_assert((detail::is_tile_like<A> && ...), "ct::map takes tiles and scalars");
+  static_assert(((detail::is_tile_like<A> || detail::is_broadcast_operand<A>) && ...), "ct::map takes tiles and scalars");
   if constexpr (detail::is_same_v<First, void>) {
     return f(a...);
   } else {
     using S = typename First::shape_type;
     using L = typename First::layout_type;
-    static_assert(((!detail::is_tile<A> || detail::same_shape<detail::shape_of<A>, S>()) && ...),
+    static_assert(((detail::is_scalar<A> || detail::same_shape<typename detail::operand_shape<A>::type, S>()) && ...),
                   "ct::map takes tiles of one shape: broadcast them first (ct::broadcast_to)");
     return detail::map_in_layout<S, L>(f, detail::in_layout<L>(a)...);
   }
@@ -235,14 +349,16 @@ struct arithmetic_conversion<Comparison, A, B, C> {
   static constexpr bool kScalar = ABC::kScalar;
 };
 
-// An operand converted to element type E and, if a tile, broadcast to shape S (a scalar stays a
-// scalar: map uses it for every element).
+// An operand converted to element type E and, if a tile, broadcast to shape S in the layout map
+// chooses (a scalar stays a scalar: map uses it for every element).
 template <class E, class S, class X>
 WEFT_TILE_FN auto prepare(const X& x) {
   if constexpr (!is_tile<X>) {
     return scalar_convert<E>(x);
+  } else if constexpr (same_shape<typename X::shape_type, S>()) {
+    return ::weft::tiles::convert<E>(x);
   } else {
-    return ::weft::tiles::broadcast_to<S>(::weft::tiles::convert<E>(x));
+    return ::weft::tiles::broadcast_lazily<S>(::weft::tiles::convert<E>(x));
   }
 }
 

@@ -68,9 +68,12 @@ class extents {
   // The number of dynamic dimensions.
   WEFT_HD static constexpr rank_type rank_dynamic() noexcept { return ((E == dynamic_extent ? 1 : 0) + ... + 0); }
   // The static length of dimension d, or dynamic_extent.
+  // (Folds, not a table: a local array indexed at run time lives in the GPU's local memory.)
   WEFT_HD static constexpr size_t static_extent(rank_type d) noexcept {
-    constexpr size_t kStatic[] = {E..., 0};
-    return kStatic[d];
+    size_t extent = 0;
+    rank_type i = 0;
+    ((extent = i++ == d ? E : extent), ...);
+    return extent;
   }
   // The length of dimension d.
   WEFT_HD constexpr index_type extent(rank_type d) const noexcept {
@@ -96,9 +99,8 @@ class extents {
 
  private:
   WEFT_HD static constexpr rank_type dynamic_index(rank_type d) noexcept {
-    constexpr size_t kStatic[] = {E..., 0};
-    rank_type n = 0;
-    for (rank_type k = 0; k < d; ++k) n += kStatic[k] == dynamic_extent ? 1 : 0;
+    rank_type n = 0, i = 0;
+    ((n += i++ < d && E == dynamic_extent ? 1 : 0), ...);
     return n;
   }
   I dynamic_[rank_dynamic() > 0 ? rank_dynamic() : 1];

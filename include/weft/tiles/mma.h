@@ -37,6 +37,8 @@ struct mma_layout {
   static constexpr uint32_t kVector = 2;
   static constexpr uint32_t kWarps = WarpsM * WarpsN;
   static constexpr uint32_t kWarpsN = WarpsN;
+  static constexpr uint32_t kWarpsM = WarpsM, kAtomM = AtomM;
+  static constexpr bool kInterleaved = Interleaved;
   static_assert(kWarps * 32 <= kBlockThreads && kAtomsM * AtomM == kWarpRows && kAtomsN * 8 == kWarpCols,
                 "an mma layout must tile its shape with the block's warps");
 
@@ -58,7 +60,117 @@ struct mma_layout {
   WEFT_HD static constexpr bool owner(uint32_t thread) { return thread / 32 < kWarps; }
 };
 
+// The layout of the rows of an mma_layout L (M x N): a tile of M elements, shape (M, 1) or (M),
+// whose element i is held by every thread that holds row i of L (lane g + 4q holds rows g and
+// g + 8 of each of its atom rows, the same in its four q lanes and in the WarpsN warps of a warp
+// row). A reduction of L along its rows ends in it without an exchange, and broadcasting it back
+// to an mma layout of the same rows (mma_layout_of_rows) moves no data.
+template <class L>
+struct mma_row_layout {
+  using parent_layout = L;
+  static constexpr uint32_t kRows = L::kSize / (L::kWarpCols * L::kWarpsN);
+  static constexpr uint32_t kSize = kRows;
+  static constexpr uint32_t kPerAtomRow = L::kAtomM / 8;  // rows a lane holds in one atom row
+  static constexpr uint32_t kFragment = L::kAtomsM * kPerAtomRow;
+  static constexpr uint32_t kVector = 1;
+
+  // The row held at fragment position k of `thread`.
+  WEFT_HD static constexpr uint32_t index(uint32_t thread, uint32_t k) {
+    uint32_t warp = (thread / 32) % L::kWarps, lane = thread % 32;
+    return L::atom_row(warp, k / kPerAtomRow) + lane / 4 + 8 * (k % kPerAtomRow);
+  }
+  // One holder of each row: lane q == 0 of the warps of warp column 0.
+  WEFT_HD static constexpr bool owner(uint32_t thread) {
+    return thread / 32 < L::kWarps && (thread / 32) % L::kWarpsN == 0 && thread % 4 == 0;
+  }
+};
+
 namespace detail {
+
+template <class L>
+inline constexpr bool is_mma_layout = false;
+template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved>
+inline constexpr bool is_mma_layout<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> = true;
+
+template <class Tile, class Acc, bool Rows = is_mma_layout<typename Acc::layout_type>>
+struct rows_tile {
+  using type = Tile;
+};
+template <class Tile, class Acc>
+struct rows_tile<Tile, Acc, true> {
+  using type = tile<typename Tile::element_type, typename Tile::shape_type, mma_row_layout<typename Acc::layout_type>>;
+};
+
+#if !defined(WEFT_TILES_SERIAL)
+// The mma layouts' rows: a reduction along the columns combines a thread's elements of each of
+// its rows, then the row's four lanes by xor shuffles, then (with several warp columns) the
+// warps' partials through the scratch buffer, in warp-column order; every holder of a row ends
+// with its result. A row tile broadcast to the layout's shape travels to the row layout first
+// (free when it is there already) and is copied to each atom's positions of the row.
+template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved>
+struct row_reduction<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> {
+  using L = mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>;
+  using LR = mma_row_layout<L>;
+  static constexpr bool kRows = true;
+
+  // The reduction of t (M x N) along its columns with `op`, of shape SO ((M, 1) or (M)).
+  template <class SO, class T, class S, class Op>
+  WEFT_TILE_FN static tile<T, SO, LR> reduce(const tile<T, S, L>& t, Op& op) {
+    tile<T, SO, LR> out;
+    WEFT_UNROLL
+    for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+      WEFT_UNROLL
+      for (uint32_t h = 0; h < LR::kPerAtomRow; ++h) {
+        const T* atom = &t.frag_[am * L::kAtomsN * L::kPerAtom + 2 * h];
+        T r = op(atom[0], atom[1]);
+        WEFT_UNROLL
+        for (uint32_t an = 1; an < L::kAtomsN; ++an) r = op(op(r, atom[an * L::kPerAtom]), atom[an * L::kPerAtom + 1]);
+        r = op(r, shfl_xor(r, 1u));
+        out.frag_[am * LR::kPerAtomRow + h] = op(r, shfl_xor(r, 2u));
+      }
+    }
+    if constexpr (WarpsN > 1) {
+      static_assert(M * WarpsN <= scratch_capacity<T>, "a row reduction's partials must fit the scratch buffer");
+      T* buffer = scratch_as<T>();
+      const uint32_t rank = thread_rank();
+      block_sync();
+      if (rank / 32 < L::kWarps && rank % 4 == 0) {
+        WEFT_UNROLL
+        for (uint32_t k = 0; k < LR::kFragment; ++k) buffer[LR::index(rank, k) * WarpsN + (rank / 32) % WarpsN] = out.frag_[k];
+      }
+      block_sync();
+      WEFT_UNROLL
+      for (uint32_t k = 0; k < LR::kFragment; ++k) {
+        const T* partials = &buffer[LR::index(rank, k) * WarpsN];
+        T r = partials[0];
+        WEFT_UNROLL
+        for (uint32_t w = 1; w < WarpsN; ++w) r = op(r, partials[w]);
+        out.frag_[k] = r;
+      }
+    }
+    return out;
+  }
+};
+
+template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved>
+struct row_broadcast<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> {
+  using L = mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>;
+  using LR = mma_row_layout<L>;
+  static constexpr bool kRows = true;
+
+  // x (M x 1) broadcast to S (M x N) in L.
+  template <class S, class T, class XS, class LX>
+  WEFT_TILE_FN static tile<T, S, L> spread(const tile<T, XS, LX>& x) {
+    const tile<T, XS, LR> rows = relayout<LR>(x);
+    tile<T, S, L> out;
+    WEFT_UNROLL
+    for (uint32_t k = 0; k < L::kFragment; ++k) {
+      out.frag_[k] = rows.frag_[(k / L::kPerAtom / L::kAtomsN) * LR::kPerAtomRow + (k % L::kPerAtom) / 2];
+    }
+    return out;
+  }
+};
+#endif
 
 // The tensor-core instruction for a-element type A and accumulator C: kKind 0 none, 1 f16,
 // 2 bf16, 3 tf32, 4 s8, 5 u8, 6 f64; its K and atom rows; elements per 32-bit operand register
@@ -472,6 +584,17 @@ using mma_accumulator_t = tile<typename detail::mma_accumulator_of<typename ATil
                                    static_cast<uint32_t>(ATile::shape_type::static_extent(1)),
                                    default_layout_t<shape<static_cast<uint32_t>(ATile::shape_type::static_extent(0)),
                                                           static_cast<uint32_t>(BTile::shape_type::static_extent(1))>>>>;
+
+// Tile (the shape of Acc) in the layout of accumulator tile type Acc: the type of a variable
+// that holds a value computed element-wise from an accumulator (no conversion on assignment).
+template <class Tile, class Acc>
+using accumulator_layout_t = tile<typename Tile::element_type, typename Tile::shape_type, typename Acc::layout_type>;
+
+// Tile (shape (M, 1) or (M)) in the row layout of accumulator tile type Acc (M x N) where Acc
+// has an mma layout, else Tile: the type of a variable that holds a reduction of an
+// accumulator's rows, or a value computed element-wise from such reductions.
+template <class Tile, class Acc>
+using accumulator_rows_t = typename detail::rows_tile<Tile, Acc>::type;
 
 // a @ b: mma with a zero accumulator of the natural type.
 template <class A, class SA, class LA, class B, class SB, class LB>

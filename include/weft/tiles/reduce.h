@@ -318,6 +318,14 @@ WEFT_HD value_index<T, I> pick(const value_index<T, I>& a, const value_index<T, 
   return (Max ? x > y : x < y) ? a : b;
 }
 
+// How a tile of layout L reduces along the columns of a rank-2 shape in place, without the
+// blocked layout's exchange: kRows false here; mma.h specializes it for the mma layouts, whose
+// rows reduce in registers and quad shuffles into their row layout.
+template <class L>
+struct row_reduction {
+  static constexpr bool kRows = false;
+};
+
 }  // namespace detail
 
 // The reduction of t along Axis with the associative and commutative `op` (result dimension of
@@ -330,11 +338,15 @@ WEFT_TILE_FN auto reduce(const tile<T, S, L>& t, Op op, I identity) {
   using R = detail::remove_cvref_t<decltype(op(t.frag_[0], t.frag_[0]))>;
   static_assert(detail::is_same_v<R, T>, "a reduction's op must return the element type");
   using SO = detail::reduced_shape_t<S, Axis, KeepDims>;
-  using In = tile<T, S>;
-  In x = t;
-  tile<T, SO> out;
-  detail::reduce_fragment<In::size(), detail::axis_lo<S, Axis>, detail::axis_hi<S, Axis>, tile<T, SO>::size()>(x.frag_, out.frag_, op);
-  return out;
+  if constexpr (S::rank() == 2 && Axis == 1 && detail::row_reduction<L>::kRows) {
+    return detail::row_reduction<L>::template reduce<SO>(t, op);
+  } else {
+    using In = tile<T, S>;
+    In x = t;
+    tile<T, SO> out;
+    detail::reduce_fragment<In::size(), detail::axis_lo<S, Axis>, detail::axis_hi<S, Axis>, tile<T, SO>::size()>(x.frag_, out.frag_, op);
+    return out;
+  }
 }
 
 namespace detail {
