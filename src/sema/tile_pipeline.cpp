@@ -6,16 +6,17 @@
 //   x = load(a, index_a, (M, K)); y = load(b, index_b, (K, N)); acc = mma(x, y, acc)
 //
 // (the loads may also be written inside the mma, in any order), a and b are 2-D arrays of a
-// tensor-core operand type (float16, bfloat16, int8, uint8, float64), or float32 arrays whose
-// loads x and y are both converted with astype(tfloat32) (inline or through locals), loaded with
-// zero padding and without debug=True's checks, the indices are computed without effects or
-// traps from the loop variable and values the loop does not assign, the loop steps by 1 and has
-// no else, and x, y and the loop variable are read nowhere else (their values after the loop are
-// never observed).
+// tensor-core operand type (float16, bfloat16, float8e4m3, float8e5m2, int8, uint8, float64), or
+// float32 arrays whose loads x and y are both converted with astype(tfloat32) (inline or through
+// locals), loaded with zero padding and without debug=True's checks, the indices are computed
+// without effects or traps from the loop variable and values the loop does not assign, the loop
+// steps by 1 and has no else, and x, y and the loop variable are read nowhere else (their values
+// after the loop are never observed).
 //
-// A loop of float16 or bfloat16 arrays that are parameters of the kernel, which it never
-// assigns, whose tiles fit wgmma in the kernel's tile block (sm90::pipeline_tiles_fit, the rule
-// the header applies), may also take the sm_90a path (include/weft/tiles/mma_pipeline_tma.h):
+// A loop of float16 or bfloat16 arrays (not fp8: the stages hold b N-major, which wgmma reads
+// for 16-bit operands only) that are parameters of the kernel, which it never assigns, whose
+// tiles fit wgmma in the kernel's tile block (sm90::pipeline_tiles_fit, the rule the header
+// applies), may also take the sm_90a path (include/weft/tiles/mma_pipeline_tma.h):
 // codegen then asks for tensor maps of the two parameters, and the ring is sized for that path's
 // stages too.
 #include <algorithm>
@@ -142,6 +143,7 @@ bool pipelinesElement(types::ScalarKind operand, types::ScalarKind stored) {
   using types::ScalarKind;
   if (operand == ScalarKind::TFloat32) return stored == ScalarKind::Float32;
   return operand == stored && (operand == ScalarKind::Float16 || operand == ScalarKind::BFloat16 ||
+                               operand == ScalarKind::Float8E4M3 || operand == ScalarKind::Float8E5M2 ||
                                operand == ScalarKind::Int8 || operand == ScalarKind::UInt8 || operand == ScalarKind::Float64);
 }
 

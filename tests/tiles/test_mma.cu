@@ -6,7 +6,10 @@
 // through a view (the accumulator layout's own stores); and mma_pipeline, the cp.async K loop, for
 // every tensor-core operand type (float32 spans multiplied in tf32 too), with edge steps, against
 // the reference and bit for bit against the loop as written, as is mma_pipeline's GPU fallback
-// that reads the operand fragments from global memory (mma_loop_by_fragments).
+// that reads the operand fragments from global memory (mma_loop_by_fragments). float8 products
+// (m16n8k32 on sm_89+) are exact in float: on the CPU target and the emulated block every path
+// gives the bits of float sums in K order; the GPU's tensor cores sum in their own order and
+// precision, checked within 2^-10 of the sum of the magnitudes.
 #include "tile_test.h"
 
 namespace ct = ::cuda::tiles;
@@ -43,7 +46,8 @@ __tile_global__ void mma_kernel(const A* a, const A* b, const C* acc0, C* c) {
 
 // c = acc0 + a[M x K] @ b[K x N] by mma_pipeline in KT-wide steps (the last one zero-padded
 // where KT does not divide K), of Operand products; c2 the same by the loop as written; c3 by
-// mma_loop_by_fragments (the loop as written again where a tile block is one thread).
+// mma_loop_by_fragments (the loop as written again where a tile block is one thread or the type
+// has no tensor-core instruction).
 // Interleaved: the accumulator starts in the TMA/wgmma path's layout (wgmma's atom order over all
 // warps, mma_pipeline_tma.h), which mma and mma_pipeline keep.
 template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages,
@@ -74,13 +78,55 @@ __tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, 
 #if defined(WEFT_TILES_SERIAL)
   ct::store(c3 + ct::iota<IC>(), plain);
 #else
-  ct::store(c3 + ct::iota<IC>(), ct::detail::mma_loop_by_fragments<SA, SB, A2>(decltype(piped)(acc), as, bs, 0u, kSteps,
-                                                                               index_a, index_b));
+  // Without the type's instruction (fp8 before sm_89) there are no fragments to read.
+  if constexpr (ct::detail::use_tensor_cores<A2, C, M, N, KT>()) {
+    ct::store(c3 + ct::iota<IC>(), ct::detail::mma_loop_by_fragments<SA, SB, A2>(decltype(piped)(acc), as, bs, 0u, kSteps,
+                                                                                 index_a, index_b));
+  } else {
+    ct::store(c3 + ct::iota<IC>(), plain);
+  }
 #endif
 }
 
 #if !defined(__CUDACC_RTC__)
 using namespace tile_test;
+
+template <class A>
+inline constexpr bool is_float8 =
+#if defined(WEFT_TILES_FLOAT8)
+    std::is_same_v<A, weft::float8e4m3> || std::is_same_v<A, weft::float8e5m2>;
+#else
+    false;
+#endif
+
+// The allowed |result - reference| of a float accumulation of products of A whose magnitudes
+// (|start| plus every |product|) sum to `magnitude`.
+template <class A, class C>
+double mma_tolerance(double magnitude) {
+  if constexpr (std::is_integral_v<C>) {
+    return 0.0;
+  } else if constexpr (std::is_same_v<C, double>) {
+    return 1e-13 * magnitude;
+  } else if constexpr (is_float8<A>) {
+    return 0x1p-10 * magnitude;  // the tensor cores' fp8 sums (on the host: bit checks below)
+  } else {
+    return 1e-5 * magnitude;
+  }
+}
+
+// An fp8 result on the CPU target or the emulated block against `ordered`, the float sum of the
+// start and the products in K order: the same bits.
+template <class A>
+void check_ordered(float got, float ordered, const std::string& what) {
+#if defined(WEFT_TARGET_HOST)
+  if constexpr (is_float8<A>) {
+    check(std::memcmp(&got, &ordered, sizeof(float)) == 0,
+          what + "not the float sum in K order: " + std::to_string(got) + ", expected " + std::to_string(ordered));
+  }
+#else
+  (void)got, (void)ordered, (void)what;
+#endif
+}
 
 template <class A>
 A operand_value(Random& random) {
@@ -107,15 +153,19 @@ void run_mma(Random& random) {
   for (uint32_t i = 0; i < M; ++i) {
     for (uint32_t j = 0; j < N; ++j) {
       double sum = as_double(acc[i * N + j]), magnitude = std::fabs(sum);
+      float ordered = static_cast<float>(sum);
       for (uint32_t k = 0; k < K; ++k) {
         double p = as_double(a[i * K + k]) * as_double(b[k * N + j]);
         sum += p;
         magnitude += std::fabs(p);
+        ordered += static_cast<float>(p);
       }
       double got = as_double(c[i * N + j]);
-      double tolerance = std::is_integral_v<C> ? 0.0 : (std::is_same_v<C, double> ? 1e-13 : 1e-5) * magnitude;
-      check(std::fabs(got - sum) <= tolerance, what + " element (" + std::to_string(i) + ", " + std::to_string(j) +
-                                                   "): " + std::to_string(got) + ", expected " + std::to_string(sum));
+      std::string at = " element (" + std::to_string(i) + ", " + std::to_string(j) + "): ";
+      check(std::fabs(got - sum) <= mma_tolerance<A, C>(magnitude),
+            what + at + std::to_string(got) + ", expected " + std::to_string(sum));
+      // matmul (Form 1) sums the products from zero, then adds the start.
+      if constexpr (Form != 1) check_ordered<A>(static_cast<float>(got), ordered, what + at);
     }
   }
 }
@@ -150,15 +200,18 @@ void run_mma_pipeline(Random& random) {
   for (uint32_t i = 0; i < M; ++i) {
     for (uint32_t j = 0; j < N; ++j) {
       double sum = as_double(acc[i * N + j]), magnitude = std::fabs(sum);
+      float ordered = static_cast<float>(sum);
       for (uint32_t k = 0; k < K; ++k) {
         double p = value(a[i * K + k]) * value(b[k * N + j]);
         sum += p;
         magnitude += std::fabs(p);
+        ordered += static_cast<float>(p);
       }
       const C got = c[i * N + j], plain = c2[i * N + j], fragments = c3[i * N + j];
-      double tolerance = std::is_integral_v<C> ? 0.0 : (std::is_same_v<C, double> ? 1e-13 : 1e-5) * magnitude;
       std::string at = " element (" + std::to_string(i) + ", " + std::to_string(j) + "): ";
-      check(std::fabs(as_double(got) - sum) <= tolerance, what + at + std::to_string(as_double(got)) + ", expected " + std::to_string(sum));
+      check(std::fabs(as_double(got) - sum) <= mma_tolerance<A2, C>(magnitude),
+            what + at + std::to_string(as_double(got)) + ", expected " + std::to_string(sum));
+      check_ordered<A2>(static_cast<float>(as_double(got)), ordered, what + at);
       check(std::memcmp(&got, &plain, sizeof(C)) == 0, what + at + "differs from the loop as written");
       check(std::memcmp(&fragments, &plain, sizeof(C)) == 0, what + at + "by fragments differs from the loop as written");
     }
@@ -189,8 +242,15 @@ int main() {
   run_mma<weft::float16, float, 16, 16, 8>(random);
   run_mma<double, double, 4, 8, 2>(random);
   run_mma<signed char, int, 16, 8, 16>(random);
-  run_mma<weft::float8e4m3, float, 16, 16, 32>(random);
+  run_mma<weft::float8e4m3, float, 16, 16, 16>(random);
+  run_mma<weft::float8e5m2, float, 8, 8, 32>(random);
   run_mma<float, float, 64, 256, 128>(random);
+  // float8 on the tensor cores (m16n8k32, sm_89+; the generic path on older GPUs).
+  run_mma<weft::float8e4m3, float, 16, 16, 32>(random);
+  run_mma<weft::float8e4m3, float, 16, 8, 32>(random);
+  run_mma<weft::float8e4m3, float, 64, 64, 64>(random);
+  run_mma<weft::float8e5m2, float, 32, 64, 128>(random);
+  run_mma<weft::float8e4m3, float, 128, 128, 64>(random);
   // matmul plus the accumulator, and K loops over views.
   run_mma<weft::float16, float, 64, 64, 64, 64, 1>(random);
   run_mma<weft::bfloat16, float, 4, 4, 4, 4, 1>(random);
@@ -198,6 +258,8 @@ int main() {
   run_mma<ct::tfloat32, float, 32, 64, 64, 16, 2>(random);
   run_mma<double, double, 16, 32, 32, 8, 2>(random);
   run_mma<float, float, 8, 8, 16, 4, 2>(random);
+  run_mma<weft::float8e5m2, float, 32, 32, 128, 32, 2>(random);
+  run_mma<weft::float8e4m3, float, 64, 64, 64, 64, 1>(random);
   // mma_pipeline: every type, with a last step past K where KT does not divide it.
   run_mma_pipeline<weft::float16, void, float, 64, 64, 96, 32>(random);
   run_mma_pipeline<weft::bfloat16, void, float, 32, 64, 64, 16, 2>(random);
@@ -208,6 +270,9 @@ int main() {
   run_mma_pipeline<unsigned char, void, int, 32, 16, 64, 32, 2>(random);
   run_mma_pipeline<double, void, double, 32, 32, 20, 8>(random);
   run_mma_pipeline<double, void, double, 8, 8, 8, 4, 4>(random);
+  run_mma_pipeline<weft::float8e4m3, void, float, 64, 64, 96, 64>(random);
+  run_mma_pipeline<weft::float8e5m2, void, float, 32, 16, 80, 32, 2>(random);
+  run_mma_pipeline<weft::float8e4m3, void, float, 128, 64, 256, 128, 4>(random);
   // The TMA/wgmma path's accumulator layout through the cp.async path and the loop as written
   // (its fallback): a warp's 16-row atoms one or two warp rows apart.
   if constexpr (ct::kBlockThreads > 1 && ct::kBlockThreads <= 256) {

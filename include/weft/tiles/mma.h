@@ -9,13 +9,19 @@
 //   mma_layout, the accumulator layout of mma.sync (each warp owns a block of 16x8 (8x8 for
 //   double) accumulator atoms; a lane holds rows g and g+8, columns 2*(lane%4)+{0,1} of each,
 //   g = lane/4). sm_80+: ldmatrix + mma.sync m16n8k16 (f16, bf16), m16n8k8 (tf32), m16n8k32
-//   (int8), m8n8k4 (f64). Elsewhere (older GPUs, the emulated block) the same fragments are
-//   exchanged by warp shuffles and multiplied in scalar code, so every path agrees on layouts.
+//   (int8), m8n8k4 (f64); sm_89+ also m16n8k32 of float8 e4m3 / e5m2 (PTX ISA 8.4). Elsewhere
+//   (older GPUs, the emulated block) the same fragments are exchanged by warp shuffles and
+//   multiplied in scalar code, so every path agrees on layouts; fp8 tiles in device code for
+//   sm_80..sm_88, which has no fp8 mma.sync, take the generic path below instead.
 //   The layout leaves the operand staging to this header, so a TMA/wgmma path can replace it.
-// - otherwise (small or odd shapes, float, fp8): every thread computes its accumulator
-//   elements from shared memory; the result keeps acc's layout.
+// - otherwise (small or odd shapes, float; fp8 before sm_89): every thread computes its
+//   accumulator elements from shared memory; the result keeps acc's layout.
 // The CPU target multiplies directly (its layouts are row-major). Products and sums are in the
-// accumulator type (float for the 16-bit and 8-bit float types, int32 wrapping for int8).
+// accumulator type (float for the 16-bit and 8-bit float types, int32 wrapping for int8), in K
+// order everywhere but in the tensor cores themselves: the products of two fp8 values are exact
+// in float, so the CPU target, the emulated block and the generic path give the same bits, while
+// an mma.sync instruction sums its K products in an order and a precision the PTX ISA leaves to
+// the hardware (docs/tiles.md, "How mma runs", states the tolerance the tests check).
 #pragma once
 
 #include "weft/tiles/reduce.h"
@@ -173,7 +179,7 @@ struct row_broadcast<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> {
 #endif
 
 // The tensor-core instruction for a-element type A and accumulator C: kKind 0 none, 1 f16,
-// 2 bf16, 3 tf32, 4 s8, 5 u8, 6 f64; its K and atom rows; elements per 32-bit operand register
+// 2 bf16, 3 tf32, 4 s8, 5 u8, 6 f64, 7 e4m3, 8 e5m2; its K and atom rows; elements per 32-bit operand register
 // (f64: one per 64-bit register); kHalfK: the K columns of a0 (a2 holds the next kHalfK).
 template <class A, class C>
 struct mma_instruction {
@@ -198,6 +204,12 @@ WEFT_TILES_MMA_INSTRUCTION(tfloat32, float, 3, 8, 16, 1)
 WEFT_TILES_MMA_INSTRUCTION(signed char, int, 4, 32, 16, 4)
 WEFT_TILES_MMA_INSTRUCTION(unsigned char, int, 5, 32, 16, 4)
 WEFT_TILES_MMA_INSTRUCTION(double, double, 6, 4, 8, 1)
+// fp8 mma.sync needs sm_89 (ptxas rejects it for older targets): device code for sm_80..sm_88
+// has no fp8 instruction, so its fp8 products take mma's generic path. The fragments are int8's.
+#if defined(WEFT_TILES_FLOAT8) && !(defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890)
+WEFT_TILES_MMA_INSTRUCTION(::weft::float8e4m3, float, 7, 32, 16, 4)
+WEFT_TILES_MMA_INSTRUCTION(::weft::float8e5m2, float, 8, 32, 16, 4)
+#endif
 #undef WEFT_TILES_MMA_INSTRUCTION
 
 // The accumulator type of a-element type A (the rules of ct::mma).
@@ -421,6 +433,16 @@ WEFT_TILE_FN void mma_atom(C* c, const Operand* a, const Operand* b) {
     asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
                  "{%0, %1, %2, %3};"
                  : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else if constexpr (I::kKind == 7) {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else if constexpr (I::kKind == 8) {
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   } else {
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"

@@ -9,8 +9,8 @@
 // default, void) or tfloat32 for float spans (products in tf32). Sema recognizes that loop in
 // tile code (docs/tiles.md, "How mma runs") and codegen emits this call.
 //
-// On sm_80+, for tensor-core operands (float16, bfloat16, tfloat32, int8, uint8, double) of
-// row-major spans whose rows start on 16 bytes, the operand tiles go from global to shared memory
+// On sm_80+, for tensor-core operands (float16, bfloat16, tfloat32, int8, uint8, double; float8
+// e4m3 / e5m2 from sm_89 on, where mma.h has their instruction) of row-major spans whose rows start on 16 bytes, the operand tiles go from global to shared memory
 // by cp.async (16-byte chunks, zero-filled outside the span, no registers on the way) into a ring
 // of `Stages` stages in dynamic shared memory; while stage k is multiplied (mma.sync), the loads
 // of stages k+1 .. k+Stages-1 are in flight. One barrier per K step. The chunks are XOR-swizzled
@@ -136,12 +136,12 @@ WEFT_TILE_FN void load_matrices_x4(uint32_t* out, uint32_t address) {
 // The operand fragments of one K slice (the instruction's K) of a stage for warp `warp` of the
 // accumulator layout L, read from the staged a (M x Kt, row-major) at
 // `stage` and b (Kt x N, row-major) after it, per mma.h's fragment layouts (lane = 4g + q):
-// - a: ldmatrix.x4 for all but double: the f16/bf16 (k16), tf32 (k8) and int8 (k32)
+// - a: ldmatrix.x4 for all but double: the f16/bf16 (k16), tf32 (k8) and 8-bit (int8, fp8: k32)
 //   a-fragments are each four 8 x 16-byte matrices, rows g and g + 8 at the slice's bytes 0-15 and
 //   16-31; double (k4): a(g, q), one 64-bit load.
 // - b: the 16-bit types by ldmatrix.x4.trans, two atoms a load; ldmatrix moves 16-bit halves, so
-//   the others read their elements from the stage: tf32 b(q, g) and b(q + 4, g), int8 the four
-//   bytes b(4q .. 4q + 3, g) and b(16 + 4q .. 16 + 4q + 3, g), double b(q, g).
+//   the others read their elements from the stage: tf32 b(q, g) and b(q + 4, g), the 8-bit types
+//   the four bytes b(4q .. 4q + 3, g) and b(16 + 4q .. 16 + 4q + 3, g), double b(q, g).
 template <class A, class C, class Stored, class L, uint32_t M, uint32_t Kt, uint32_t N>
 struct pipeline_fragments {
   using I = mma_instruction<A, C>;

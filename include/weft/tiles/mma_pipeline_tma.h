@@ -44,7 +44,8 @@ struct tma_operands {
 namespace detail {
 
 // Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of A: 16-bit float operands whose
-// tiles fit (sm90::pipeline_tiles_fit).
+// tiles fit (sm90::pipeline_tiles_fit). The stages hold b as it is stored, N-major, which wgmma
+// reads for 16-bit operands only (its tf32 and fp8 forms take both operands K-major).
 template <class A, uint32_t M, uint32_t Kt, uint32_t N>
 WEFT_HD constexpr bool tma_pipelines() {
   constexpr bool kSixteenBitFloat = mma_instruction<A, float>::kKind == 1 || mma_instruction<A, float>::kKind == 2;
