@@ -1,7 +1,8 @@
 """mma of every tensor-core operand type in tile code: the K loops that sema pipelines
-(include/weft/tiles/mma_pipeline.h) for float16, bfloat16, int8, uint8, float64 and tfloat32
-(float32 arrays converted with astype) operands, on the CPU target against NumPy on seeded random
-data with edge tiles, and bit for bit against the same loop kept as written. test_tile_mma_types_gpu.py runs them again on the GPU, where the pipelined
+(include/weft/tiles/mma_pipeline.h) for float16, bfloat16, int8, uint8, float64, float8 (e4m3,
+e5m2) and tfloat32 (float32 arrays converted with astype) operands, on the CPU target against
+NumPy on seeded random data with edge tiles (float8: bit for bit with float32 sums in K order),
+and bit for bit against the same loop kept as written. test_tile_mma_types_gpu.py runs them again on the GPU, where the pipelined
 loop is the cp.async path."""
 
 import ml_dtypes
@@ -274,3 +275,88 @@ def test_tfloat32_is_a_tile_element_type_only():
         ct.tfloat32.dtype
     with pytest.raises(weft.CompileError):
         weft.launch(simt_tf32, np.zeros(4, np.float32), grid=1, block=1, target="cpu")
+
+
+# ---- float8 (e4m3, e5m2): mma.sync m16n8k32 on sm_89+, float32 accumulators ----
+
+FLOAT8 = [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2]
+
+
+def fp8_operands(rng, dtype, shape):
+    """Random fp8 values of both signs over several binades (rounded to the type)."""
+    return (rng.standard_normal(shape) * 2.0).astype(dtype)
+
+
+def ordered_sums(start, a, b):
+    """start + a @ b as the CPU target computes it: float32 products (exact for fp8) added to the
+    float32 accumulator in K order."""
+    acc = start.astype(np.float32)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    for k in range(a.shape[1]):
+        acc = acc + a32[:, k:k + 1] * b32[k:k + 1, :]
+    return acc
+
+
+def check_fp8_products(target, got, start, a, b):
+    """On the CPU target, the bits of ordered_sums; on the GPU, where the tensor cores sum each
+    instruction's 32 products in their own order and precision, within 2^-10 of the sum of the
+    magnitudes (docs/tiles.md, "How mma runs")."""
+    if target == "cpu":
+        np.testing.assert_array_equal(got.view(np.uint32), ordered_sums(start, a, b).view(np.uint32))
+    else:
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        want = start.astype(np.float64) + a64 @ b64
+        magnitude = np.abs(start.astype(np.float64)) + np.abs(a64) @ np.abs(b64)
+        assert np.all(np.abs(got - want) <= 2.0 ** -10 * magnitude), np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("m, n, k, tiles", [
+    (64, 64, 64, (64, 64, 32)),
+    (100, 72, 50, (32, 32, 32)),     # edge tiles, K not a multiple of the K tile
+    (130, 64, 200, (64, 64, 64)),
+    (96, 80, 72, (32, 16, 128)),     # one K step, mostly padding
+])
+def test_pipelined_float8_k_loops(target, rng, dtype, m, n, k, tiles):
+    tm, tn, tk = tiles
+    a, b = fp8_operands(rng, dtype, (m, k)), fp8_operands(rng, dtype, (k, n))
+    start = rng.standard_normal((m, n)).astype(np.float32)
+    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn)
+    piped, plain = start.copy(), start.copy()
+    run_tiles(target, mma_piped, a, b, piped, tm, tn, tk, grid=grid)
+    run_tiles(target, mma_plain, a, b, plain, np.zeros(grid, np.int32), tm, tn, tk, grid=grid)
+    check_fp8_products(target, piped, start, a, b)
+    # The same products in the same order (the pipeline's mma.sync sequence is the plain loop's).
+    np.testing.assert_array_equal(piped.view(np.uint32), plain.view(np.uint32))
+
+
+@ct.kernel
+def fp8_mma_once(a, b, c, tm: ct.ConstExpr, tn: ct.ConstExpr, tk: ct.ConstExpr):
+    acc = ct.load(c, (ct.bid(0), ct.bid(1)), (tm, tn))
+    ct.store(c, (ct.bid(0), ct.bid(1)), ct.mma(ct.load(a, (ct.bid(0), 0), (tm, tk)), ct.load(b, (0, ct.bid(1)), (tk, tn)), acc))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("m, n, k, tiles", [
+    (64, 64, 64, (64, 64, 64)),      # the tensor cores' shape
+    (48, 40, 128, (32, 16, 128)),    # edge tiles
+    (16, 16, 16, (16, 16, 16)),      # K below the instruction's 32: the generic path
+    (8, 8, 32, (8, 8, 32)),          # M below the instruction's 16: the generic path
+])
+def test_float8_mma_of_one_tile(target, rng, dtype, m, n, k, tiles):
+    tm, tn, tk = tiles
+    a, b = fp8_operands(rng, dtype, (m, k)), fp8_operands(rng, dtype, (k, n))
+    start = rng.standard_normal((m, n)).astype(np.float32)
+    c = start.copy()
+    run_tiles(target, fp8_mma_once, a, b, c, tm, tn, tk, grid=((m + tm - 1) // tm, (n + tn - 1) // tn))
+    check_fp8_products(target, c, start, a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=lambda d: np.dtype(d).name)
+def test_float8_k_loops_are_pipelined(dtype):
+    a, b = np.zeros((64, 64), dtype), np.zeros((64, 64), dtype)
+    c = np.zeros((64, 64), np.float32)
+    code = mma_piped._emit_cuda(a, b, c, 64, 64, 32, target="cpu")
+    assert "mma_pipeline_arrays<" in code and "mma_pipeline_tma_arrays<" not in code
+    assert "mma_pipeline_arrays<" not in mma_plain._emit_cuda(a, b, c, np.zeros((1, 1), np.int32), 64, 64, 32,
+                                                              target="cpu")

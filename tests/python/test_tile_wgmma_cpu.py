@@ -172,9 +172,11 @@ def emitted(tmp_path, source):
     ("float16", "", True),
     # a rebound in the kernel: the launch's argument is not what the loop reads.
     ("bfloat16", "a = b", False),
-    # int8 and float64 loops keep the cp.async path.
+    # int8, float64 and float8 loops keep the cp.async path (wgmma reads fp8 b K-major only).
     ("int8", "", False),
     ("float64", "", False),
+    ("float8e4m3", "", False),
+    ("float8e5m2", "", False),
 ])
 def test_which_k_loops_ask_for_tensor_maps(tmp_path, dtype, prologue, tma):
     acc = {"int8": "int32", "float64": "float64"}.get(dtype, "float32")

@@ -138,6 +138,8 @@ def test_k_loops_of_mma_are_pipelined(tmp_path):
     ("int8", "int32", (64, 64, 64), "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
     ("uint8", "int32", (64, 128, 32), "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"),
     ("float64", "float64", (64, 64, 16), "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"),
+    ("float8e4m3", "float32", (64, 64, 64), "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+    ("float8e5m2", "float32", (128, 64, 32), "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32"),
 ])
 def test_k_loops_of_every_operand_type_are_pipelined(tmp_path, dtype, acc, tiles, instruction):
     # cp.async into the stages, ldmatrix for the a fragments where the type has them, mma.sync.
@@ -153,6 +155,35 @@ def gemm(a: cu.{dtype}[:, :], b: cu.{dtype}[:, :], c: cu.{acc}[:, :]):
     _, ptx = compile_for_sm90(tmp_path, f"gemm_{dtype}", source)
     assert "cp.async.cg.shared.global" in ptx and instruction in ptx
     assert ("ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx) == (dtype != "float64")
+
+
+FP8_GEMM = PRELUDE + """
+@cu.kernel
+def gemm(a: cu.{dtype}[:, :], b: cu.{dtype}[:, :], c: cu.float32[:, :]):
+    acc = cu.zeros((128, 128), dtype=cu.float32)
+    for k in range(cu.num_tiles(a, axis=1, shape=(128, 64))):
+        acc = cu.mma(cu.load(a, (cu.bid(0), k), (128, 64)), cu.load(b, (k, cu.bid(1)), (64, 128)), acc)
+    cu.store(c, (cu.bid(0), cu.bid(1)), acc)
+    cu.store(c, (0, 0), cu.load(a, (0, 0), (64, 32)) @ cu.load(b, (0, 0), (32, 64)))
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float8e4m3", "float8e5m2"])
+def test_float8_mma_on_sm90a_takes_mma_sync(tmp_path, dtype):
+    # wgmma reads fp8 operands K-major only and the K loop's b tiles are N-major: on sm_90a the
+    # fp8 K loop and the one-tile mma take the cp.async path and mma.sync, never wgmma or TMA.
+    _, ptx = compile_for_sm90(tmp_path, "gemm", FP8_GEMM.format(dtype=dtype), arch="sm_90a")
+    kind = dtype[len("float8"):]
+    assert f"mma.sync.aligned.m16n8k32.row.col.f32.{kind}.{kind}.f32" in ptx
+    assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
+    assert "wgmma" not in ptx and "cp.async.bulk.tensor" not in ptx
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86"])
+def test_float8_mma_before_sm89_multiplies_without_tensor_cores(tmp_path, arch):
+    # PTX has no fp8 mma.sync before sm_89 (ptxas rejects it): the products are scalar code.
+    _, ptx = compile_for_sm90(tmp_path, "gemm", FP8_GEMM.format(dtype="float8e4m3"), arch=arch)
+    assert "mma.sync" not in ptx
 
 
 @pytest.mark.parametrize("body, pipelined", [
