@@ -15,6 +15,10 @@
   tl.dot (the faster of 128 x 128 and 128 x 256 tiles; square shapes only, its kernel has no
   masks), as TFLOP/s; the same K loop autotuned over tile sizes and stages (docs/tiles.md,
   "Autotuning"), with the configuration it chose; and for bf16 squares the mma.sync path;
+- GEMM of float8 e4m3 at 4096^3 (A M x K row-major, B K x N row-major, float32 accumulation,
+  bfloat16 out): weft's tile K loop (mma.sync m16n8k32 on the cp.async path; the faster of three
+  tile shapes) against torch._scaled_mm (cuBLASLt; B passed column-major, unit scales), both
+  checked against the float32 product of the same fp8 values, as TFLOP/s;
 - the first call of a tile kernel (a softmax, and the GEMM) in a fresh process, with a cold and
   a warm disk cache.
 Times are GPU times of launches queued back to back (bench.Timer.queued_ms; every peer's launch
@@ -22,6 +26,7 @@ path is shorter than these kernels). Ratios are weft/peer for throughput (above 
 faster). With OUT set, writes $OUT/bench_tiles.json.
 """
 
+import functools
 import json
 import os
 import pathlib
@@ -180,6 +185,78 @@ def triton_kernels():
     return t_softmax, t_layernorm, t_gemm
 
 
+# fp8 GEMM tiles: (tm, tn, tk); the K tile in bytes is what the 16-bit GEMMs' tk = 64 moves.
+FP8_GEMM_TILES = ((128, 128, 128), (128, 256, 64), (128, 128, 64))
+
+
+def fp8_gemm(timer, sync):
+    """float8 e4m3 GEMM at 4096^3: weft's K loop (gemm above, fp8 operands) against
+    torch._scaled_mm, both stored as bfloat16 and checked against the float32 product of the same
+    fp8 values within the tensor cores' fp8 tolerance (docs/tiles.md, "How mma runs") plus
+    bfloat16's rounding. A peer that cannot run (no float8 in torch, no _scaled_mm, no ml_dtypes)
+    is recorded as an error, as every peer's failure is."""
+    import torch
+
+    m = n = k = 4096
+    flops = 2 * m * n * k
+    reps = max(2, REPS // 4)
+    name = f"gemm_fp8e4m3_{m}"
+
+    @functools.cache
+    def operands():
+        # B is generated N x K row-major: torch._scaled_mm takes its transpose (K x N
+        # column-major), weft the same values K x N row-major.
+        a8 = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b8_nk = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+        b8 = b8_nk.t().contiguous()
+        a32, b32 = a8.float(), b8.float()
+        want = a32 @ b32
+        allowed = 2.0 ** -10 * (a32.abs() @ b32.abs()) + 2.0 ** -8 * want.abs()
+        return a8, b8_nk, b8, want, allowed
+
+    def within(label, result):
+        _, _, _, want, allowed = operands()
+        checks[f"{label}_{name}"] = bool(((result.float() - want).abs() <= allowed).all())
+
+    def weft_fp8():
+        import ml_dtypes
+
+        import weft
+
+        a8, _, b8, _, _ = operands()
+
+        # weft's own device arrays of the fp8 bits (ml_dtypes), so that no DLPack fp8 support of
+        # torch's is needed; the output is torch's bfloat16 tensor, as in the GEMMs above.
+        def device(t):
+            return weft.to_device(t.view(torch.uint8).cpu().numpy().view(ml_dtypes.float8_e4m3fn))
+
+        a_dev, b_dev = device(a8), device(b8)
+        out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        best = 0.0
+        for tm, tn, tk in FP8_GEMM_TILES:
+            grid = (-(-m // tm), -(-n // tn))
+            out.zero_()
+            ms = timer.queued_ms(lambda: ct.launch(None, grid, gemm, (a_dev, b_dev, out, tm, tn, tk)), sync, reps)
+            within(f"weft{tm}x{tn}x{tk}", out)
+            best = max(best, flops / ms / 1e9)
+        return best
+
+    def scaled_mm():
+        a8, b8_nk, _, _, _ = operands()
+        one = torch.ones((), device="cuda", dtype=torch.float32)
+
+        def launch():
+            result = torch._scaled_mm(a8, b8_nk.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+            # torch 2.1 - 2.3 returned (out, amax).
+            return result[0] if isinstance(result, tuple) else result
+
+        within("scaled_mm", launch())
+        return flops / timer.queued_ms(launch, sync, reps) / 1e9
+
+    record(f"{name}_TFLOPs", "weft", weft_fp8)
+    record(f"{name}_TFLOPs", "torch", scaled_mm)
+
+
 def main():
     import torch
 
@@ -297,6 +374,8 @@ def main():
             record(f"gemm_mma_sync_bf16_{m}_TFLOPs", "cublas", lambda: results[f"{name}_TFLOPs"]["cublas"])
         if have_triton and m % 256 == 0 and n % 256 == 0 and k % 64 == 0:  # its kernel has no masks
             record(f"{name}_TFLOPs", "triton", triton_gemm)
+
+    fp8_gemm(timer, sync)
 
     # First call of a tile kernel in a fresh process (cold and warm disk cache).
     with tempfile.TemporaryDirectory() as cache:
