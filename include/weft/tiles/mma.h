@@ -20,8 +20,8 @@
 // accumulator type (float for the 16-bit and 8-bit float types, int32 wrapping for int8), in K
 // order everywhere but in the tensor cores themselves: the products of two fp8 values are exact
 // in float, so the CPU target, the emulated block and the generic path give the same bits, while
-// an mma.sync instruction sums its K products in an order and a precision the PTX ISA leaves to
-// the hardware (docs/tiles.md, "How mma runs", states the tolerance the tests check).
+// an mma.sync instruction sums its K products inside the tensor core, in its own order and
+// precision (docs/tiles.md, "How mma runs", states the tolerance the tests check).
 #pragma once
 
 #include "weft/tiles/reduce.h"
