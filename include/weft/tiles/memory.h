@@ -300,8 +300,8 @@ WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit 
     if constexpr (Inside) {
       visit(k0, p, P, true, lastStride);
     } else {
-      // A piece starts at a multiple of P along the last dimension (the layouts' contract), so
-      // a piece with g < 0 lies wholly before the span.
+      // Every layout's pieces start at a multiple of P along the last dimension (blocked
+      // vectors, mma column pairs), so a piece with g < 0 lies wholly before the span.
       const int64_t left = rowsIn && g >= 0 ? lastExtent - g : 0;
       const uint32_t count = left <= 0 ? 0u : left >= int64_t(P) ? P : static_cast<uint32_t>(left);
       visit(k0, p, count, contiguous && count == P && aligned_to(p, kAlign), lastStride);
