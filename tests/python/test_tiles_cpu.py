@@ -326,6 +326,39 @@ def test_narrow_loads_are_exact_at_edges_offsets_and_strides(target, rng, dtype,
     np.testing.assert_array_equal(out.view(unsigned), a.view(unsigned))
 
 
+
+@cu.kernel
+def row_tiles_at_edges(x, out, sums, n: cu.Constant[int]):
+    r = cu.bid(0)
+    c = cu.bid(1)
+    t = cu.load(x, (r, c), (1, n))
+    cu.store(out, (r, c), t * 2)
+    cu.store(sums, (r, c), cu.sum(t.astype(cu.float32), axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("layout", ["contiguous", "offset", "strided"])
+def test_row_tiles_check_each_piece_at_edges_offsets_and_strides(target, rng, dtype, layout):
+    # One-row tiles take one path, each piece of a thread's consecutive elements a vector or its
+    # elements on its own (memory.h, visit_tile_pieces): whole pieces, a piece cut by the end of a
+    # row (997 columns: 5 of a vector of 8, 1 of 4), tiles past the last column and past the last
+    # row (padding in, nothing stored), rows starting one element past an aligned address, and
+    # every other column.
+    rows, cols, n = 5, 997, 64
+    grid = (rows + 2, (cols + n - 1) // n + 1)
+    full = (rng.standard_normal((rows, 2 * cols + 1)) * 3).astype(dtype)
+    x = {"contiguous": np.ascontiguousarray(full[:, :cols]), "offset": full[:, 1:cols + 1],
+         "strided": full[:, :2 * cols:2]}[layout]
+    out = np.zeros((rows, 2 * cols), dtype)[:, ::2] if layout == "strided" else np.zeros((rows, cols), dtype)
+    sums = np.full(grid, -1.0, np.float32)
+    run_tiles(target, row_tiles_at_edges, x, out, sums, n, grid=grid)
+    np.testing.assert_array_equal(out, (x.astype(np.float32) * 2).astype(dtype))
+    padded = np.zeros((grid[0], grid[1] * n), np.float32)
+    padded[:rows, :cols] = x.astype(np.float32)
+    expected = padded.reshape(grid[0], grid[1], n).sum(axis=2)
+    np.testing.assert_allclose(sums, expected, rtol=1e-5, atol=1e-4)
+
+
 @ct.kernel
 def reductions_2d(a, sums0, sums1, maxes1, mins0, prods1, argmax1, argmin0, total):
     t = ct.load(a, (0, 0), (8, 16))

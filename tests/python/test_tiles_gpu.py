@@ -37,6 +37,7 @@ from test_tiles_cpu import (  # noqa: F401  (the tests are collected again under
     test_reductions_along_every_axis,
     test_row_softmax,
     test_row_softmax_and_layernorm_as_bench_tiles_writes_them,
+    test_row_tiles_check_each_piece_at_edges_offsets_and_strides,
     test_scalar_stores_and_print_happen_once_per_tile_block,
     test_scans,
     test_shape_operations,

@@ -338,12 +338,15 @@ def ptxas_resources(tmp_path, ptx_text):
     return found
 
 
-@pytest.mark.parametrize("dtype, softmax_registers", [("bfloat16", 32), ("float32", 40)])
-def test_row_kernels_fit_the_registers_of_more_tile_blocks(tmp_path, dtype, softmax_registers):
+@pytest.mark.parametrize("dtype, softmax_registers, layernorm_registers", [("bfloat16", 32, 56), ("float32", 40, 64)])
+def test_row_kernels_fit_the_registers_of_more_tile_blocks(tmp_path, dtype, softmax_registers, layernorm_registers):
     # A block-wide total is combined by one lane a warp partial and shuffles (every thread held
-    # all 16 warps' partials in registers): the bfloat16 softmax fits 32 registers (4 tile blocks
-    # of 512 threads an SM, as Triton's; it took 40), the float32 one 40 (3; it took 48). The
-    # bfloat16 layernorm, whose weights and biases join as 32-bit words, fits its cap of 64.
+    # all 16 warps' partials in registers). A row's loads and stores take one path, each piece
+    # of a thread's elements a vector or its elements on its own (memory.h, visit_tile_pieces):
+    # a check of the whole tile choosing between an unchecked path and the checked one joined
+    # the two, and the bfloat16 softmax took 39 registers (3 tile blocks of 512 threads an SM);
+    # now 32 (4, as Triton's). The bfloat16 layernorm, whose weights and biases join as 32-bit
+    # words, took 64 (its cap), now 56; the float32 one spilled 16 bytes at its cap of 64.
     if not (CUDA / "bin" / "ptxas").exists():
         pytest.skip("no ptxas")
     _, ptx = compile_for_sm90(tmp_path, f"rows_{dtype}", PRELUDE + ROW_KERNELS.replace("{t}", dtype))
@@ -351,5 +354,4 @@ def test_row_kernels_fit_the_registers_of_more_tile_blocks(tmp_path, dtype, soft
     resources = ptxas_resources(tmp_path, ptx)
     by_name = {next(n for n in ("softmax", "layernorm") if n in entry): used for entry, used in resources.items()}
     assert by_name["softmax"][0] <= softmax_registers and by_name["softmax"][1] == 0, by_name
-    if dtype == "bfloat16":
-        assert by_name["layernorm"][0] <= 64 and by_name["layernorm"][1] == 0, by_name
+    assert by_name["layernorm"][0] <= layernorm_registers and by_name["layernorm"][1] == 0, by_name

@@ -262,13 +262,14 @@ WEFT_TILE_FN bool tile_is_inside_and_aligned(const Span& span, const int64_t* in
   return ok && aligned_to(span.data_handle() + offset, kAlign);
 }
 
-// Visits the tile at block index `index` of a view in pieces of consecutive elements held by
-// the calling thread: visit(k0, p, count_in_row, rows_in, vector_ok, stride) per piece of P
-// fragment positions starting at k0, where p points at its first element, the piece's elements
-// along the last dimension are in bounds while rows_in and their position < count_in_row, and
-// vector_ok says the whole piece is in bounds, contiguous and aligned. With Inside (the tile
-// is known to be inside and aligned) every piece is a vector.
-template <class Tile, bool Inside = false, class Span, class Visit>
+// Visits the tile at block index `index` of a view in pieces of P consecutive elements held by
+// the calling thread: visit(k0, p, count, vectorOk, stride) per piece of fragment positions
+// k0 .. k0 + P - 1, where p points at its first element (the others `stride` elements apart),
+// its first `count` elements (0 to P) lie inside the span and the others outside, and vectorOk
+// says the whole piece is inside, contiguous and aligned to min(16, P * sizeof(T)) bytes. With
+// Inside (the tile is known to be inside and aligned) every piece is a vector. `count` is
+// 32-bit so that the element checks are.
+template <class Tile, bool Inside, class Span, class Visit>
 WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit visit) {
   using S = typename Tile::shape_type;
   using L = typename Tile::layout_type;
@@ -280,6 +281,7 @@ WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit 
   const uint32_t t = thread_rank();
   const int64_t lastStride = Inside && P > 1 ? 1 : static_cast<int64_t>(span.stride(R - 1));
   const int64_t lastExtent = static_cast<int64_t>(span.extent(R - 1));
+  const bool contiguous = P == 1 || lastStride == 1;
   WEFT_UNROLL
   for (uint32_t k0 = 0; k0 < L::kFragment; k0 += P) {
     const uint32_t j = L::index(t, k0);
@@ -296,20 +298,44 @@ WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit 
     offset += g * lastStride;
     auto* p = span.data_handle() + offset;
     if constexpr (Inside) {
-      visit(k0, p, int64_t(P), true, true, lastStride);
+      visit(k0, p, P, true, lastStride);
     } else {
-      int64_t countInRow = lastExtent - g;
-      bool vectorOk = rowsIn && g >= 0 && countInRow >= P && (P == 1 || lastStride == 1) && aligned_to(p, kAlign);
-      visit(k0, p, countInRow, rowsIn && g >= 0, vectorOk, lastStride);
+      // Every layout's pieces start at a multiple of P along the last dimension (blocked
+      // vectors, mma column pairs), so a piece with g < 0 lies wholly before the span.
+      const int64_t left = rowsIn && g >= 0 ? lastExtent - g : 0;
+      const uint32_t count = left <= 0 ? 0u : left >= int64_t(P) ? P : static_cast<uint32_t>(left);
+      visit(k0, p, count, contiguous && count == P && aligned_to(p, kAlign), lastStride);
     }
   }
+}
+
+// Visits the pieces of the tile at block index `index` of a view (visit_view_tile). A tile of
+// one row (its extents but the last are 1: a 1-D tile, a row of a matrix) takes one path, each
+// piece choosing between a vector and its elements: its pieces share the row's checks, leaving
+// one compare a piece, while a check of the whole tile picking an unchecked path or this one
+// joined the two, and ptxas kept a register per joined value and both paths' addresses live (a
+// bfloat16 softmax row took 39 registers against 32). Other tiles, whose pieces each check a
+// row of their own, are checked whole once, unless Checked, and then move unchecked when inside
+// and aligned (checked piece by piece, the attention kernel's key and value tiles took 142
+// registers against 128).
+template <class Tile, bool Checked, class Span, class Visit>
+WEFT_TILE_FN void visit_tile_pieces(const Span& span, const int64_t* index, Visit visit) {
+  using S = typename Tile::shape_type;
+  constexpr bool kOneRow = S::static_extent(S::rank() - 1) == Tile::layout_type::kSize;
+  if constexpr (!Checked && !kOneRow) {
+    if (tile_is_inside_and_aligned<Tile>(span, index)) {
+      visit_view_tile<Tile, true>(span, index, visit);
+      return;
+    }
+  }
+  visit_view_tile<Tile, false>(span, index, visit);
 }
 
 }  // namespace detail
 
 namespace detail {
 // The tile of shape TileShape at block index `indices` of `span`; its elements outside the span
-// are `pad` (a whole tile inside and aligned moves in 16-byte vectors).
+// are `pad` (each piece inside, contiguous and aligned moves in accesses of up to 16 bytes).
 template <class TileShape, class Span>
 WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, const int64_t* indices) {
   using T = typename Span::value_type;
@@ -318,16 +344,15 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
   constexpr uint32_t kLast = static_cast<uint32_t>(TileShape::static_extent(TileShape::rank() - 1));
   constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
   // Elements narrower than 32 bits are filled in as the 32-bit words they arrive in, and split
-  // after the inside and the edge paths join: the join then holds a register a word, not one an
-  // element (a bfloat16 layernorm's weights and biases took twice the registers and a byte
+  // after a piece's vector and element paths join: the join then holds a register a word, not
+  // one an element (a bfloat16 layernorm's weights and biases took twice the registers and a byte
   // permute an element before their conversion).
   constexpr uint32_t kPerWord = sizeof(T) < 4 ? 4 / sizeof(T) : 1;
   constexpr bool kWords = sizeof(T) < 4 && P % kPerWord == 0;
   using Filled = conditional_t<kWords, element_pack<unsigned, kWords ? L::kFragment / kPerWord : 1>,
                                element_pack<T, L::kFragment>>;
   Filled filled;
-  auto visit = [&](uint32_t k0, const typename Span::element_type* p, int64_t countInRow, bool rowsIn, bool vectorOk,
-                   int64_t stride) {
+  auto visit = [&](uint32_t k0, const typename Span::element_type* p, uint32_t count, bool vectorOk, int64_t stride) {
     if constexpr (kWords) {
       constexpr uint32_t kPieceWords = P / kPerWord, kBits = 8 * sizeof(T);
       if (vectorOk) {
@@ -340,7 +365,7 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
         element_pack<unsigned, kPieceWords> words{};
         WEFT_NO_UNROLL
         for (uint32_t v = 0; v < P; ++v) {
-          T e = rowsIn && v < countInRow ? p[v * stride] : pad;
+          T e = v < count ? p[v * stride] : pad;
           WEFT_UNROLL
           for (uint32_t w = 0; w + 1 < kPieceWords; ++w)
             words.v[w] = (words.v[w] >> kBits) | (words.v[w + 1] << (32 - kBits));
@@ -354,14 +379,10 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
       load_vector<P>(p, &filled.v[k0]);
     } else {
       WEFT_UNROLL
-      for (uint32_t v = 0; v < P; ++v) filled.v[k0 + v] = rowsIn && v < countInRow ? p[v * stride] : pad;
+      for (uint32_t v = 0; v < P; ++v) filled.v[k0 + v] = v < count ? p[v * stride] : pad;
     }
   };
-  if (tile_is_inside_and_aligned<Tile>(span, indices)) {
-    visit_view_tile<Tile, true>(span, indices, visit);
-  } else {
-    visit_view_tile<Tile, false>(span, indices, visit);
-  }
+  visit_tile_pieces<Tile, false>(span, indices, visit);
   auto elements = bit_cast<element_pack<T, L::kFragment>>(filled);
   Tile out;
   WEFT_UNROLL
@@ -383,31 +404,25 @@ WEFT_TILE_FN auto load(const partition_view<Span, TileShape>& view, I... index) 
 
 namespace detail {
 // Stores the elements of `value` that lie inside the span at block index `indices` (each by its
-// owner): a tile inside the span and aligned in vectors without checks, unless Guarded (callers
-// that store such tiles their own way), others piece by piece with checks.
-// TileShape: S's extents (a view's own shape type).
-template <bool Guarded, class TileShape, class Span, class T, class S, class L>
+// owner), piece by piece (visit_tile_pieces; with Checked, each piece checked: callers that
+// store whole inside tiles their own way). TileShape: S's extents (a view's own shape type).
+template <bool Checked, class TileShape, class Span, class T, class S, class L>
 WEFT_TILE_FN void store_tile(const Span& span, const tile<T, S, L>& value, const int64_t* indices) {
   using Tile = tile<T, TileShape, L>;
   constexpr uint32_t kLast = static_cast<uint32_t>(TileShape::static_extent(TileShape::rank() - 1));
   constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
   if (!L::owner(thread_rank())) return;
-  auto visit = [&](uint32_t k0, typename Span::element_type* p, int64_t countInRow, bool rowsIn, bool vectorOk,
-                   int64_t stride) {
+  auto visit = [&](uint32_t k0, typename Span::element_type* p, uint32_t count, bool vectorOk, int64_t stride) {
     if (vectorOk) {
       store_vector<P>(p, &value.frag_[k0]);
     } else {
       WEFT_UNROLL
       for (uint32_t v = 0; v < P; ++v) {
-        if (rowsIn && v < countInRow) p[v * stride] = value.frag_[k0 + v];
+        if (v < count) p[v * stride] = value.frag_[k0 + v];
       }
     }
   };
-  if (!Guarded && tile_is_inside_and_aligned<Tile>(span, indices)) {
-    visit_view_tile<Tile, true>(span, indices, visit);
-  } else {
-    visit_view_tile<Tile, false>(span, indices, visit);
-  }
+  visit_tile_pieces<Tile, Checked>(span, indices, visit);
 }
 }  // namespace detail
 
