@@ -401,49 +401,33 @@ WEFT_TILE_FN C register_element(uint32_t word, uint32_t e) {
   }
 }
 
+// One mma.sync of an m16 atom, `shape` its shape and types, `access` the accumulator
+// registers' constraint ("+f" float, "+r" int32): c[0..3] += a[0..3] x b[0..1].
+#define WEFT_TILES_MMA_SYNC_M16(shape, access)                                                           \
+  asm volatile("mma.sync.aligned." shape " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
+               : access(c[0]), access(c[1]), access(c[2]), access(c[3])                                 \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+
 // One tensor-core multiply-accumulate of an atom: c (kPerAtom values) += a-fragment x b-fragment.
 // Without mma.sync: the operand registers are gathered from their lanes with shuffles.
 template <class A, class C, class Operand>
 WEFT_TILE_FN void mma_atom(C* c, const Operand* a, const Operand* b) {
   using I = mma_instruction<A, C>;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (I::kKind == 1 || I::kKind == 2) {
-    if constexpr (I::kKind == 1) {
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                   "{%0, %1, %2, %3};"
-                   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-    } else {
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                   "{%0, %1, %2, %3};"
-                   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-    }
+  if constexpr (I::kKind == 1) {
+    WEFT_TILES_MMA_SYNC_M16("m16n8k16.row.col.f32.f16.f16.f32", "+f");
+  } else if constexpr (I::kKind == 2) {
+    WEFT_TILES_MMA_SYNC_M16("m16n8k16.row.col.f32.bf16.bf16.f32", "+f");
   } else if constexpr (I::kKind == 3) {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    WEFT_TILES_MMA_SYNC_M16("m16n8k8.row.col.f32.tf32.tf32.f32", "+f");
   } else if constexpr (I::kKind == 4) {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    WEFT_TILES_MMA_SYNC_M16("m16n8k32.row.col.s32.s8.s8.s32", "+r");
   } else if constexpr (I::kKind == 5) {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    WEFT_TILES_MMA_SYNC_M16("m16n8k32.row.col.s32.u8.u8.s32", "+r");
   } else if constexpr (I::kKind == 7) {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    WEFT_TILES_MMA_SYNC_M16("m16n8k32.row.col.f32.e4m3.e4m3.f32", "+f");
   } else if constexpr (I::kKind == 8) {
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    WEFT_TILES_MMA_SYNC_M16("m16n8k32.row.col.f32.e5m2.e5m2.f32", "+f");
   } else {
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
                  : "+d"(c[0]), "+d"(c[1])
@@ -478,6 +462,7 @@ WEFT_TILE_FN void mma_atom(C* c, const Operand* a, const Operand* b) {
   }
 #endif
 }
+#undef WEFT_TILES_MMA_SYNC_M16
 #endif
 
 }  // namespace detail
