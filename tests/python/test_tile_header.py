@@ -244,15 +244,9 @@ def gpu_is_sm90():
     return query.returncode == 0 and query.stdout.split()[:1] == ["9.0"]
 
 
-# On the H100 the TMA program's 2-D loads pass, and its first 2-D store (16-bit, 128-byte swizzle)
-# stops the program with cudaErrorIllegalInstruction at the bulk store (issue 11, open).
-KNOWN_GPU_FAILURES = {"test_sm90_tma": "TMA store: illegal instruction on the H100 (issue 11)"}
-
-
 @needs_toolkit
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(reason=KNOWN_GPU_FAILURES[name]))
-                                  if name in KNOWN_GPU_FAILURES else name for name in SM90_PROGRAMS])
+@pytest.mark.parametrize("name", SM90_PROGRAMS)
 def test_gpu_sm90a(name, tmp_path):
     """(c) The Hopper building blocks' program built for sm_90a and run on an sm_90 GPU; every
     check passes."""

@@ -52,7 +52,7 @@ void load_cases(Visitor&& visit) {
 template <class Visitor>
 void store_cases(Visitor&& visit) {
   using Z = s::swizzle;
-  visit.template operator()<uint16_t, 64, 64, Z::b128>(160, 136, 8, 0, 100, 64);  // the second crosses the right edge
+  visit.template operator()<uint16_t, 64, 64, Z::b128>(160, 136, 8, 0, 96, 120);  // the second crosses two edges
   visit.template operator()<float, 16, 32, Z::b64>(40, 60, 0, 30, 36, 2);
   visit.template operator()<uint8_t, 16, 32, Z::b32>(24, 48, 16, 0, 0, 16);
   visit.template operator()<float, 8, 12, Z::none>(20, 24, 4, 4, 12, 14);

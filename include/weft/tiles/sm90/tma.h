@@ -52,6 +52,9 @@ WEFT_SM90_FN void tma_load_multicast(void* dst, const void* map, uint64_t* bar, 
 // Stores the box at `src` in shared memory to coordinates (x, y) / (x, y, z) of the tensor map
 // (elements outside the tensor are not written). Make the threads' writes to `src` visible first
 // (fence_proxy_async, then a barrier); the store joins the thread's current bulk group.
+// Unlike a load, a store needs every coordinate >= 0 and x times the element size a multiple of
+// 16 bytes: on the H100 any other store stops the kernel with an illegal instruction (boxes that
+// cross the right or bottom edge, or lie wholly past them, are fine).
 WEFT_SM90_FN void tma_store(const void* map, const void* src, int32_t x, int32_t y) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
