@@ -13,6 +13,16 @@
 // - TMA epilogue: the accumulators go through shared memory (stmatrix into a 128-byte swizzled
 //   64 x 64 chunk, two chunks per consumer in flight) to C by TMA stores; otherwise each thread
 //   stores its bf16 pairs to C.
+// - Stream-K (clusters of one): so that no wave of tiles runs on part of the GPU (3000 x 3000
+//   with 128 x 256 tiles is 288 tiles on 132 SMs: 2.2 waves), the CTAs split the K blocks of the
+//   first tiles (one wave and the remainder: 156 of the 288) into equal shares, then take the
+//   other tiles whole, a wave at a time (CTAs that run together work on neighbouring tiles, which
+//   share their A and B panels in L2: equal shares of all the tiles ran at half the speed). A CTA
+//   whose share starts inside a tile publishes its partial sums in a workspace slot and raises
+//   its flag (to the launch's epoch, so flags are never reset); the CTA whose share holds the
+//   tile's first K block adds the partials of the CTAs after it once their flags are up, then
+//   stores the tile. A CTA publishes at the start of its share and waits only at its end, for
+//   CTAs after it, which all run at once (one CTA an SM): no CTA waits on one that waits.
 // Every result is checked against cuBLAS's fp32 output (and sampled elements of that against a
 // double-precision host sum). Build and run on an sm_90 GPU:
 //   nvcc -std=c++20 -arch=sm_90a -O3 -I include bench/tile_header/bench_gemm_wgmma.cu -lcublas -o bench_wgmma
@@ -54,6 +64,36 @@ __device__ void unit_of(int t, int tilesM, int columns, int& tm, int& column) {
   column = t % perGroup / height;
 }
 
+// Stream-K: the units whose K blocks the CTAs share (the rest are whole units): none when the
+// units fill whole waves, else the last full wave and the remainder.
+__device__ int shared_units(int units, int ctas) {
+  return units % ctas == 0 ? 0 : min(units, ctas + units % ctas);
+}
+
+// Stream-K: the first of the shared units' K blocks in CTA `cta`'s share (of `ctas`).
+__device__ int64_t share_start(int cta, int ctas, int units, int kBlocks) {
+  return int64_t(shared_units(units, ctas)) * kBlocks * cta / ctas;
+}
+
+// Calls f(unit, k0, k1) for each run of K blocks [k0, k1) of one work unit that CTA `cta` of
+// `ctas` computes, in order: stream-K, first its share of the shared units' K blocks cut at the
+// units' ends; then the whole units cta, cta + ctas, ... of the rest.
+template <bool StreamK, class F>
+__device__ void for_each_run(int cta, int ctas, int units, int kBlocks, F f) {
+  int first = 0;
+  if constexpr (StreamK) {
+    const int64_t end = share_start(cta + 1, ctas, units, kBlocks);
+    for (int64_t at = share_start(cta, ctas, units, kBlocks); at < end;) {
+      const int unit = int(at / kBlocks), k0 = int(at % kBlocks);
+      const int k1 = int(min(int64_t(kBlocks), k0 + (end - at)));
+      f(unit, k0, k1);
+      at += k1 - k0;
+    }
+    first = shared_units(units, ctas);
+  }
+  for (int unit = first + cta; unit < units; unit += ctas) f(unit, 0, kBlocks);
+}
+
 // Two floats as a bf16x2 register (the first in the low half).
 __device__ uint32_t pack_bfloat16x2(float lo, float hi) {
   __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
@@ -65,11 +105,13 @@ __device__ void warpgroup_sync(uint32_t id) {
   asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
 }
 
-template <uint32_t Cluster, bool TmaEpilogue>
+template <uint32_t Cluster, bool TmaEpilogue, bool StreamK>
 __global__ void __launch_bounds__(384, 1)
     gemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
-         const __grid_constant__ CUtensorMap mapC, __nv_bfloat16* c, int m, int n, int k) {
+         const __grid_constant__ CUtensorMap mapC, __nv_bfloat16* c, int m, int n, int k, float* workspace,
+         int* flags, int epoch) {
   static_assert(Cluster == 1 || Cluster == 2, "clusters of one or two CTAs");
+  static_assert(Cluster == 1 || !StreamK, "stream-K with clusters of one");
   extern __shared__ unsigned char raw[];
   unsigned char* stages = raw + (1024 - s::shared_address(raw) % 1024) % 1024;
   __shared__ s::mbarrier_ring<kStages> ring;
@@ -95,11 +137,11 @@ __global__ void __launch_bounds__(384, 1)
   if (warpgroup == 0) {
     s::setmaxnreg_dec<40>();
     if (threadIdx.x < 32 && s::elect_one()) {
-      for (int unit = firstUnit; unit < units; unit += unitStride) {
+      for_each_run<StreamK>(firstUnit, unitStride, units, kBlocks, [&](int unit, int k0, int k1) {
         int tm, column;
         unit_of(unit, tilesM, columns, tm, column);
         const int tn = column * int(Cluster) + int(rank);
-        for (int kb = 0; kb < kBlocks; ++kb, position.advance()) {
+        for (int kb = k0; kb < k1; ++kb, position.advance()) {
           ring.acquire(position);
           ring.commit(position, kStageBytes);
           unsigned char* stage = stages + position.stage * kStageBytes;
@@ -120,7 +162,7 @@ __global__ void __launch_bounds__(384, 1)
                         tn * BN + slab * TileB::kSlabCols, kb * BK);
           }
         }
-      }
+      });
     }
     return;
   }
@@ -139,30 +181,61 @@ __global__ void __launch_bounds__(384, 1)
     }
   };
   float acc[BN / 2] = {};
-  for (int unit = firstUnit; unit < units; unit += unitStride) {
+  // Stream-K: this consumer's slot of CTA `cta`'s partial sums, element i of thread t at i * 128 + t.
+  const auto slot = [&](int cta) { return workspace + (size_t(cta) * kConsumers + consumer) * (BN / 2) * 128; };
+  const auto flag = [&](int cta) { return flags + cta * int(kConsumers) + int(consumer); };
+  for_each_run<StreamK>(firstUnit, unitStride, units, kBlocks, [&](int unit, int k0, int k1) {
     int tm, column;
     unit_of(unit, tilesM, columns, tm, column);
     const int tn = column * int(Cluster) + int(rank);
     s::ring_position<kStages> previous = position;
-    for (int kb = 0; kb < kBlocks; ++kb) {
+    for (int kb = k0; kb < k1; ++kb) {
       ring.wait(position);
       const uint32_t a = s::shared_address(stages + position.stage * kStageBytes), b = a + TileA::kBytes;
       s::wgmma_fence();
 #pragma unroll
       for (uint32_t step = 0; step < BK / 16; ++step) {
         s::wgmma<s::wgmma_type::bf16, BN, true>(acc, TileA::k_major_descriptor(a, step, 64 * consumer),
-                                                TileB::mn_major_descriptor(b, step), kb > 0 || step > 0);
+                                                TileB::mn_major_descriptor(b, step), kb > k0 || step > 0);
       }
       s::wgmma_commit();
       // The previous K block's wgmmas have completed: its stage is free.
       s::wgmma_wait<1>();
-      if (kb > 0) release(previous);
+      if (kb > k0) release(previous);
       previous = position;
       position.advance();
     }
     s::wgmma_wait<0>();
     s::wgmma_fence_operands(acc);
-    if (kBlocks > 0) release(previous);
+    if (k1 > k0) release(previous);
+    if constexpr (StreamK) {
+      if (k0 > 0) {
+        // A share that starts inside the unit: its partial sums for the CTA that stores the unit.
+        float* mine = slot(int(blockIdx.x));
+#pragma unroll
+        for (uint32_t i = 0; i < BN / 2; ++i) __stcg(mine + i * 128 + t, acc[i]);
+        __threadfence();
+        warpgroup_sync(1 + consumer);
+        if (t == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flag(int(blockIdx.x))), "r"(epoch) : "memory");
+        return;
+      }
+      // The unit's later K blocks: the partials of the CTAs whose shares start before its end.
+      const int64_t unitEnd = int64_t(unit + 1) * kBlocks;
+      for (int cta = int(blockIdx.x) + 1; k1 < kBlocks && cta < int(gridDim.x) &&
+                                          share_start(cta, int(gridDim.x), units, kBlocks) < unitEnd;
+           ++cta) {
+        if (t == 0) {
+          int raised = 0;
+          do {
+            asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(raised) : "l"(flag(cta)) : "memory");
+          } while (raised != epoch);
+        }
+        warpgroup_sync(1 + consumer);
+        const float* theirs = slot(cta);
+#pragma unroll
+        for (uint32_t i = 0; i < BN / 2; ++i) acc[i] += __ldcg(theirs + i * 128 + t);
+      }
+    }
     const int row0 = tm * BM + 64 * int(consumer), col0 = tn * BN;
     if constexpr (TmaEpilogue) {
       // Four 64-column chunks through two buffers: a buffer is rewritten once the store of two
@@ -200,7 +273,7 @@ __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-  }
+  });
   if constexpr (TmaEpilogue) {
     if (t == 0) s::tma_store_wait<0>();
   }
@@ -216,7 +289,13 @@ struct Problem {
   __nv_bfloat16 *a, *b, *c;
   CUtensorMap mapA, mapB, mapC;
   std::vector<float> want;  // cuBLAS, fp32
+  float* workspace;         // stream-K: a slot of partial sums for each CTA's consumers
+  int* flags;               // stream-K: a flag for each slot, raised to the launch's epoch
+  int epoch = 0;            // launches so far
 };
+
+// Stream-K's slots for up to this many CTAs (132 SMs on the H100).
+constexpr int kMaxCtas = 1024;
 
 // splitmix64 of i: seeded test data in [-1, 1).
 float value(uint64_t i) {
@@ -228,9 +307,9 @@ float value(uint64_t i) {
 }
 
 // Runs and checks one variant; returns whether every element is right.
-template <uint32_t Cluster, bool TmaEpilogue>
-bool run_variant(const Problem& p, float blas) {
-  auto kernel = gemm<Cluster, TmaEpilogue>;
+template <uint32_t Cluster, bool TmaEpilogue, bool StreamK = false>
+bool run_variant(Problem& p, float blas) {
+  auto kernel = gemm<Cluster, TmaEpilogue, StreamK>;
   constexpr uint32_t kBytes = kSharedBytes<TmaEpilogue>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if constexpr (Cluster > 1) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
@@ -250,10 +329,15 @@ bool run_variant(const Problem& p, float blas) {
   cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
   const int tilesM = (p.m + BM - 1) / BM, tilesN = (p.n + BN - 1) / BN;
   const int units = tilesM * ((tilesN + int(Cluster) - 1) / int(Cluster));
-  config.gridDim = dim3(uint32_t(std::max(1, std::min(clusters, units))) * Cluster);
+  // Stream-K: one CTA an SM (its CTAs wait for each other), no more than there are K blocks in
+  // all (every share holds one at least).
+  const int kBlocks = (p.k + BK - 1) / BK;
+  const int ctas = StreamK ? std::min(clusters, units * kBlocks) : std::min(clusters, units);
+  config.gridDim = dim3(uint32_t(std::min(kMaxCtas, std::max(1, ctas))) * Cluster);
   cudaMemset(p.c, 0, size_t(p.m) * p.n * 2);
-  float ms =
-      time_ms([&] { cudaLaunchKernelEx(&config, kernel, p.mapA, p.mapB, p.mapC, p.c, p.m, p.n, p.k); });
+  float ms = time_ms([&] {
+    cudaLaunchKernelEx(&config, kernel, p.mapA, p.mapB, p.mapC, p.c, p.m, p.n, p.k, p.workspace, p.flags, ++p.epoch);
+  });
   cudaError_t status = cudaDeviceSynchronize();
   std::vector<__nv_bfloat16> mine(size_t(p.m) * p.n);
   cudaMemcpy(mine.data(), p.c, mine.size() * 2, cudaMemcpyDeviceToHost);
@@ -267,9 +351,9 @@ bool run_variant(const Problem& p, float blas) {
   }
   const double flops = 2.0 * p.m * p.n * double(p.k);
   std::printf(
-      "  cluster %u, %s epilogue, %d CTAs: %6.1f TFLOP/s = %5.1f%% of cuBLAS; %zu of %zu elements off (worst "
+      "  cluster %u, %s epilogue%s, %d CTAs: %6.1f TFLOP/s = %5.1f%% of cuBLAS; %zu of %zu elements off (worst "
       "relative %.3g); %s\n",
-      Cluster, TmaEpilogue ? "TMA" : "direct", config.gridDim.x, flops / (ms * 1e-3) / 1e12,
+      Cluster, TmaEpilogue ? "TMA" : "direct", StreamK ? ", stream-K" : "", config.gridDim.x, flops / (ms * 1e-3) / 1e12,
       100.0 * blas / ms, bad, mine.size(), worst, cudaGetErrorString(status));
   return status == cudaSuccess && bad == 0;
 }
@@ -283,6 +367,9 @@ bool run(cublasHandle_t handle, int m, int n, int k) {
   cudaMalloc(&p.c, size_t(m) * n * 2);
   cudaMalloc(&blasC, size_t(m) * n * 2);
   cudaMalloc(&want, size_t(m) * n * 4);
+  cudaMalloc(&p.workspace, size_t(kMaxCtas) * kConsumers * (BN / 2) * 128 * 4);
+  cudaMalloc(&p.flags, size_t(kMaxCtas) * kConsumers * 4);
+  cudaMemset(p.flags, 0, size_t(kMaxCtas) * kConsumers * 4);
   std::vector<__nv_bfloat16> ha(size_t(m) * k), hb(size_t(k) * n);
   for (size_t i = 0; i < ha.size(); ++i) ha[i] = __float2bfloat16(value(i));
   for (size_t i = 0; i < hb.size(); ++i) hb[i] = __float2bfloat16(value(i + ha.size()));
@@ -325,7 +412,11 @@ bool run(cublasHandle_t handle, int m, int n, int k) {
   ok = run_variant<1, true>(p, blas) && ok;
   ok = run_variant<2, false>(p, blas) && ok;
   ok = run_variant<2, true>(p, blas) && ok;
+  ok = run_variant<1, false, true>(p, blas) && ok;
+  ok = run_variant<1, true, true>(p, blas) && ok;
   cudaFree(p.a);
+  cudaFree(p.workspace);
+  cudaFree(p.flags);
   cudaFree(p.b);
   cudaFree(p.c);
   cudaFree(blasC);
