@@ -13,16 +13,16 @@
 // - TMA epilogue: the accumulators go through shared memory (stmatrix into a 128-byte swizzled
 //   64 x 64 chunk, two chunks per consumer in flight) to C by TMA stores; otherwise each thread
 //   stores its bf16 pairs to C.
-// - Stream-K (clusters of one): so that no wave of tiles runs on part of the GPU (3000 x 3000
-//   with 128 x 256 tiles is 288 tiles on 132 SMs: 2.2 waves), the CTAs split the K blocks of the
-//   first tiles (one wave and the remainder: 156 of the 288) into equal shares, then take the
-//   other tiles whole, a wave at a time (CTAs that run together work on neighbouring tiles, which
-//   share their A and B panels in L2: equal shares of all the tiles ran at half the speed). A CTA
-//   whose share starts inside a tile publishes its partial sums in a workspace slot and raises
-//   its flag (to the launch's epoch, so flags are never reset); the CTA whose share holds the
-//   tile's first K block adds the partials of the CTAs after it once their flags are up, then
-//   stores the tile. A CTA publishes at the start of its share and waits only at its end, for
-//   CTAs after it, which all run at once (one CTA an SM): no CTA waits on one that waits.
+// - Split tail (clusters of one): the units past the last full wave (3000 x 3000 with 128 x 256
+//   tiles is 288 units on 132 SMs: 24 past two full waves) are each split into equal runs of K
+//   blocks, as many as the wave has CTAs for (5 each, 120 in all), so that the last wave keeps
+//   every SM busy for a fifth of the time instead of 24 of them for all of it. A CTA with a later
+//   run of a unit publishes its partial sums in a workspace slot and raises its flag (to the
+//   launch's epoch, so flags are never reset); the CTA with the first run adds them once the
+//   flags are up and stores the unit. The runs of a unit are in the last wave together, and a
+//   CTA publishing waits for nothing: no CTA waits on one that cannot run. (Equal shares of all
+//   the units' K blocks, stream-K proper, ran at half the speed and more: the CTAs running
+//   together were at different K blocks, so their A and B panels no longer shared L2.)
 // Every result is checked against cuBLAS's fp32 output (and sampled elements of that against a
 // double-precision host sum). Build and run on an sm_90 GPU:
 //   nvcc -std=c++20 -arch=sm_90a -O3 -I include bench/tile_header/bench_gemm_wgmma.cu -lcublas -o bench_wgmma
@@ -64,34 +64,27 @@ __device__ void unit_of(int t, int tilesM, int columns, int& tm, int& column) {
   column = t % perGroup / height;
 }
 
-// Stream-K: the units whose K blocks the CTAs share (the rest are whole units): none when the
-// units fill whole waves, else the last full wave and the remainder.
-__device__ int shared_units(int units, int ctas) {
-  return units % ctas == 0 ? 0 : min(units, ctas + units % ctas);
-}
-
-// Stream-K: the first of the shared units' K blocks in CTA `cta`'s share (of `ctas`).
-__device__ int64_t share_start(int cta, int ctas, int units, int kBlocks) {
-  return int64_t(shared_units(units, ctas)) * kBlocks * cta / ctas;
+// Split tail: how many runs each unit past the last full wave of `ctas` is split into.
+__device__ int tail_runs(int units, int ctas, int kBlocks) {
+  const int tail = units % ctas;
+  return tail == 0 ? 1 : max(1, min(kBlocks, ctas / tail));
 }
 
 // Calls f(unit, k0, k1) for each run of K blocks [k0, k1) of one work unit that CTA `cta` of
-// `ctas` computes, in order: stream-K, first its share of the shared units' K blocks cut at the
-// units' ends; then the whole units cta, cta + ctas, ... of the rest.
-template <bool StreamK, class F>
+// `ctas` computes, in order: the whole units cta, cta + ctas, ... and, with SplitTail, of the
+// units past the last full wave its run (if any) instead: run cta % r of unit cta / r of them,
+// r = tail_runs.
+template <bool SplitTail, class F>
 __device__ void for_each_run(int cta, int ctas, int units, int kBlocks, F f) {
-  int first = 0;
-  if constexpr (StreamK) {
-    const int64_t end = share_start(cta + 1, ctas, units, kBlocks);
-    for (int64_t at = share_start(cta, ctas, units, kBlocks); at < end;) {
-      const int unit = int(at / kBlocks), k0 = int(at % kBlocks);
-      const int k1 = int(min(int64_t(kBlocks), k0 + (end - at)));
-      f(unit, k0, k1);
-      at += k1 - k0;
+  const int whole = SplitTail ? units - units % ctas : units;
+  for (int unit = cta; unit < whole; unit += ctas) f(unit, 0, kBlocks);
+  if constexpr (SplitTail) {
+    const int runs = tail_runs(units, ctas, kBlocks);
+    if (cta < (units - whole) * runs) {
+      const int j = cta % runs;
+      f(whole + cta / runs, kBlocks * j / runs, kBlocks * (j + 1) / runs);
     }
-    first = shared_units(units, ctas);
   }
-  for (int unit = first + cta; unit < units; unit += ctas) f(unit, 0, kBlocks);
 }
 
 // Two floats as a bf16x2 register (the first in the low half).
@@ -105,13 +98,13 @@ __device__ void warpgroup_sync(uint32_t id) {
   asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
 }
 
-template <uint32_t Cluster, bool TmaEpilogue, bool StreamK>
+template <uint32_t Cluster, bool TmaEpilogue, bool SplitTail>
 __global__ void __launch_bounds__(384, 1)
     gemm(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
          const __grid_constant__ CUtensorMap mapC, __nv_bfloat16* c, int m, int n, int k, float* workspace,
          int* flags, int epoch) {
   static_assert(Cluster == 1 || Cluster == 2, "clusters of one or two CTAs");
-  static_assert(Cluster == 1 || !StreamK, "stream-K with clusters of one");
+  static_assert(Cluster == 1 || !SplitTail, "split tails with clusters of one");
   extern __shared__ unsigned char raw[];
   unsigned char* stages = raw + (1024 - s::shared_address(raw) % 1024) % 1024;
   __shared__ s::mbarrier_ring<kStages> ring;
@@ -137,7 +130,7 @@ __global__ void __launch_bounds__(384, 1)
   if (warpgroup == 0) {
     s::setmaxnreg_dec<40>();
     if (threadIdx.x < 32 && s::elect_one()) {
-      for_each_run<StreamK>(firstUnit, unitStride, units, kBlocks, [&](int unit, int k0, int k1) {
+      for_each_run<SplitTail>(firstUnit, unitStride, units, kBlocks, [&](int unit, int k0, int k1) {
         int tm, column;
         unit_of(unit, tilesM, columns, tm, column);
         const int tn = column * int(Cluster) + int(rank);
@@ -181,10 +174,10 @@ __global__ void __launch_bounds__(384, 1)
     }
   };
   float acc[BN / 2] = {};
-  // Stream-K: this consumer's slot of CTA `cta`'s partial sums, element i of thread t at i * 128 + t.
+  // Split tail: this consumer's slot of CTA `cta`'s partial sums, element i of thread t at i * 128 + t.
   const auto slot = [&](int cta) { return workspace + (size_t(cta) * kConsumers + consumer) * (BN / 2) * 128; };
   const auto flag = [&](int cta) { return flags + cta * int(kConsumers) + int(consumer); };
-  for_each_run<StreamK>(firstUnit, unitStride, units, kBlocks, [&](int unit, int k0, int k1) {
+  for_each_run<SplitTail>(firstUnit, unitStride, units, kBlocks, [&](int unit, int k0, int k1) {
     int tm, column;
     unit_of(unit, tilesM, columns, tm, column);
     const int tn = column * int(Cluster) + int(rank);
@@ -208,9 +201,9 @@ __global__ void __launch_bounds__(384, 1)
     s::wgmma_wait<0>();
     s::wgmma_fence_operands(acc);
     if (k1 > k0) release(previous);
-    if constexpr (StreamK) {
+    if constexpr (SplitTail) {
       if (k0 > 0) {
-        // A share that starts inside the unit: its partial sums for the CTA that stores the unit.
+        // A later run of a unit: its partial sums for the CTA that stores the unit.
         float* mine = slot(int(blockIdx.x));
 #pragma unroll
         for (uint32_t i = 0; i < BN / 2; ++i) __stcg(mine + i * 128 + t, acc[i]);
@@ -219,11 +212,9 @@ __global__ void __launch_bounds__(384, 1)
         if (t == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flag(int(blockIdx.x))), "r"(epoch) : "memory");
         return;
       }
-      // The unit's later K blocks: the partials of the CTAs whose shares start before its end.
-      const int64_t unitEnd = int64_t(unit + 1) * kBlocks;
-      for (int cta = int(blockIdx.x) + 1; k1 < kBlocks && cta < int(gridDim.x) &&
-                                          share_start(cta, int(gridDim.x), units, kBlocks) < unitEnd;
-           ++cta) {
+      // The unit's later runs: the partials of the CTAs after this one.
+      const int runs = k1 < kBlocks ? tail_runs(units, int(gridDim.x), kBlocks) : 1;
+      for (int cta = int(blockIdx.x) + 1; cta < int(blockIdx.x) + runs; ++cta) {
         if (t == 0) {
           int raised = 0;
           do {
@@ -289,12 +280,12 @@ struct Problem {
   __nv_bfloat16 *a, *b, *c;
   CUtensorMap mapA, mapB, mapC;
   std::vector<float> want;  // cuBLAS, fp32
-  float* workspace;         // stream-K: a slot of partial sums for each CTA's consumers
-  int* flags;               // stream-K: a flag for each slot, raised to the launch's epoch
+  float* workspace;         // split tail: a slot of partial sums for each CTA's consumers
+  int* flags;               // split tail: a flag for each slot, raised to the launch's epoch
   int epoch = 0;            // launches so far
 };
 
-// Stream-K's slots for up to this many CTAs (132 SMs on the H100).
+// The split tail's slots for up to this many CTAs (132 SMs on the H100).
 constexpr int kMaxCtas = 1024;
 
 // splitmix64 of i: seeded test data in [-1, 1).
@@ -307,9 +298,9 @@ float value(uint64_t i) {
 }
 
 // Runs and checks one variant; returns whether every element is right.
-template <uint32_t Cluster, bool TmaEpilogue, bool StreamK = false>
+template <uint32_t Cluster, bool TmaEpilogue, bool SplitTail = false>
 bool run_variant(Problem& p, float blas) {
-  auto kernel = gemm<Cluster, TmaEpilogue, StreamK>;
+  auto kernel = gemm<Cluster, TmaEpilogue, SplitTail>;
   constexpr uint32_t kBytes = kSharedBytes<TmaEpilogue>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes);
   if constexpr (Cluster > 1) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
@@ -329,10 +320,8 @@ bool run_variant(Problem& p, float blas) {
   cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
   const int tilesM = (p.m + BM - 1) / BM, tilesN = (p.n + BN - 1) / BN;
   const int units = tilesM * ((tilesN + int(Cluster) - 1) / int(Cluster));
-  // Stream-K: one CTA an SM (its CTAs wait for each other), no more than there are K blocks in
-  // all (every share holds one at least).
-  const int kBlocks = (p.k + BK - 1) / BK;
-  const int ctas = StreamK ? std::min(clusters, units * kBlocks) : std::min(clusters, units);
+  // Split tail: one CTA an SM (the runs of a unit wait for each other in the last wave).
+  const int ctas = SplitTail ? clusters : std::min(clusters, units);
   config.gridDim = dim3(uint32_t(std::min(kMaxCtas, std::max(1, ctas))) * Cluster);
   cudaMemset(p.c, 0, size_t(p.m) * p.n * 2);
   float ms = time_ms([&] {
@@ -353,7 +342,7 @@ bool run_variant(Problem& p, float blas) {
   std::printf(
       "  cluster %u, %s epilogue%s, %d CTAs: %6.1f TFLOP/s = %5.1f%% of cuBLAS; %zu of %zu elements off (worst "
       "relative %.3g); %s\n",
-      Cluster, TmaEpilogue ? "TMA" : "direct", StreamK ? ", stream-K" : "", config.gridDim.x, flops / (ms * 1e-3) / 1e12,
+      Cluster, TmaEpilogue ? "TMA" : "direct", SplitTail ? ", split tail" : "", config.gridDim.x, flops / (ms * 1e-3) / 1e12,
       100.0 * blas / ms, bad, mine.size(), worst, cudaGetErrorString(status));
   return status == cudaSuccess && bad == 0;
 }
