@@ -28,6 +28,7 @@
 #pragma once
 
 #include "weft/tiles/arrays.h"
+#include "weft/tiles/sm90/layout.h"
 #include "weft/tiles/sm90/tensor_map_type.h"
 
 namespace weft::tiles {
@@ -54,10 +55,40 @@ WEFT_HD constexpr bool tma_stores() {
   }
 }
 
-#if defined(WEFT_TILES_WGMMA)
 // The shared-memory box of an M x N tile of T: slabs of 128-byte rows, 128-byte swizzled.
 template <class T, uint32_t M, uint32_t N>
 using store_box = sm90::smem_tile<M, N, sizeof(T), sm90::swizzle::b128>;
+
+// Where the TMA path puts an mma layout L's fragments in the box (host C++ too, so that tests
+// check it against L::index: tests/tiles/test_store_tma.cu). A lane holds each 16 x 8 atom's rows
+// g and g + 8 at columns 2 (l % 4) and 2 (l % 4) + 1 (g = l / 4).
+struct box_position {
+  uint32_t row, col;
+};
+
+// 16-bit elements go by stmatrix of kStmatrixAtoms<L> atoms side by side (x4 for two, x2 for
+// one), each 8 x 8 half of an atom a matrix: the registers of lane l are the pairs of fragment
+// elements k, k + 2, ... of the first atom's (am, an) fragment position k.
+template <class L>
+inline constexpr uint32_t kStmatrixAtoms = L::kAtomsN % 2 == 0 ? 2 : 1;
+
+// The row that lane `lane` of warp `warp` (of L's) addresses in the stmatrix of atom row `am` from
+// atom column `an`: row lane % 8 of matrix lane / 8 % (2 kStmatrixAtoms<L>), where matrix 2 a + h
+// is rows 8 h .. 8 h + 7 of atom an + a.
+template <class L>
+WEFT_HD constexpr box_position stmatrix_row(uint32_t warp, uint32_t lane, uint32_t am, uint32_t an) {
+  const uint32_t q = lane / 8 % (2 * kStmatrixAtoms<L>);
+  return {L::atom_row(warp, am) + q % 2 * 8 + lane % 8, L::warp_col(warp) + (an + q / 2) * 8};
+}
+
+// 32-bit elements go in 8-byte pairs: the position of the first of the pair `half` (fragment
+// elements 2 half and 2 half + 1 of atom (am, an)) of lane `lane` of warp `warp`.
+template <class L>
+WEFT_HD constexpr box_position pair_position(uint32_t warp, uint32_t lane, uint32_t am, uint32_t an, uint32_t half) {
+  return {L::atom_row(warp, am) + lane / 4 + 8 * half, L::warp_col(warp) + an * 8 + lane % 4 * 2};
+}
+
+#if defined(WEFT_TILES_WGMMA)
 
 // Two 16-bit elements as one 32-bit register, the first in the low half (stmatrix's order).
 template <class T>
@@ -65,42 +96,38 @@ WEFT_TILE_FN uint32_t pack_pair(const T* pair) {
   return bit_cast<uint32_t>(element_pack<T, 2>{{pair[0], pair[1]}});
 }
 
-// Writes the owners' fragments of `value` into `box` (store_box's layout). A lane holds each
-// 16 x 8 atom's rows g and g + 8 at columns 2 (l % 4) and 2 (l % 4) + 1 (g = l / 4): 16-bit
-// elements go by stmatrix, each 8 x 8 half of an atom a matrix (x4: two atoms side by side), the
-// eight rows of a matrix in eight different 16-byte chunks of the swizzle (no bank conflicts);
-// 32-bit elements by 8-byte stores (each 128-byte line of eight rows twice, as 256 bytes must).
+// Writes the owners' fragments of `value` into `box` (store_box's layout; stmatrix_row,
+// pair_position). The eight rows of an stmatrix matrix fall in eight different 16-byte chunks of
+// the swizzle (no bank conflicts); the 8-byte pairs of 32-bit elements fill each 128-byte line of
+// eight rows twice, as 256 bytes must.
 template <class T, class S, class L>
 WEFT_TILE_FN void stage_for_tma_store(unsigned char* box, const tile<T, S, L>& value) {
   constexpr uint32_t M = static_cast<uint32_t>(S::static_extent(0)), N = static_cast<uint32_t>(S::static_extent(1));
   using Box = store_box<T, M, N>;
   const uint32_t t = thread_rank(), warp = (t / 32) % L::kWarps, lane = t % 32;
   if (!L::owner(t)) return;
-  if constexpr (sizeof(T) == 2) {
-    constexpr uint32_t kAtoms = L::kAtomsN % 2 == 0 ? 2 : 1;  // atoms side by side in one stmatrix
-    const uint32_t q = lane / 8 % (2 * kAtoms);                // the matrix whose row this lane addresses
-    WEFT_UNROLL
-    for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+  WEFT_UNROLL
+  for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+    if constexpr (sizeof(T) == 2) {
+      constexpr uint32_t kAtoms = kStmatrixAtoms<L>;
       WEFT_UNROLL
       for (uint32_t an = 0; an < L::kAtomsN; an += kAtoms) {
         const uint32_t k = (am * L::kAtomsN + an) * L::kPerAtom;
         uint32_t r[2 * kAtoms];
         WEFT_UNROLL
         for (uint32_t j = 0; j < 2 * kAtoms; ++j) r[j] = pack_pair(&value.frag_[k + 2 * j]);
-        const uint32_t row = L::atom_row(warp, am) + q % 2 * 8 + lane % 8;
-        const uint32_t col = L::warp_col(warp) + (an + q / 2) * 8;
-        sm90::stmatrix<2 * kAtoms>(box + Box::offset(row, col), r);
+        const box_position p = stmatrix_row<L>(warp, lane, am, an);
+        sm90::stmatrix<2 * kAtoms>(box + Box::offset(p.row, p.col), r);
       }
-    }
-  } else {
-    WEFT_UNROLL
-    for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+    } else {
       WEFT_UNROLL
       for (uint32_t an = 0; an < L::kAtomsN; ++an) {
         const uint32_t k = (am * L::kAtomsN + an) * L::kPerAtom;
-        const uint32_t row = L::atom_row(warp, am) + lane / 4, col = L::warp_col(warp) + an * 8 + lane % 4 * 2;
-        store_vector<2>(reinterpret_cast<T*>(box + Box::offset(row, col)), &value.frag_[k]);
-        store_vector<2>(reinterpret_cast<T*>(box + Box::offset(row + 8, col)), &value.frag_[k + 2]);
+        WEFT_UNROLL
+        for (uint32_t half = 0; half < 2; ++half) {
+          const box_position p = pair_position<L>(warp, lane, am, an, half);
+          store_vector<2>(reinterpret_cast<T*>(box + Box::offset(p.row, p.col)), &value.frag_[k + 2 * half]);
+        }
       }
     }
   }
