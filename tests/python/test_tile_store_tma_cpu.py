@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from weft import cutile as cu
+from weft import tiles as ct
 from test_sm90_ptxas import CUDA, compile_for_sm90, weftc_path
 from test_tiles_cpu import run_tiles
 from test_tiles_sm90 import ptxas_resources
@@ -56,6 +57,18 @@ def gemm_epilogue(a, b, bias, c, alpha, shift, tm: cu.Constant[int], tn: cu.Cons
         acc = cu.mma(cu.load(a, (cu.bid(0), k), (tm, tk)), cu.load(b, (k, cu.bid(1)), (tk, tn)), acc)
     out = acc * alpha + cu.load(bias, (0, cu.bid(1)), (1, tn))
     cu.store(c, (cu.bid(0) - shift, cu.bid(1)), out.astype(c.dtype))
+
+
+# Two stores after one loop (two maps after the loop's), one through a partition view (the seed's
+# face).
+@ct.kernel
+def gemm_two_stores(a, b, c, d, tm: ct.ConstExpr, tn: ct.ConstExpr, tk: ct.ConstExpr):
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(a, (ct.bid(0), k), (tm, tk)), ct.load(b, (k, ct.bid(1)), (tk, tn)), acc)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc)
+    v = ct.partition_view(d, (tm, tn))
+    v.store((ct.bid(0), ct.bid(1)), ct.astype(acc * 2.0 - 1.0, ct.bfloat16))
 
 
 def padded_product(a, b, tm, tn):
@@ -109,6 +122,18 @@ def test_stores_of_the_accumulator(target, rng, out, m, n, k, tiles):
     np.testing.assert_allclose(tma.astype(np.float64), want, **tolerance(out, k))
     # The same sums stored two ways: the same bits.
     np.testing.assert_array_equal(tma, alias)
+
+
+def test_two_stores_after_one_loop(target, rng):
+    m, n, k, (tm, tn, tk) = 200, 300, 100, (128, 128, 64)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    d = rng.standard_normal((m, n)).astype(ml_dtypes.bfloat16)
+    run_tiles(target, gemm_two_stores, a, b, c, d, tm, tn, tk, grid=(-(-m // tm), -(-n // tn)))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, **tolerance(np.float32, k))
+    np.testing.assert_allclose(d.astype(np.float64), want * 2 - 1, **tolerance(ml_dtypes.bfloat16, k))
 
 
 @pytest.mark.parametrize("shift", [0, 1, 2, -1])
