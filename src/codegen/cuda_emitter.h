@@ -135,8 +135,9 @@ class CudaEmitter {
   void forRange(const sema::TypedStmt& stmt, int depth);
   void mmaPipelineLoop(const sema::TypedStmt& stmt, int depth);
   // emit_tiles.cpp: the tensor maps of the launched kernel's K loops that may take the TMA path
-  // (sema::MmaPipeline::parameterA), into tensorMaps_ and tmaMaps_; and the kernel parameters
-  // that receive them on the GPU (empty without maps).
+  // (sema::MmaPipeline::parameterA) and of its TMA stores (sema::TypedExpr::tmaStoreParameter),
+  // into tensorMaps_, tmaMaps_ and tmaStoreMaps_; and the kernel parameters that receive them on
+  // the GPU (empty without maps).
   void collectTensorMaps(const std::vector<sema::TypedStmt*>& body);
   std::string tensorMapParameters() const;
   void whileLoop(const sema::TypedStmt& stmt, int depth);
@@ -178,6 +179,7 @@ class CudaEmitter {
   sema::FeatureSet features_ = sema::FeatureSet::Baseline;  // EmittedUnit::features
   std::vector<EmittedUnit::TensorMap> tensorMaps_;           // EmittedUnit::tensorMaps
   std::map<const sema::TypedStmt*, size_t> tmaMaps_;         // K loop -> its map of a (b's follows)
+  std::map<const sema::TypedExpr*, size_t> tmaStoreMaps_;    // TMA store -> the map of its array
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

@@ -150,6 +150,7 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
 void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
   constexpr uint8_t kL2Promotion128B = 2;  // cuda.h's CUtensorMapL2promotion
   using weft::tiles::sm90::kPipelineBoxColumns, weft::tiles::sm90::kPipelineSwizzle;
+  using weft::tiles::sm90::kStoreSlabBytes, weft::tiles::sm90::kStoreSwizzle;
   for (const sema::TypedStmt* stmt : body) {
     if (stmt->mmaPipeline && stmt->mmaPipeline->parameterA >= 0) {
       const sema::MmaPipeline& pipeline = *stmt->mmaPipeline;
@@ -161,6 +162,17 @@ void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
           {pipeline.parameterA, {rows(*pipeline.loadA), kPipelineBoxColumns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
       tensorMaps_.push_back(
           {pipeline.parameterB, {rows(*pipeline.loadB), kPipelineBoxColumns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
+      requireFeatures(sema::FeatureSet::Specific);
+      continue;
+    }
+    if (stmt->kind == sema::TypedStmtKind::Evaluate && stmt->operands[0]->tmaStoreParameter >= 0) {
+      // A TMA store's box (weft/tiles/sm90/tensor_map_type.h): the tile's rows by one 128-byte slab.
+      const sema::TypedExpr& store = *stmt->operands[0];
+      const Type* tile = store.operands.back()->type;
+      const auto columns = static_cast<uint32_t>(kStoreSlabBytes / types::byteSize(tile->scalar));
+      tmaStoreMaps_[&store] = tensorMaps_.size();
+      tensorMaps_.push_back(
+          {store.tmaStoreParameter, {static_cast<uint32_t>(tile->shape.at(0)), columns}, {}, 0, kStoreSwizzle, 0, 0});
       requireFeatures(sema::FeatureSet::Specific);
       continue;
     }
@@ -209,9 +221,16 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
              paddingValue(static_cast<sema::TilePadding>(e.ints.at(0)), element) +
              indices(1, e.operands.size()) + ")";
     }
-    case TileOp::Store:
-      return "weft::tiles::store_array(" + checkedAt() + operand(0) + ", " + operand(e.operands.size() - 1) +
-             indices(1, e.operands.size() - 1) + ")";
+    case TileOp::Store: {
+      const std::string stored = operand(0) + ", " + operand(e.operands.size() - 1) + indices(1, e.operands.size() - 1);
+      auto map = tmaStoreMaps_.find(&e);
+      if (map == tmaStoreMaps_.end()) return "weft::tiles::store_array(" + checkedAt() + stored + ")";
+      // The kernel's map of the array on the GPU (tensorMapParameters); none on the CPU target.
+      const std::string i = std::to_string(map->second);
+      return "weft::tiles::store_array_tma(\n#if defined(WEFT_TARGET_HOST)\nweft::tiles::tma_store_map{}\n#else\n"
+             "weft::tiles::tma_store_map{&weft_map" + i + ", (weft_map_mask >> " + i + " & 1u) != 0u}\n#endif\n, " +
+             stored + ")";
+    }
     case TileOp::Gather:
     case TileOp::Scatter:
       return std::string("weft::tiles::") + (e.tileOp == TileOp::Gather ? "gather_array" : "scatter_array") +

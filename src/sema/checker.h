@@ -796,7 +796,9 @@ void markMmaPipelines(TypedProgram& program, int pipelineStages);
 
 // Gives the tile locals of the program's tile code whose values are computed element-wise from
 // an mma's accumulator, or reduce its rows, that accumulator's layout or row layout
-// (Local::mmaLayout), so that assigning them converts nothing.
+// (Local::mmaLayout), so that assigning them converts nothing; then marks the launched kernel's
+// stores of tiles in a TMA K loop's accumulator layout that may take the TMA store
+// (TypedExpr::tmaStoreParameter; after markMmaPipelines, whose TMA loops it reads).
 void markTileLayouts(TypedProgram& program);
 
 // ---- check_target.cpp: target specialization ----

@@ -19,6 +19,15 @@
 // applies), may also take the sm_90a path (include/weft/tiles/mma_pipeline_tma.h):
 // codegen then asks for tensor maps of the two parameters, and the ring is sized for that path's
 // stages too.
+//
+// In a kernel with such a loop, a statement `store(array, index, tile)` may take the sm_90a TMA
+// store (include/weft/tiles/store_tma.h) when the 2-D tile is held in the accumulator layout of
+// one of those loops (the accumulator, or element-wise code of it: TileLayouts), its shape and
+// 16-bit or 32-bit elements fit a store's tensor map (sm90::store_tiles_fit) and its box fits the
+// ring, the array is a parameter of the kernel it never assigns (directly or through a partition
+// view), and the store has no debug=True checks: codegen then asks for a tensor map of that
+// parameter, and the ring is sized for the box too. The header checks the rest at run time (the
+// map's validity, block indices that are not negative).
 #include <algorithm>
 #include <map>
 
@@ -43,6 +52,8 @@ constexpr int64_t kTmaRingBudget = 200 * 1024, kTmaAlignment = 1024;
 constexpr int kMaxTmaStages = 4;
 // K loops of one kernel that take tensor maps (two each): the runtime passes at most 32 maps.
 constexpr int kMaxTmaLoops = 16;
+// The maps the runtime passes a kernel: its TMA loops' and then its TMA stores' (one each).
+constexpr int kMaxTensorMaps = 2 * kMaxTmaLoops;
 
 bool isIntegerScalar(const types::Type* type) { return type->isScalar() && types::isInteger(type->scalar); }
 
@@ -209,16 +220,21 @@ bool binds(const TypedStmt& s, int local) {
   return anyBinds(s.body) || anyBinds(s.orelse);
 }
 
-// The position in the parameters of `function` of the array the load `load` reads, if it is a
-// parameter of a kernel that `function` never rebinds (so that the launch's argument is what the
-// loop reads); -1 otherwise.
-int kernelParameterOf(const TypedFunction& function, const TypedExpr& load) {
-  const int local = load.operands[0]->local;
+// The position of `local` in the parameters of `function`, if it is a parameter of a kernel that
+// `function` never rebinds (so that it holds the launch's argument); -1 otherwise.
+int parameterPosition(const TypedFunction& function, int local) {
   auto found = std::find(function.params.begin(), function.params.end(), local);
   if (!function.isKernel || found == function.params.end()) return -1;
   for (const TypedStmt* s : function.body)
     if (binds(*s, local)) return -1;
   return static_cast<int>(found - function.params.begin());
+}
+
+// The position in the parameters of `function` of the array the load `load` reads, if it is a
+// parameter of a kernel that `function` never rebinds (so that the launch's argument is what the
+// loop reads); -1 otherwise.
+int kernelParameterOf(const TypedFunction& function, const TypedExpr& load) {
+  return parameterPosition(function, load.operands[0]->local);
 }
 
 // Sets up the TMA/wgmma path of `pipeline` in `function` where it may take it (file comment),
@@ -322,8 +338,9 @@ class TileLayouts {
     }
   }
 
+ public:
   // The layout the tile header gives `e`'s value (element-wise operations compute in their first
-  // operand held in an mma layout; a broadcast operand takes that layout).
+  // operand held in an mma layout; a broadcast operand takes that layout): final after run().
   HeldLayout layoutOf(const TypedExpr& e) const {
     if (e.type == nullptr || !e.type->isTile()) return {HeldLayout::Default};
     if (e.kind == TypedExprKind::Local) return held_[static_cast<size_t>(e.local)];
@@ -355,6 +372,7 @@ class TileLayouts {
     }
   }
 
+ private:
   // The layout of an element-wise operation on operands[first..]: that of the first tile operand
   // of the result's shape held in an accumulator's layout or row layout; the default one where
   // none is (unknown while an operand is).
@@ -376,11 +394,97 @@ class TileLayouts {
   std::vector<HeldLayout> held_;
 };
 
+// ---- TMA stores (the file comment's last paragraph) ----
+
+// The operand types of an mma (Local::mmaOperands): they name its accumulator layout.
+using MmaOperands = std::pair<const types::Type*, const types::Type*>;
+
+// Counts the statements of `body` (nested ones included) that bind `local`, and keeps the value
+// the last of them assigns (null where it is a loop or a declaration).
+void bindingsOf(const std::vector<TypedStmt*>& body, int local, int& count, const TypedExpr*& value) {
+  for (const TypedStmt* s : body) {
+    if (s->local == local) {
+      ++count;
+      value = s->kind == TypedStmtKind::Assign ? s->operands[0] : nullptr;
+    }
+    bindingsOf(s->body, local, count, value);
+    bindingsOf(s->orelse, local, count, value);
+  }
+}
+
+// The position in the parameters of `function` of the array that `array` (a store's operand 0)
+// is at run time, if that is a parameter of the kernel it never rebinds: the parameter itself, or
+// a partition view of it (a view is its array at run time), inline or through a view local the
+// function assigns once; -1 otherwise (an alias of the array in a local too, as for K loops).
+// `depth` bounds the view locals followed.
+int storedParameterOf(const TypedFunction& function, const TypedExpr& array, int depth = 8) {
+  const TypedExpr* e = &array;
+  while (e->kind == TypedExprKind::TileCall && e->tileOp == TileOp::PartitionView) e = e->operands[0];
+  if (e->kind != TypedExprKind::Local) return -1;
+  if (e->type->isArray()) return parameterPosition(function, e->local);
+  if (e->type->kind != types::TypeKind::TileView || depth == 0) return -1;
+  int count = 0;
+  const TypedExpr* value = nullptr;
+  bindingsOf(function.body, e->local, count, value);
+  return count == 1 && value != nullptr ? storedParameterOf(function, *value, depth - 1) : -1;
+}
+
+// The accumulators' operand types of the K loops in `body` that took the TMA path.
+void collectTmaLoops(const TypedFunction& function, const std::vector<TypedStmt*>& body,
+                     std::vector<MmaOperands>& out) {
+  for (const TypedStmt* s : body) {
+    if (s->mmaPipeline && s->mmaPipeline->parameterA >= 0)
+      out.push_back(function.locals.at(s->mmaPipeline->accumulator).mmaOperands);
+    collectTmaLoops(function, s->body, out);
+    collectTmaLoops(function, s->orelse, out);
+  }
+}
+
+// Marks the stores in `body` of the launched kernel `function` that may take the TMA store (the
+// file comment): `accumulators` are its TMA loops' (`layouts` says which tiles are held in their
+// layouts), `maps` counts the kernel's tensor maps so far; `sharedBytes` grows to hold each box.
+void markTmaStores(TypedFunction& function, const TileLayouts& layouts, const std::vector<MmaOperands>& accumulators,
+                   const std::vector<TypedStmt*>& body, int& maps, uint32_t& sharedBytes) {
+  for (TypedStmt* s : body) {
+    markTmaStores(function, layouts, accumulators, s->body, maps, sharedBytes);
+    markTmaStores(function, layouts, accumulators, s->orelse, maps, sharedBytes);
+    if (s->kind != TypedStmtKind::Evaluate || maps == kMaxTensorMaps) continue;
+    TypedExpr& store = *s->operands[0];
+    // debug=True checks the position first: such a store keeps the generic path.
+    if (store.kind != TypedExprKind::TileCall || store.tileOp != TileOp::Store || store.checked) continue;
+    const TypedExpr& tile = *store.operands.back();
+    const std::vector<int64_t>& shape = tile.type->shape;
+    if (shape.size() != 2) continue;
+    const int64_t elementBytes = types::byteSize(tile.type->scalar), bytes = shape[0] * shape[1] * elementBytes;
+    if (!tiles::sm90::store_tiles_fit(static_cast<uint32_t>(shape[0]), static_cast<uint32_t>(shape[1]),
+                                      static_cast<uint32_t>(elementBytes)) ||
+        bytes + kTmaAlignment > kTmaRingBudget)
+      continue;
+    const HeldLayout held = layouts.layoutOf(tile);
+    if (held.kind != HeldLayout::Elements ||
+        std::find(accumulators.begin(), accumulators.end(), MmaOperands{held.a, held.b}) == accumulators.end())
+      continue;
+    const int parameter = storedParameterOf(function, *store.operands[0]);
+    if (parameter < 0) continue;
+    store.tmaStoreParameter = parameter;
+    ++maps;
+    sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(bytes + kTmaAlignment));
+  }
+}
+
 }  // namespace
 
 void markTileLayouts(TypedProgram& program) {
-  for (TypedFunction& function : program.functions) {
-    if (function.tileCode) TileLayouts(function).run();
+  for (size_t i = 0; i < program.functions.size(); ++i) {
+    TypedFunction& function = program.functions[i];
+    if (!function.tileCode) continue;
+    TileLayouts layouts(function);
+    layouts.run();
+    // Only the launched kernel receives tensor maps, and only its loops took the TMA path.
+    std::vector<MmaOperands> accumulators;
+    if (static_cast<int>(i) == program.kernel) collectTmaLoops(function, function.body, accumulators);
+    int maps = 2 * static_cast<int>(accumulators.size());
+    if (maps > 0) markTmaStores(function, layouts, accumulators, function.body, maps, program.tileSharedBytes);
   }
 }
 

@@ -174,6 +174,10 @@ struct TypedExpr {
   bool checked = false;
   TileOp tileOp = TileOp::Full;  // TileCall
   std::vector<int64_t> ints;     // TileCall: the operation's integer parameters (tile_ops.def)
+  // TileCall Store that may take the sm_90a TMA store (include/weft/tiles/store_tma.h; sema's
+  // markTileLayouts decides): the position in TypedFunction::params of the array it stores into,
+  // whose tensor map codegen asks for; -1 elsewhere.
+  int tmaStoreParameter = -1;
 };
 
 enum class TypedStmtKind : uint8_t {

@@ -88,9 +88,9 @@ inline std::unique_ptr<CheckedKernel> checkKernel(const std::string& source, con
 }
 
 // Checks kernel `kernel` of `source` (named `fileName`) with its argument types taken from its
-// annotations, as weftc does.
+// annotations, as weftc does; `pipelineStages`: CheckRequest::pipelineStages (a kernel's stages=).
 inline std::unique_ptr<CheckedKernel> checkAnnotated(const std::string& source, const std::string& kernel,
-                                                     const std::string& fileName) {
+                                                     const std::string& fileName, int pipelineStages = 0) {
   auto result = std::make_unique<CheckedKernel>();
   uint32_t file = result->sources.add(fileName, source);
   result->module = syntax::parse(file, result->diagnostics);
@@ -100,6 +100,7 @@ inline std::unique_ptr<CheckedKernel> checkAnnotated(const std::string& source, 
   }
   auto environment = sema::makeStaticEnvironment(*result->module, result->sources.file(file));
   sema::CheckRequest request;
+  request.pipelineStages = pipelineStages;
   for (const syntax::FunctionDefStmt* def : sema::listEntryPoints(*result->module)) {
     if (def->name == kernel)
       request.entries.push_back(sema::entryFromAnnotations(*def, *environment, result->types, result->diagnostics));

@@ -10,7 +10,8 @@ in the program on seeded random data (WEFT_TEST_SEED). Each program is
 (c) on the GPU (marked `gpu`): built by nvcc and run.
 The Hopper building blocks' programs (tests/tiles/test_sm90_*.cu, <weft/tiles/sm90.h>) are GPU
 only: compiled for sm_90a by nvcc (ptxas accepts them) and built and run on an sm_90 GPU; their
-layout arithmetic (test_sm90_layout.cu) runs on the host.
+layout arithmetic (test_sm90_layout.cu) runs on the host, as does where the TMA store of an epilogue
+puts an accumulator in its box (test_store_tma.cu).
 Ill-formed uses must fail to compile with the header's static_assert message.
 """
 
@@ -147,6 +148,18 @@ def test_sm90_layout_host(tmp_path):
     executable = tmp_path / "test_sm90_layout"
     build = subprocess.run([*compiler(), *HOST_FLAGS, "-x", "c++", str(source_of("test_sm90_layout")), "-o",
                             str(executable)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-8000:]
+    run_program(executable)
+
+
+def test_store_tma_layout_host(tmp_path):
+    """(a) Where the TMA store of a tile kernel's epilogue (weft/tiles/store_tma.h) puts each
+    fragment element of wgmma's and mma.sync's accumulator layouts in its swizzled box, on the
+    host with 256 emulated threads (the layouts' warps)."""
+    executable = tmp_path / "test_store_tma"
+    flags = HOST_FLAGS + ["-DWEFT_TILES_EMULATE_BLOCK", "-DWEFT_TILE_THREADS=256"]
+    build = subprocess.run([*compiler(), *flags, "-x", "c++", str(source_of("test_store_tma")), "-o", str(executable)],
+                           capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-8000:]
     run_program(executable)
 

@@ -184,7 +184,10 @@ def test_which_k_loops_ask_for_tensor_maps(tmp_path, dtype, prologue, tma):
     source = source.replace("c: cu.float32", f"c: cu.{acc}").replace("dtype=cu.float32", f"dtype=cu.{acc}")
     code = emitted(tmp_path, source)
     assert ("weft::tiles::mma_pipeline_tma_arrays<" in code) == tma
-    assert ("const __grid_constant__ weft::tiles::sm90::tensor_map weft_map1, const unsigned weft_map_mask" in code) == tma
+    # The maps of a and b, then the accumulator's store's (the TMA store: test_tile_store_tma_cpu.py).
+    assert ("const __grid_constant__ weft::tiles::sm90::tensor_map weft_map1, const __grid_constant__ "
+            "weft::tiles::sm90::tensor_map weft_map2, const unsigned weft_map_mask" in code) == tma
+    assert ("weft::tiles::store_array_tma(" in code) == tma
     assert ("weft::tiles::mma_pipeline_arrays<" in code) != tma
     # Every pipelined K loop runs its blocks in groups of rows.
     assert "#define WEFT_TILE_GROUP_ROWS 16\n" in code
@@ -249,7 +252,9 @@ def test_the_tma_path_compiles_for_sm90a(tmp_path, tiles, threads):
     assert f"wgmma.mma_async.sync.aligned.m64n{tn}k16.f32.bf16.bf16" in ptx
     assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx
     assert f".maxntid {threads}" in ptx
-    # The accumulator is stored through the ring in 16-byte pieces of whole rows.
+    # The accumulator is stored by TMA, or (a negative block index, an array TMA cannot address)
+    # through the ring in 16-byte pieces of whole rows.
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
     assert "st.global.v4.u32" in ptx
     # Launches the maps cannot take read fragments: no cp.async ring in the sm_90a kernel.
     assert "cp.async.cg.shared.global" not in ptx

@@ -324,11 +324,11 @@ def layernorm(x: cu.{t}[:, :], w: cu.{t}[:], b: cu.{t}[:], y: cu.{t}[:, :]):
 """
 
 
-def ptxas_resources(tmp_path, ptx_text):
-    """{entry function: (registers, spill bytes)} from ptxas -v of the PTX."""
+def ptxas_resources(tmp_path, ptx_text, arch="sm_90"):
+    """{entry function: (registers, spill bytes)} from ptxas -v of the PTX for `arch`."""
     ptx = tmp_path / "resources.ptx"
     ptx.write_text(ptx_text)
-    proc = subprocess.run([str(CUDA / "bin" / "ptxas"), "-arch=sm_90", "-v", str(ptx), "-o", str(tmp_path / "r.cubin")],
+    proc = subprocess.run([str(CUDA / "bin" / "ptxas"), f"-arch={arch}", "-v", str(ptx), "-o", str(tmp_path / "r.cubin")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     found = {}

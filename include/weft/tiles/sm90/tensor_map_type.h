@@ -1,7 +1,7 @@
 // The kernel parameter type of a TMA tensor map, for every compilation of weft's generated code
 // (a tile kernel with a pipelined K loop declares its maps whatever the architecture; only
-// sm_90a code reads them), and the box those maps describe, which weft's code generator reads
-// too (host C++).
+// sm_90a code reads them), and the boxes those maps describe (a K loop's operands, a TMA store's
+// array), which weft's code generator and sema read too (host C++).
 #pragma once
 
 #include "weft/device/config.h"
@@ -27,6 +27,21 @@ inline constexpr uint8_t kPipelineSwizzle = 3;
 WEFT_HD constexpr bool pipeline_tiles_fit(uint32_t threads, uint32_t m, uint32_t kt, uint32_t n) {
   return threads >= 128 && m % (16 * (threads / 32)) == 0 && m <= 256 && kt % 64 == 0 && kt <= 256 && n % 64 == 0 &&
          n <= 256;
+}
+
+// The tensor map of a TMA store's array (weft/tiles/store_tma.h): boxes of the tile's rows by one
+// kStoreSlabBytes slab of its columns, 128-byte swizzled (CUtensorMapSwizzle's number); the tile
+// is stored slab by slab.
+inline constexpr uint32_t kStoreSlabBytes = 128;
+inline constexpr uint8_t kStoreSwizzle = 3;
+
+// Whether a TMA store takes an m x n tile of `elementBytes`-byte elements: 16-bit or 32-bit ones
+// (stmatrix or 8-byte stores into the box), rows in whole swizzle periods (8) up to one box (256),
+// columns in whole slabs (so every slab's first column is a multiple of 16 bytes, as TMA stores
+// need). Sema reads it too, so that only stores the header can take ask for a tensor map.
+WEFT_HD constexpr bool store_tiles_fit(uint32_t m, uint32_t n, uint32_t elementBytes) {
+  return (elementBytes == 2 || elementBytes == 4) && m % 8 == 0 && m >= 8 && m <= 256 && n > 0 &&
+         n * elementBytes % kStoreSlabBytes == 0;
 }
 
 }  // namespace weft::tiles::sm90
