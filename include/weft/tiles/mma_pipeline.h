@@ -77,7 +77,8 @@ WEFT_HD constexpr bool pipelines_operands() {
 template <class Span>
 WEFT_HD auto transposed_span(const Span& span) {
   using E = typename Span::extents_type;
-  return tensor_span<typename Span::element_type, E>(span.data_handle(), E(span.extent(1), span.extent(0)),
+  using T = extents<typename E::index_type, E::static_extent(1), E::static_extent(0)>;
+  return tensor_span<typename Span::element_type, T>(span.data_handle(), T(span.extent(1), span.extent(0)),
                                                      span.stride(1), span.stride(0));
 }
 
