@@ -70,7 +70,6 @@ WEFT_HD constexpr bool uses_wgmma_layout() {
 #endif
 }
 
-
 template <class ATile, class BTile>
 struct pipeline_accumulator {
   using A = typename ATile::element_type;
@@ -82,7 +81,8 @@ struct pipeline_accumulator {
                              mma_accumulator_t<ATile, BTile>>;
 };
 
-#if defined(WEFT_TILES_WGMMA)// wgmma's operand type for A (a type tma_pipelines takes).
+#if defined(WEFT_TILES_WGMMA)
+// wgmma's operand type for A (a type tma_pipelines takes).
 template <class A>
 WEFT_HD constexpr sm90::wgmma_type wgmma_type_of() {
   constexpr int kKind = mma_instruction<A, float>::kKind;
