@@ -15,10 +15,12 @@
   tl.dot (the faster of 128 x 128 and 128 x 256 tiles; square shapes only, its kernel has no
   masks), as TFLOP/s; the same K loop autotuned over tile sizes and stages (docs/tiles.md,
   "Autotuning"), with the configuration it chose; and for bf16 squares the mma.sync path;
-- GEMM of float8 e4m3 at 4096^3 (A M x K row-major, B K x N row-major, float32 accumulation,
-  bfloat16 out): weft's tile K loop (mma.sync m16n8k32 on the cp.async path; the faster of three
-  tile shapes) against torch._scaled_mm (cuBLASLt; B passed column-major, unit scales), both
-  checked against the float32 product of the same fp8 values, as TFLOP/s;
+- GEMM of float8 e4m3 at 4096^3 (A M x K row-major, B stored N x K, float32 accumulation,
+  bfloat16 out): weft's tile K loop loading B K-major (order=(1, 0): the TMA/wgmma path on an
+  H100; the fastest of the tile shapes and stages that path takes, printed) against
+  torch._scaled_mm (cuBLASLt; the same B, passed column-major, unit scales), both checked against
+  the float32 product of the same fp8 values, as TFLOP/s; and the bf16 GEMM at 4096^3 with the
+  same K-major B against cuBLAS, to show what the K-major path costs;
 - the first call of a tile kernel (a softmax, and the GEMM) in a fresh process, with a cold and
   a warm disk cache.
 Times are GPU times of launches queued back to back (bench.Timer.queued_ms; every peer's launch
@@ -185,16 +187,34 @@ def triton_kernels():
     return t_softmax, t_layernorm, t_gemm
 
 
-# fp8 GEMM tiles: (tm, tn, tk); the K tile in bytes is what the 16-bit GEMMs' tk = 64 moves.
-FP8_GEMM_TILES = ((128, 128, 128), (128, 256, 64), (128, 128, 64))
+# The GEMM with b K-major: loaded with order=(1, 0) from bt, stored N x K (torch._scaled_mm's and
+# cuBLAS's "TN" layout); wgmma reads fp8 b K-major only, so fp8 K loops take the Hopper path so.
+@ct.kernel
+def gemm_kmajor(a, bt, c, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(a, (bm, k), (tm, tk)), ct.load(bt, (k, bn), (tk, tn), order=(1, 0)), acc)
+    ct.store(c, (bm, bn), acc.astype(c.dtype))
+
+
+# fp8 GEMM tiles (tm, tn, tk) the Hopper path takes (sm90::pipeline_tiles_fit: K tiles of whole
+# 128-byte slabs; a loop whose cp.async ring of 2 stages exceeds its budget, as 128 x 256 x 256's,
+# is not pipelined at all), and stage limits (None: weft's, up to 4 within the ring's budget).
+FP8_GEMM_TILES = ((128, 128, 128), (128, 256, 128), (256, 128, 128), (128, 128, 256), (64, 256, 128))
+FP8_GEMM_STAGES = (None, 3, 2)
 
 
 def fp8_gemm(timer, sync):
-    """float8 e4m3 GEMM at 4096^3: weft's K loop (gemm above, fp8 operands) against
-    torch._scaled_mm, both stored as bfloat16 and checked against the float32 product of the same
-    fp8 values within the tensor cores' fp8 tolerance (docs/tiles.md, "How mma runs") plus
-    bfloat16's rounding. A peer that cannot run (no float8 in torch, no _scaled_mm, no ml_dtypes)
-    is recorded as an error, as every peer's failure is."""
+    """float8 e4m3 GEMM at 4096^3: weft's K loop with b K-major (gemm_kmajor, over the N x K array
+    torch uses; every tile and stage limit of FP8_GEMM_TILES x FP8_GEMM_STAGES, the best one
+    recorded and printed) against torch._scaled_mm, both stored as bfloat16 and checked against
+    the float32 product of the same fp8 values within the tensor cores' fp8 tolerance
+    (docs/tiles.md, "How mma runs") plus bfloat16's rounding; then the bf16 GEMM at 4096^3 with
+    b K-major against cuBLAS (torch.matmul of the transposed view), to show what K-major b costs
+    next to the bf16 GEMM above. A peer that cannot run (no float8 in torch, no _scaled_mm, no
+    ml_dtypes) is recorded as an error, as every peer's failure is."""
     import torch
 
     m = n = k = 4096
@@ -205,17 +225,16 @@ def fp8_gemm(timer, sync):
     @functools.cache
     def operands():
         # B is generated N x K row-major: torch._scaled_mm takes its transpose (K x N
-        # column-major), weft the same values K x N row-major.
+        # column-major), weft the same array through a K-major load.
         a8 = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
         b8_nk = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
-        b8 = b8_nk.t().contiguous()
-        a32, b32 = a8.float(), b8.float()
+        a32, b32 = a8.float(), b8_nk.float().t()
         want = a32 @ b32
         allowed = 2.0 ** -10 * (a32.abs() @ b32.abs()) + 2.0 ** -8 * want.abs()
-        return a8, b8_nk, b8, want, allowed
+        return a8, b8_nk, want, allowed
 
     def within(label, result):
-        _, _, _, want, allowed = operands()
+        _, _, want, allowed = operands()
         checks[f"{label}_{name}"] = bool(((result.float() - want).abs() <= allowed).all())
 
     def weft_fp8():
@@ -223,22 +242,27 @@ def fp8_gemm(timer, sync):
 
         import weft
 
-        a8, _, b8, _, _ = operands()
+        a8, b8_nk, _, _ = operands()
 
         # weft's own device arrays of the fp8 bits (ml_dtypes), so that no DLPack fp8 support of
         # torch's is needed; the output is torch's bfloat16 tensor, as in the GEMMs above.
         def device(t):
             return weft.to_device(t.view(torch.uint8).cpu().numpy().view(ml_dtypes.float8_e4m3fn))
 
-        a_dev, b_dev = device(a8), device(b8)
+        a_dev, bt_dev = device(a8), device(b8_nk)
         out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        best = 0.0
-        for tm, tn, tk in FP8_GEMM_TILES:
-            grid = (-(-m // tm), -(-n // tn))
-            out.zero_()
-            ms = timer.queued_ms(lambda: ct.launch(None, grid, gemm, (a_dev, b_dev, out, tm, tn, tk)), sync, reps)
-            within(f"weft{tm}x{tn}x{tk}", out)
-            best = max(best, flops / ms / 1e9)
+        best, times = 0.0, []
+        for stages in FP8_GEMM_STAGES:
+            kernel = gemm_kmajor if stages is None else ct.kernel(stages=stages)(gemm_kmajor.underlying)
+            for tm, tn, tk in FP8_GEMM_TILES:
+                grid = (-(-m // tm), -(-n // tn))
+                out.zero_()
+                ms = timer.queued_ms(lambda: ct.launch(None, grid, kernel, (a_dev, bt_dev, out, tm, tn, tk)), sync, reps)
+                label = f"{tm}x{tn}x{tk}" + ("" if stages is None else f"_stages{stages}")
+                within(f"weft{label}", out)
+                times.append(f"{label} {flops / ms / 1e9:.0f}")
+                best = max(best, flops / ms / 1e9)
+        print(f"{name} by tile and stage limit (TFLOP/s): " + ", ".join(times))
         return best
 
     def scaled_mm():
@@ -255,6 +279,24 @@ def fp8_gemm(timer, sync):
 
     record(f"{name}_TFLOPs", "weft", weft_fp8)
     record(f"{name}_TFLOPs", "torch", scaled_mm)
+
+    # bf16 with b K-major, the 16-bit GEMM above's best tile.
+    bf16 = f"gemm_bf16_kmajor_{m}"
+    A = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    Bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    C = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    want16 = A.float() @ Bt.float().t()
+
+    def weft_bf16_kmajor():
+        C.zero_()
+        ms = timer.queued_ms(lambda: ct.launch(None, (m // 128, n // 256), gemm_kmajor, (A, Bt, C, 128, 256, 64)), sync,
+                             reps)
+        checks[f"weft_{bf16}"] = bool(torch.allclose(C.float(), want16, rtol=2e-2, atol=k**0.5 * 2e-2))
+        return flops / ms / 1e9
+
+    record(f"{bf16}_TFLOPs", "weft", weft_bf16_kmajor)
+    record(f"{bf16}_TFLOPs", "cublas",
+           lambda: flops / timer.queued_ms(lambda: torch.matmul(A, Bt.t(), out=C), sync, reps) / 1e9)
 
 
 def main():

@@ -103,34 +103,39 @@ std::string CudaEmitter::tileMap(const TypedExpr& e) {
 }
 
 // A pipelined K loop (sema::MmaPipeline): the bounds evaluated once, in order, as forRange does,
-// then one mma_pipeline call whose index functions give each step's block indices of a and b.
-// The loop variable, and the locals that held the loads, are never read after the loop (sema
-// checked), so they are not assigned.
+// then one mma_pipeline call whose index functions give each step's block indices of a and b
+// (of b's K x N tiles: a K-major b's load indexes its N x K array in the other order). The loop
+// variable, and the locals that held the loads, are never read after the loop (sema checked), so
+// they are not assigned.
 void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
   usesTiles_ = true;
   const sema::MmaPipeline& pipeline = *stmt.mmaPipeline;
   const Type* type = function_->locals.at(stmt.local).type;
   const std::string cxx = typeName(type), variable = localName(stmt.local);
   const std::string start = freshTemp(), stop = freshTemp(), acc = localName(pipeline.accumulator);
-  auto indexFunction = [&](const TypedExpr& load) {
-    std::string text = "[&](" + cxx + " " + variable + ") { return weft::tiles::block_index<2>{{";
-    for (size_t i = 1; i < load.operands.size(); ++i) text += (i > 1 ? ", " : "") + expr(*load.operands[i]);
-    return text + "}}; }";
+  auto indexFunction = [&](const TypedExpr& load, bool transposed) {
+    const std::string first = expr(*load.operands[1]), second = expr(*load.operands[2]);
+    return "[&](" + cxx + " " + variable + ") { return weft::tiles::block_index<2>{{" +
+           (transposed ? second + ", " + first : first + ", " + second) + "}}; }";
   };
   const TypedExpr& a = *pipeline.loadA;
   const TypedExpr& b = *pipeline.loadB;
-  // The Operand argument only where the products' type is not the arrays' (tfloat32 of float32).
-  const std::string operand =
-      pipeline.operand == a.type->scalar ? "" : std::string(", ") + types::cxxName(pipeline.operand);
+  const std::string shapes = shapeName(a.type->shape) + ", " + shapeName(pipeline.tileShapeB()) + ", " +
+                             std::to_string(pipeline.stages);
+  // The Operand argument where the products' type is not the arrays' (tfloat32 of float32), else
+  // void before a K-major b's KMajorB argument (given only for one).
+  const bool converts = pipeline.operand != a.type->scalar;
+  const std::string kMajor = pipeline.kMajorB ? ", true" : "";
+  std::string operand = converts ? std::string(", ") + types::cxxName(pipeline.operand) : "";
+  if (pipeline.kMajorB) operand = (converts ? operand : ", void") + kMajor;
   line(depth, "{");
   line(depth + 1, cxx + " " + start + " = " + convert(expr(*stmt.operands[0]), stmt.operands[0]->type, type) + ";");
   line(depth + 1, cxx + " " + stop + " = " + convert(expr(*stmt.operands[1]), stmt.operands[1]->type, type) + ";");
   const std::string arguments = acc + ", " + expr(*a.operands[0]) + ", " + expr(*b.operands[0]) + ", " + start + ", " +
-                                stop + ", " + indexFunction(a) + ", " + indexFunction(b);
+                                stop + ", " + indexFunction(a, false) + ", " + indexFunction(b, pipeline.kMajorB);
   auto maps = tmaMaps_.find(&stmt);
   if (maps == tmaMaps_.end()) {
-    line(depth + 1, acc + " = weft::tiles::mma_pipeline_arrays<" + shapeName(a.type->shape) + ", " +
-                        shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + operand + ">(" + arguments + ");");
+    line(depth + 1, acc + " = weft::tiles::mma_pipeline_arrays<" + shapes + operand + ">(" + arguments + ");");
   } else {
     // The kernel's maps of a and b on the GPU (tensorMapParameters); none on the CPU target.
     const std::string tma = freshTemp(), first = std::to_string(maps->second), second = std::to_string(maps->second + 1);
@@ -140,28 +145,29 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
     line(depth + 1, "const weft::tiles::tma_operands " + tma + "{&weft_map" + first + ", &weft_map" + second +
                         ", (weft_map_mask >> " + first + " & 3u) == 3u};");
     line(0, "#endif");
-    line(depth + 1, acc + " = weft::tiles::mma_pipeline_tma_arrays<" + shapeName(a.type->shape) + ", " +
-                        shapeName(b.type->shape) + ", " + std::to_string(pipeline.stages) + ", " +
-                        std::to_string(pipeline.tmaStages) + ">(" + arguments + ", " + tma + ");");
+    line(depth + 1, acc + " = weft::tiles::mma_pipeline_tma_arrays<" + shapes + ", " + std::to_string(pipeline.tmaStages) +
+                        kMajor + ">(" + arguments + ", " + tma + ");");
   }
   line(depth, "}");
 }
 
 void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
   constexpr uint8_t kL2Promotion128B = 2;  // cuda.h's CUtensorMapL2promotion
-  using weft::tiles::sm90::kPipelineBoxColumns, weft::tiles::sm90::kPipelineSwizzle;
+  using weft::tiles::sm90::kPipelineSwizzle;
   using weft::tiles::sm90::kStoreSlabBytes, weft::tiles::sm90::kStoreSwizzle;
   for (const sema::TypedStmt* stmt : body) {
     if (stmt->mmaPipeline && stmt->mmaPipeline->parameterA >= 0) {
       const sema::MmaPipeline& pipeline = *stmt->mmaPipeline;
       // The boxes the header's stages are made of (weft/tiles/sm90/tensor_map_type.h), by the
-      // tile's rows: a's M, b's K.
+      // rows of the tiles as their arrays store them: a's M, b's K (K x N) or N (N x K).
       const auto rows = [](const sema::TypedExpr& load) { return static_cast<uint32_t>(load.type->shape.at(0)); };
+      const uint32_t columns =
+          weft::tiles::sm90::pipeline_box_columns(static_cast<uint32_t>(types::byteSize(pipeline.loadA->type->scalar)));
       tmaMaps_[stmt] = tensorMaps_.size();
       tensorMaps_.push_back(
-          {pipeline.parameterA, {rows(*pipeline.loadA), kPipelineBoxColumns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
+          {pipeline.parameterA, {rows(*pipeline.loadA), columns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
       tensorMaps_.push_back(
-          {pipeline.parameterB, {rows(*pipeline.loadB), kPipelineBoxColumns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
+          {pipeline.parameterB, {rows(*pipeline.loadB), columns}, {}, 0, kPipelineSwizzle, kL2Promotion128B, 0});
       requireFeatures(sema::FeatureSet::Specific);
       continue;
     }

@@ -5,7 +5,10 @@
 //
 //   x = load(a, index_a, (M, K)); y = load(b, index_b, (K, N)); acc = mma(x, y, acc)
 //
-// (the loads may also be written inside the mma, in any order), a and b are 2-D arrays of a
+// (the loads may also be written inside the mma, in any order; b may also be loaded K-major, from
+// an N x K array bt as load(bt, index_b, (K, N), order=(1, 0)), or as the transpose of an N x K
+// load: MmaPipeline::kMajorB; a with an order is not recognized: an M-major a is rare, GEMMs
+// store it M x K, and the staging would need transposed fragments), a and b are 2-D arrays of a
 // tensor-core operand type (float16, bfloat16, float8e4m3, float8e5m2, int8, uint8, float64), or
 // float32 arrays whose loads x and y are both converted with astype(tfloat32) (inline or through
 // locals), loaded with zero padding and without debug=True's checks, the indices are computed
@@ -13,10 +16,10 @@
 // steps by 1 and has no else, and x, y and the loop variable are read nowhere else (their values
 // after the loop are never observed).
 //
-// A loop of float16 or bfloat16 arrays (not fp8: the stages hold b N-major, which wgmma reads
-// for 16-bit operands only) that are parameters of the kernel, which it never assigns, whose
-// tiles fit wgmma in the kernel's tile block (sm90::pipeline_tiles_fit, the rule the header
-// applies), may also take the sm_90a path (include/weft/tiles/mma_pipeline_tma.h):
+// A loop of float16 or bfloat16 arrays, or of float8 ones with b K-major (wgmma reads fp8 b
+// K-major only), that are parameters of the kernel, which it never assigns, whose tiles fit wgmma
+// in the kernel's tile block (sm90::pipeline_tiles_fit, the rule the header applies), may also
+// take the sm_90a path (include/weft/tiles/mma_pipeline_tma.h):
 // codegen then asks for tensor maps of the two parameters, and the ring is sized for that path's
 // stages too.
 //
@@ -106,12 +109,14 @@ const TypedExpr* definitionOf(const TypedExpr& e, const std::map<int, const Type
   return found == definitions.end() || reads.at(e.local) != 1 ? nullptr : found->second;
 }
 
-// An mma operand the pipeline computes: `load`, converted element-wise to `operand` (tfloat32 of a
-// float32 load; otherwise the load's own element type), through `locals` locals of the body.
+// An mma operand the pipeline computes: `load`, transposed where `transposed`, converted
+// element-wise to `operand` (tfloat32 of a float32 load; otherwise the load's own element type),
+// through `locals` locals of the body.
 struct PipelinedOperand {
   const TypedExpr* load = nullptr;
   types::ScalarKind operand = types::ScalarKind::Bool;
   size_t locals = 0;
+  bool transposed = false;
 };
 
 // Whether `map` is astype(tfloat32) of a float32 tile: the TileMap of the tfloat32 Cast of its
@@ -125,8 +130,9 @@ bool isTf32Conversion(const TypedExpr& map) {
          body.operands[0]->index == 0;
 }
 
-// The Load that operand `e` of the mma stands for: a Load, or astype(tfloat32) of one, each part
-// written inline or through a local the body assigns from it and reads only there.
+// The Load that operand `e` of the mma stands for: a Load, or its 2-D transpose (a load with
+// order=(1, 0), or permute/transpose of a load), or astype(tfloat32) of either, each part written
+// inline or through a local the body assigns from it and reads only there.
 std::optional<PipelinedOperand> operandOf(const TypedExpr& e, const std::map<int, const TypedExpr*>& definitions,
                                           const Reads& reads) {
   PipelinedOperand result;
@@ -140,6 +146,12 @@ std::optional<PipelinedOperand> operandOf(const TypedExpr& e, const std::map<int
   if (!skipLocal()) return {};
   if (isTf32Conversion(*part)) {
     part = part->operands[1];
+    if (!skipLocal()) return {};
+  }
+  if (part->kind == TypedExprKind::TileCall && part->tileOp == TileOp::Permute &&
+      part->ints == std::vector<int64_t>{1, 0}) {
+    part = part->operands[0];
+    result.transposed = true;
     if (!skipLocal()) return {};
   }
   if (part->kind != TypedExprKind::TileCall || part->tileOp != TileOp::Load) return {};
@@ -181,7 +193,8 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads,
   }
   const std::optional<PipelinedOperand> operands[2] = {operandOf(*mma.operands[0], definitions, reads),
                                                        operandOf(*mma.operands[1], definitions, reads)};
-  if (!operands[0] || !operands[1] || operands[0]->operand != operands[1]->operand ||
+  // A transposed a is not pipelined (the file comment says why).
+  if (!operands[0] || !operands[1] || operands[0]->transposed || operands[0]->operand != operands[1]->operand ||
       definitions.size() != operands[0]->locals + operands[1]->locals)
     return {};
   const TypedExpr* loads[2] = {operands[0]->load, operands[1]->load};
@@ -208,7 +221,7 @@ std::optional<MmaPipeline> pipelineOf(const TypedStmt& loop, const Reads& reads,
   const int64_t target = pipelineStages != 0 ? kRingBudget : kRingTarget;
   while (stages > 2 && stages * bytes > target) --stages;
   if (stages * bytes > kRingBudget) return {};
-  return MmaPipeline{loads[0], loads[1], acc, stages, operands[0]->operand};
+  return MmaPipeline{loads[0], loads[1], operands[1]->transposed, acc, stages, operands[0]->operand};
 }
 
 // Whether statement `s` or one nested in it binds `local` (assigns it, or is a loop over it).
@@ -242,12 +255,15 @@ int kernelParameterOf(const TypedFunction& function, const TypedExpr& load) {
 // kMaxTmaStages); `tmaLoops` counts the function's loops that took it.
 void markTmaPath(TypedFunction& function, MmaPipeline& pipeline, int threads, int pipelineStages, int& tmaLoops) {
   using types::ScalarKind;
-  if ((pipeline.operand != ScalarKind::Float16 && pipeline.operand != ScalarKind::BFloat16) || tmaLoops == kMaxTmaLoops)
-    return;
+  // wgmma reads b N-major (as stored K x N) for 16-bit operands only; fp8 needs it K-major.
+  const bool sixteenBit = pipeline.operand == ScalarKind::Float16 || pipeline.operand == ScalarKind::BFloat16;
+  const bool fp8 = pipeline.operand == ScalarKind::Float8E4M3 || pipeline.operand == ScalarKind::Float8E5M2;
+  if (!(sixteenBit || (fp8 && pipeline.kMajorB)) || tmaLoops == kMaxTmaLoops) return;
   const std::vector<int64_t>& a0 = pipeline.loadA->type->shape;
-  const std::vector<int64_t>& b0 = pipeline.loadB->type->shape;
+  const std::vector<int64_t> b0 = pipeline.tileShapeB();
   if (!tiles::sm90::pipeline_tiles_fit(static_cast<uint32_t>(threads), static_cast<uint32_t>(a0[0]),
-                                       static_cast<uint32_t>(a0[1]), static_cast<uint32_t>(b0[1])))
+                                       static_cast<uint32_t>(a0[1]), static_cast<uint32_t>(b0[1]),
+                                       static_cast<uint32_t>(types::byteSize(pipeline.operand))))
     return;
   const int a = kernelParameterOf(function, *pipeline.loadA), b = kernelParameterOf(function, *pipeline.loadB);
   const int64_t bytes = stageBytes(*pipeline.loadA, *pipeline.loadB);

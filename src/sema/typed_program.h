@@ -202,17 +202,26 @@ enum class TypedStmtKind : uint8_t {
 // decides).
 struct MmaPipeline {
   const TypedExpr* loadA = nullptr;  // the TileCall Load of a (M x K tiles)
-  const TypedExpr* loadB = nullptr;  // the TileCall Load of b (K x N tiles)
-  int accumulator = -1;              // the local acc
+  // The TileCall Load of b: K x N tiles, or with kMajorB N x K tiles of an array that stores b
+  // transposed (N x K), which the loop loads with order=(1, 0) (a Permute of this Load).
+  const TypedExpr* loadB = nullptr;
+  bool kMajorB = false;
+  int accumulator = -1;  // the local acc
   int stages = 0;                    // operand stages in flight (TypedProgram::tileSharedBytes holds them)
   // The element type the tensor cores multiply: the arrays' own, or TFloat32 of float32 arrays.
   types::ScalarKind operand = types::ScalarKind::Bool;
   // Where the loop may take the sm_90a TMA/wgmma path (include/weft/tiles/mma_pipeline_tma.h:
-  // float16 or bfloat16 arrays that are parameters of the kernel it never assigns): the
-  // positions of a and b in TypedFunction::params, whose tensor maps codegen asks for, and the
-  // stages of that path's ring; -1 and 0 elsewhere.
+  // float16 or bfloat16 arrays, or float8 ones with kMajorB, that are parameters of the kernel
+  // it never assigns): the positions of a and b in TypedFunction::params, whose tensor maps
+  // codegen asks for, and the stages of that path's ring; -1 and 0 elsewhere.
   int parameterA = -1, parameterB = -1;
   int tmaStages = 0;
+
+  // The K x N shape of b's tiles (the mma's operand).
+  std::vector<int64_t> tileShapeB() const {
+    const std::vector<int64_t>& shape = loadB->type->shape;
+    return kMajorB ? std::vector<int64_t>{shape[1], shape[0]} : shape;
+  }
 };
 
 struct TypedStmt {

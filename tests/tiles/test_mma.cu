@@ -6,7 +6,8 @@
 // through a view (the accumulator layout's own stores); and mma_pipeline, the cp.async K loop, for
 // every tensor-core operand type (float32 spans multiplied in tf32 too), with edge steps, against
 // the reference and bit for bit against the loop as written, as is mma_pipeline's GPU fallback
-// that reads the operand fragments from global memory (mma_loop_by_fragments). float8 products
+// that reads the operand fragments from global memory (mma_loop_by_fragments), with b stored
+// K x N and K-major (N x K, mma_pipeline's KMajorB: its ring stages bt's rows). float8 products
 // (m16n8k32 on sm_89+) are exact in float: on the CPU target and the emulated block every path
 // gives the bits of float sums in K order; the GPU's tensor cores sum in their own order and
 // precision, checked within 2^-10 of the sum of the magnitudes.
@@ -49,9 +50,10 @@ __tile_global__ void mma_kernel(const A* a, const A* b, const C* acc0, C* c) {
 // mma_loop_by_fragments (the loop as written again where a tile block is one thread or the type
 // has no tensor-core instruction).
 // Interleaved: the accumulator starts in the TMA/wgmma path's layout (wgmma's atom order over all
-// warps, mma_pipeline_tma.h), which mma and mma_pipeline keep.
+// warps, mma_pipeline_tma.h), which mma and mma_pipeline keep. KMajorB: b is stored N x K and
+// read through its K x N transposed view.
 template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages,
-          bool Interleaved = false>
+          bool Interleaved = false, bool KMajorB = false>
 __tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, C* c, C* c2, C* c3) {
   using IC = ct::tile<int32_t, ct::shape<M, N>>;
   using SA = ct::shape<M, KT>;
@@ -66,11 +68,17 @@ __tile_global__ void mma_pipeline_kernel(const A* a, const A* b, const C* acc0, 
     }
   }();
   auto as = ct::tensor_span{a, ct::extents<int, M, K>{}};
-  auto bs = ct::tensor_span{b, ct::extents<int, K, N>{}};
+  const auto bs = [&] {
+    if constexpr (KMajorB) {
+      return ct::detail::transposed_span(ct::tensor_span{b, ct::extents<int, N, K>{}});
+    } else {
+      return ct::tensor_span{b, ct::extents<int, K, N>{}};
+    }
+  }();
   const auto index_a = [](uint32_t k) { return ct::block_index<2>{{0, k}}; };
   const auto index_b = [](uint32_t k) { return ct::block_index<2>{{k, 0}}; };
   constexpr uint32_t kSteps = (K + KT - 1) / KT;
-  auto piped = ct::mma_pipeline<SA, SB, Stages, Operand>(acc, as, bs, 0u, kSteps, index_a, index_b);
+  auto piped = ct::mma_pipeline<SA, SB, Stages, Operand, KMajorB>(acc, as, bs, 0u, kSteps, index_a, index_b);
   using A2 = ct::detail::pipeline_operand_t<A, Operand>;
   auto plain = ct::detail::mma_loop_as_written<SA, SB, A2>(decltype(piped)(acc), as, bs, 0u, kSteps, index_a, index_b);
   ct::store(c + ct::iota<IC>(), piped);
@@ -174,7 +182,7 @@ void run_mma(Random& random) {
 // tf32 for tf32 products) and against the loop as written, bit for bit, as the fragment loop is.
 // On the GPU the launch gives the stages their dynamic shared memory, so the cp.async path runs.
 template <class A, class Operand, class C, uint32_t M, uint32_t N, uint32_t K, uint32_t KT, uint32_t Stages = 3,
-          bool Interleaved = false>
+          bool Interleaved = false, bool KMajorB = false>
 void run_mma_pipeline(Random& random) {
   using A2 = ct::detail::pipeline_operand_t<A, Operand>;
   Buffer<A> a(M * K), b(K * N);
@@ -182,7 +190,7 @@ void run_mma_pipeline(Random& random) {
   for (uint32_t i = 0; i < M * K; ++i) a[i] = operand_value<A>(random);
   for (uint32_t i = 0; i < K * N; ++i) b[i] = operand_value<A>(random);
   for (uint32_t i = 0; i < M * N; ++i) acc[i] = std::is_integral_v<C> ? C(random.next() % 1000) : from_double<C>(random.uniform(-4, 4));
-  const auto kernel = mma_pipeline_kernel<A, Operand, C, M, N, K, KT, Stages, Interleaved>;
+  const auto kernel = mma_pipeline_kernel<A, Operand, C, M, N, K, KT, Stages, Interleaved, KMajorB>;
 #if defined(WEFT_TARGET_HOST)
   launch({1, 1, 1}, kernel, static_cast<const A*>(a.get()), static_cast<const A*>(b.get()), static_cast<const C*>(acc.get()),
          c.get(), c2.get(), c3.get());
@@ -196,13 +204,13 @@ void run_mma_pipeline(Random& random) {
   const auto value = [](A x) { return as_double(static_cast<A2>(ct::detail::scalar_convert<A2>(x))); };
   std::string what = std::string("mma_pipeline ") + type_name<A>() + " as " + type_name<A2>() + " " + std::to_string(M) +
                      "x" + std::to_string(N) + "x" + std::to_string(K) + " by " + std::to_string(KT) +
-                     (Interleaved ? " interleaved" : "");
+                     (Interleaved ? " interleaved" : "") + (KMajorB ? " b K-major" : "");
   for (uint32_t i = 0; i < M; ++i) {
     for (uint32_t j = 0; j < N; ++j) {
       double sum = as_double(acc[i * N + j]), magnitude = std::fabs(sum);
       float ordered = static_cast<float>(sum);
       for (uint32_t k = 0; k < K; ++k) {
-        double p = value(a[i * K + k]) * value(b[k * N + j]);
+        double p = value(a[i * K + k]) * value(b[KMajorB ? j * K + k : k * N + j]);
         sum += p;
         magnitude += std::fabs(p);
         ordered += static_cast<float>(p);
@@ -273,12 +281,25 @@ int main() {
   run_mma_pipeline<weft::float8e4m3, void, float, 64, 64, 96, 64>(random);
   run_mma_pipeline<weft::float8e5m2, void, float, 32, 16, 80, 32, 2>(random);
   run_mma_pipeline<weft::float8e4m3, void, float, 128, 64, 256, 128, 4>(random);
+  // b K-major: every type, edge steps, and a tile whose warps' columns are not pairs of atoms
+  // (the loop as written then).
+  run_mma_pipeline<weft::float16, void, float, 64, 64, 96, 32, 3, false, true>(random);
+  run_mma_pipeline<weft::bfloat16, void, float, 32, 64, 64, 16, 2, false, true>(random);
+  run_mma_pipeline<float, ct::tfloat32, float, 64, 64, 40, 16, 3, false, true>(random);
+  run_mma_pipeline<signed char, void, int, 64, 64, 96, 64, 3, false, true>(random);
+  run_mma_pipeline<unsigned char, void, int, 32, 16, 64, 32, 2, false, true>(random);
+  run_mma_pipeline<double, void, double, 32, 32, 20, 8, 3, false, true>(random);
+  run_mma_pipeline<weft::float8e4m3, void, float, 64, 64, 96, 64, 3, false, true>(random);
+  run_mma_pipeline<weft::float8e5m2, void, float, 32, 16, 80, 32, 2, false, true>(random);
+  run_mma_pipeline<weft::float8e4m3, void, float, 128, 64, 256, 128, 4, false, true>(random);
+  run_mma_pipeline<weft::float8e4m3, void, float, 16, 8, 64, 32, 2, false, true>(random);
   // The TMA/wgmma path's accumulator layout through the cp.async path and the loop as written
   // (its fallback): a warp's 16-row atoms one or two warp rows apart.
   if constexpr (ct::kBlockThreads > 1 && ct::kBlockThreads <= 256) {
     constexpr uint32_t kRows = 16 * ct::kBlockThreads / 32;
     run_mma_pipeline<weft::bfloat16, void, float, kRows, 64, 80, 64, 2, true>(random);
     run_mma_pipeline<weft::float16, void, float, 2 * kRows, 64, 64, 32, 3, true>(random);
+    run_mma_pipeline<weft::float8e4m3, void, float, kRows, 64, 160, 128, 2, true, true>(random);
   }
   return finish("test_mma");
 }

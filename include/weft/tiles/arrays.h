@@ -95,21 +95,38 @@ WEFT_TILE_FN void scatter_array(const ::weft::Array<T, N>& array, const V& value
   store(array_pointers(array, index...), values, array_access_mask<Checked>(array, mask, index...));
 }
 
-// mma_pipeline over two 2-D arrays: the code generator's pipelined K loop (sema::MmaPipeline).
-template <class SA, class SB, uint32_t Stages, class Operand = void, class Acc, class T, class K, class IndexA, class IndexB>
+namespace detail {
+// A K loop's b array as mma_pipeline takes it: K x N as stored, or with KMajorB the K x N view of
+// the N x K array `b` (the loop loads it with order=(1, 0)).
+template <bool KMajorB, class T>
+WEFT_TILE_FN auto pipeline_b_span(const ::weft::Array<T, 2>& b) {
+  if constexpr (KMajorB) {
+    return transposed_span(array_span(b));
+  } else {
+    return array_span(b);
+  }
+}
+}  // namespace detail
+
+// mma_pipeline over two 2-D arrays: the code generator's pipelined K loop (sema::MmaPipeline),
+// with KMajorB over an N x K array b (detail::pipeline_b_span).
+template <class SA, class SB, uint32_t Stages, class Operand = void, bool KMajorB = false, class Acc, class T, class K,
+          class IndexA, class IndexB>
 WEFT_TILE_FN auto mma_pipeline_arrays(const Acc& acc, const ::weft::Array<T, 2>& a, const ::weft::Array<T, 2>& b, K begin,
                                       K end, IndexA index_a, IndexB index_b) {
-  return mma_pipeline<SA, SB, Stages, Operand>(acc, detail::array_span(a), detail::array_span(b), begin, end, index_a,
-                                               index_b);
+  return mma_pipeline<SA, SB, Stages, Operand, KMajorB>(acc, detail::array_span(a), detail::pipeline_b_span<KMajorB>(b),
+                                                        begin, end, index_a, index_b);
 }
 
 // mma_pipeline_tma over two 2-D arrays: the code generator's pipelined K loop of 16-bit float
-// operands in a kernel whose parameters a and b are (sema::MmaPipeline::tensorMaps).
-template <class SA, class SB, uint32_t Stages, uint32_t TmaStages, class Acc, class T, class K, class IndexA, class IndexB>
+// operands (fp8 ones with KMajorB) in a kernel whose parameters a and b are
+// (sema::MmaPipeline::parameterA).
+template <class SA, class SB, uint32_t Stages, uint32_t TmaStages, bool KMajorB = false, class Acc, class T, class K,
+          class IndexA, class IndexB>
 WEFT_TILE_FN auto mma_pipeline_tma_arrays(const Acc& acc, const ::weft::Array<T, 2>& a, const ::weft::Array<T, 2>& b,
                                           K begin, K end, IndexA index_a, IndexB index_b, const tma_operands& tma) {
-  return mma_pipeline_tma<SA, SB, Stages, TmaStages>(acc, detail::array_span(a), detail::array_span(b), begin, end,
-                                                     index_a, index_b, tma);
+  return mma_pipeline_tma<SA, SB, Stages, TmaStages, KMajorB>(
+      acc, detail::array_span(a), detail::pipeline_b_span<KMajorB>(b), begin, end, index_a, index_b, tma);
 }
 
 // ---- debug=True (docs/tiles.md "Debugging tile kernels") ----

@@ -1,19 +1,25 @@
 // The K loop of a tiled matrix product as one operation, so that the operand loads of later
 // iterations overlap the tensor-core work of the current one:
 //
-//   mma_pipeline<SA, SB, Stages, Operand>(acc, a, b, begin, end, index_a, index_b)
+//   mma_pipeline<SA, SB, Stages, Operand, KMajorB>(acc, a, b, begin, end, index_a, index_b)
 //     == for k in [begin, end):
 //          acc = mma(convert<Operand>(load(a at index_a(k), SA)), convert<Operand>(load(b at index_b(k), SB)), acc)
 //
 // with a and b 2-D spans, elements outside them zero; Operand is the spans' element type (the
-// default, void) or tfloat32 for float spans (products in tf32). Sema recognizes that loop in
-// tile code (docs/tiles.md, "How mma runs") and codegen emits this call.
+// default, void) or tfloat32 for float spans (products in tf32). KMajorB says that b's K axis is
+// the contiguous one (b is the transposed view of an N x K array, transposed_span: a K loop's b
+// loaded with order=(1, 0)); it changes only how the ring stages b, never the result. Sema
+// recognizes that loop in tile code (docs/tiles.md, "How mma runs") and codegen emits this call.
 //
 // On sm_80+, for tensor-core operands (float16, bfloat16, tfloat32, int8, uint8, double; float8
-// e4m3 / e5m2 from sm_89 on, where mma.h has their instruction) of row-major spans whose rows start on 16 bytes, the operand tiles go from global to shared memory
-// by cp.async (16-byte chunks, zero-filled outside the span, no registers on the way) into a ring
-// of `Stages` stages in dynamic shared memory; while stage k is multiplied (mma.sync), the loads
-// of stages k+1 .. k+Stages-1 are in flight. One barrier per K step. The chunks are XOR-swizzled
+// e4m3 / e5m2 from sm_89 on, where mma.h has their instruction) whose staged rows are contiguous
+// and start on 16 bytes, the operand tiles go from global to shared memory by cp.async (16-byte
+// chunks, zero-filled outside the span, no registers on the way) into a ring of `Stages` stages
+// in dynamic shared memory; while stage k is multiplied (mma.sync), the loads of stages
+// k+1 .. k+Stages-1 are in flight. One barrier per K step. A stage holds a as stored (M x Kt rows,
+// K contiguous) and b as stored: Kt x N rows (N contiguous), or with KMajorB N x Kt rows of its
+// N x K array, whose fragments then come as a's do (ldmatrix for every type but double; the
+// N-major 8-bit and 32-bit b fragments are read element by element). The chunks are XOR-swizzled
 // (see swizzled_offset) so that the cp.async writes and the eight rows an ldmatrix reads fall in
 // distinct banks. Fragments come from a stage as pipeline_fragments says (ldmatrix where the
 // type allows); float operands of tf32 products round there, as convert<tfloat32> rounds them in
@@ -21,7 +27,8 @@
 // ct::mma keeps, and each accumulator element sums the same products in the same order, so the
 // two paths give the same bits.
 //
-// Where the ring cannot take such operands (strided or misaligned spans, a launch with less than
+// Where the ring cannot take such operands (spans whose staged rows are not contiguous or start
+// off 16 bytes, a K-major b whose K axis is not the contiguous one, a launch with less than
 // Stages * mma_stage_bytes<A, SA, SB> bytes of dynamic shared memory) the warps read the same
 // fragments straight from global memory (mma_loop_by_fragments: the same bits again, and little
 // code to compile). Everywhere else (other element types, the CPU target, the emulated block,
@@ -47,10 +54,11 @@ inline constexpr uint32_t mma_stage_bytes =
 
 namespace detail {
 
-// Whether mma_pipeline has a cp.async path for operand type A (accumulator C, in layout L) and
-// these shapes: tensor-core operands whose tile rows are whole 16-byte chunks (the 16-bit types'
-// b fragments come two atoms to an ldmatrix, so their warps' columns are multiples of 16).
-template <class A, class C, class SA, class SB, class L>
+// Whether mma_pipeline has a cp.async path for operand type A (accumulator C, in layout L), these
+// shapes and b's layout: tensor-core operands whose staged tile rows are whole 16-byte chunks (b
+// fragments read by ldmatrix, the 16-bit types' and with KMajorB all but double's, come two atoms
+// to an ldmatrix, so the warps' columns are multiples of 16).
+template <class A, class C, class SA, class SB, class L, bool KMajorB>
 WEFT_HD constexpr bool pipelines_operands() {
   using I = mma_instruction<A, C>;
   constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), K = static_cast<uint32_t>(SA::static_extent(1));
@@ -58,10 +66,20 @@ WEFT_HD constexpr bool pipelines_operands() {
   if constexpr (I::kKind == 0 || !use_tensor_cores<A, C, M, N, K>()) {
     return false;
   } else {
-    constexpr bool kWholeChunks = (K * sizeof(A)) % 16 == 0 && (N * sizeof(A)) % 16 == 0;
-    constexpr bool kPairs = (I::kKind != 1 && I::kKind != 2) || (N % 16 == 0 && L::kWarpCols % 16 == 0);
+    constexpr bool kWholeChunks = (K * sizeof(A)) % 16 == 0 && (KMajorB || (N * sizeof(A)) % 16 == 0);
+    constexpr bool kLdmatrixB = KMajorB ? I::kKind != 6 : I::kKind == 1 || I::kKind == 2;
+    constexpr bool kPairs = !kLdmatrixB || (N % 16 == 0 && L::kWarpCols % 16 == 0);
     return kWholeChunks && kPairs;
   }
+}
+
+// The K x N view of an N x K span (and the other way round): its transpose, no copy.
+template <class Span>
+WEFT_HD auto transposed_span(const Span& span) {
+  using E = typename Span::extents_type;
+  using T = extents<typename E::index_type, E::static_extent(1), E::static_extent(0)>;
+  return tensor_span<typename Span::element_type, T>(span.data_handle(), T(span.extent(1), span.extent(0)),
+                                                     span.stride(1), span.stride(0));
 }
 
 // The element type mma_pipeline multiplies for spans of Stored elements and the requested
@@ -134,20 +152,25 @@ WEFT_TILE_FN void load_matrices_x4(uint32_t* out, uint32_t address) {
 }
 
 // The operand fragments of one K slice (the instruction's K) of a stage for warp `warp` of the
-// accumulator layout L, read from the staged a (M x Kt, row-major) at
-// `stage` and b (Kt x N, row-major) after it, per mma.h's fragment layouts (lane = 4g + q):
+// accumulator layout L, read from the staged a (M x Kt, row-major) at `stage` and b after it
+// (Kt x N row-major; with KMajorB N x Kt row-major), per mma.h's fragment layouts (lane = 4g + q):
 // - a: ldmatrix.x4 for all but double: the f16/bf16 (k16), tf32 (k8) and 8-bit (int8, fp8: k32)
 //   a-fragments are each four 8 x 16-byte matrices, rows g and g + 8 at the slice's bytes 0-15 and
 //   16-31; double (k4): a(g, q), one 64-bit load.
 // - b: the 16-bit types by ldmatrix.x4.trans, two atoms a load; ldmatrix moves 16-bit halves, so
 //   the others read their elements from the stage: tf32 b(q, g) and b(q + 4, g), the 8-bit types
 //   the four bytes b(4q .. 4q + 3, g) and b(16 + 4q .. 16 + 4q + 3, g), double b(q, g).
-template <class A, class C, class Stored, class L, uint32_t M, uint32_t Kt, uint32_t N>
+// - b with KMajorB: a staged row holds a column of b (N x Kt), so its fragments are a's halves:
+//   ldmatrix.x4 (not transposed) for all but double, two atoms a load, each two 8 x 16-byte
+//   matrices at the slice's bytes 0-15 and 16-31 (16-bit: b(2q, 2q + 1, g) and 8 K rows on; 8-bit
+//   b(4q .. 4q + 3, g) and 16 on; tf32 b(q, g) and b(q + 4, g)); double b(q, g), one 64-bit load.
+template <class A, class C, class Stored, class L, uint32_t M, uint32_t Kt, uint32_t N, bool KMajorB>
 struct pipeline_fragments {
   using I = mma_instruction<A, C>;
   static constexpr bool kDouble = I::kKind == 6, kSixteenBit = I::kKind == 1 || I::kKind == 2;
   using Word = conditional_t<kDouble, double, uint32_t>;
-  static constexpr uint32_t kRowBytesA = Kt * sizeof(A), kRowBytesB = N * sizeof(A), kBytesA = M * kRowBytesA;
+  static constexpr uint32_t kRowBytesA = Kt * sizeof(A), kRowBytesB = (KMajorB ? Kt : N) * sizeof(A);
+  static constexpr uint32_t kBytesA = M * kRowBytesA;
 
   Word a[L::kAtomsM][kDouble ? 1 : 4], b[L::kAtomsN][kDouble ? 1 : 2];
 
@@ -174,7 +197,21 @@ struct pipeline_fragments {
         for (uint32_t r = 0; r < 4; ++r) a[am][r] = operand_word<A, Stored>(a[am][r]);
       }
     }
-    if constexpr (kSixteenBit) {
+    if constexpr (KMajorB && !kDouble) {
+      WEFT_UNROLL
+      for (uint32_t an = 0; an < L::kAtomsN; an += 2) {
+        // Matrices 0..3: the slice's bytes 0-15 / 16-31 of atom an's 8 columns, then of atom an + 1's.
+        const uint32_t row = colBase + (an + lane / 16) * 8 + lane % 8, byte = ks * sizeof(A) + (lane / 8 % 2) * 16;
+        const uint32_t address = static_cast<uint32_t>(__cvta_generic_to_shared(stageB));
+        uint32_t words[4];
+        load_matrices_x4<false>(words, address + swizzled_offset<kRowBytesB>(row, byte));
+        WEFT_UNROLL
+        for (uint32_t r = 0; r < 4; ++r) b[an + r / 2][r % 2] = operand_word<A, Stored>(words[r]);
+      }
+    } else if constexpr (KMajorB) {
+      WEFT_UNROLL
+      for (uint32_t an = 0; an < L::kAtomsN; ++an) b[an][0] = read<double, kRowBytesB>(stageB, colBase + an * 8 + g, (ks + q) * 8);
+    } else if constexpr (kSixteenBit) {
       WEFT_UNROLL
       for (uint32_t an = 0; an < L::kAtomsN; an += 2) {
         // Transposed matrices 0..3: K rows 0-7 / 8-15 of atom an, then of atom an + 1.
@@ -448,8 +485,8 @@ WEFT_TILE_FN Result mma_loop_by_fragments(Result out, const SpanA& a, const Span
 
 // See the file comment. IndexA and IndexB map a K step k (of the loop variable's type K) to the
 // block_index<2> of its a and b tiles.
-template <class SA, class SB, uint32_t Stages, class Operand = void, class C, class SC, class LC, class SpanA, class SpanB,
-          class K, class IndexA, class IndexB>
+template <class SA, class SB, uint32_t Stages, class Operand = void, bool KMajorB = false, class C, class SC, class LC,
+          class SpanA, class SpanB, class K, class IndexA, class IndexB>
 WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const SpanB& b, K begin, K end,
                                IndexA index_a, IndexB index_b) {
   using Stored = typename SpanA::value_type;
@@ -463,24 +500,32 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
   using Result = decltype(mma(tile<A, SA>{}, tile<A, SB>{}, acc));
   Result out = acc;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
-  if constexpr (detail::pipelines_operands<A, C, SA, SB, typename Result::layout_type>()) {
+  if constexpr (detail::pipelines_operands<A, C, SA, SB, typename Result::layout_type, KMajorB>()) {
     constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
     constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
     constexpr uint32_t kStageBytes = mma_stage_bytes<A, SA, SB>;
     using L = typename Result::layout_type;
-    using Fragments = detail::pipeline_fragments<A, C, Stored, L, M, Kt, N>;
+    using Fragments = detail::pipeline_fragments<A, C, Stored, L, M, Kt, N, KMajorB>;
     const auto rowsStartOn16 = [](const auto& span) {
       return span.stride(1) == 1 && detail::aligned_to(span.data_handle(), 16) &&
              (static_cast<uint64_t>(span.stride(0)) * sizeof(A)) % 16 == 0;
     };
-    if (detail::dynamic_shared_bytes() >= Stages * kStageBytes && rowsStartOn16(a) && rowsStartOn16(b)) {
+    // b as the ring stages it: as it is (K x N), or K-major its N x K transpose.
+    const auto stagedB = [&]() {
+      if constexpr (KMajorB) {
+        return detail::transposed_span(b);
+      } else {
+        return b;
+      }
+    }();
+    if (detail::dynamic_shared_bytes() >= Stages * kStageBytes && rowsStartOn16(a) && rowsStartOn16(stagedB)) {
       const uint32_t t = detail::thread_rank(), warp = (t / 32) % L::kWarps, lane = t % 32;
       const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring()));
       const int64_t steps = static_cast<int64_t>(end) - static_cast<int64_t>(begin);
       // The byte offset of K step `step`'s slot in the ring.
       const auto slot = [&](int64_t step) { return static_cast<uint32_t>(step % Stages) * kStageBytes; };
       const detail::tile_stager<M, Kt, Stored> stagerA(a);
-      const detail::tile_stager<Kt, N, Stored> stagerB(b);
+      const detail::tile_stager<KMajorB ? N : Kt, KMajorB ? Kt : N, Stored> stagerB(stagedB);
       // Starts loading the operand tiles of K step `step` (if there is one) into its slot.
       const auto stage = [&](int64_t step) {
         if (step < steps) {
@@ -488,7 +533,11 @@ WEFT_TILE_FN auto mma_pipeline(const tile<C, SC, LC>& acc, const SpanA& a, const
           const block_index<2> ia = index_a(static_cast<K>(static_cast<int64_t>(begin) + step));
           const block_index<2> ib = index_b(static_cast<K>(static_cast<int64_t>(begin) + step));
           stagerA.copy(a, base, ia.at[0] * M, ia.at[1] * Kt);
-          stagerB.copy(b, base + Fragments::kBytesA, ib.at[0] * Kt, ib.at[1] * N);
+          if constexpr (KMajorB) {
+            stagerB.copy(stagedB, base + Fragments::kBytesA, ib.at[1] * N, ib.at[0] * Kt);
+          } else {
+            stagerB.copy(stagedB, base + Fragments::kBytesA, ib.at[0] * Kt, ib.at[1] * N);
+          }
         }
         detail::commit_async_group();  // empty groups too: wait_async_groups counts groups
       };

@@ -1,20 +1,24 @@
 // The pipelined K loop of a tile kernel on sm_90a: operand tiles by TMA, products by wgmma.
 //
-//   mma_pipeline_tma<SA, SB, Stages, TmaStages>(acc, a, b, begin, end, index_a, index_b, tma)
-//     == mma_pipeline<SA, SB, Stages>(acc, a, b, begin, end, index_a, index_b)
+//   mma_pipeline_tma<SA, SB, Stages, TmaStages, KMajorB>(acc, a, b, begin, end, index_a, index_b, tma)
+//     == mma_pipeline<SA, SB, Stages, void, KMajorB>(acc, a, b, begin, end, index_a, index_b)
 //
 // where `tma` holds the kernel's tensor maps of a and b (weft's runtime encodes them at each
-// launch: EmittedUnit::tensorMaps, docs/architecture.md "Tensor maps") and whether both are valid.
+// launch: EmittedUnit::tensorMaps, docs/architecture.md "Tensor maps") and whether both are valid:
+// of the arrays as stored, so with KMajorB (b the K x N view of an N x K array) b's map is of
+// that N x K array.
 //
-// On sm_90a, for float16 and bfloat16 operands whose tiles fit wgmma (tma_pipelines below) and an
-// accumulator in the pipeline's layout (mma_pipeline_accumulator_t), with both maps valid and
-// TmaStages stages of dynamic shared memory, the block's threads run the loop as a ring of
-// TmaStages stages: thread 0 issues the TMA copies of the a and b tiles of K step k + TmaStages - 1
-// (128-byte swizzled, zero outside the arrays, as a zero-padded load reads) on the stage's
-// mbarrier while the warpgroups multiply step k with wgmma (each its 64-row blocks of the
-// accumulator, B read MN-major from the row-major tile); a stage is refilled once every
-// warpgroup's wgmmas of the step before have completed. The accumulator layout is wgmma's own
-// (mma_layout with Interleaved atoms), so nothing is exchanged before or after the loop.
+// On sm_90a, for float16 and bfloat16 operands, and float8 e4m3 / e5m2 ones with KMajorB, whose
+// tiles fit wgmma (tma_pipelines below) and an accumulator in the pipeline's layout
+// (mma_pipeline_accumulator_t), with both maps valid and TmaStages stages of dynamic shared
+// memory, the block's threads run the loop as a ring of TmaStages stages: thread 0 issues the TMA
+// copies of the a and b tiles of K step k + TmaStages - 1 (128-byte swizzled slabs, zero outside
+// the arrays, as a zero-padded load reads) on the stage's mbarrier while the warpgroups multiply
+// step k with wgmma (each its 64-row blocks of the accumulator; a read K-major, b as stored: MN-
+// major from a K x N tile, 16-bit types only, or K-major from an N x K one, 32 bytes of K a
+// wgmma); a stage is refilled once every warpgroup's wgmmas of the step before have completed.
+// The accumulator layout is wgmma's own (mma_layout with Interleaved atoms), so nothing is
+// exchanged before or after the loop.
 //
 // Where the maps or the shared memory are missing at run time it reads the operand fragments from
 // global memory (detail::mma_loop_by_fragments). Everywhere else (other types or shapes, another
@@ -33,8 +37,8 @@
 namespace weft::tiles {
 
 // The tensor maps of a pipelined K loop's a and b as the kernel received them: a's box is M rows
-// of 64 elements, b's Kt rows of 64 elements, both 128-byte swizzled (docs/architecture.md,
-// "Tensor maps"); `valid`: the runtime could encode both.
+// of one 128-byte slab, b's Kt (stored K x N) or N (stored N x K) rows of one, both 128-byte
+// swizzled (docs/architecture.md, "Tensor maps"); `valid`: the runtime could encode both.
 struct tma_operands {
   const sm90::tensor_map* a = nullptr;
   const sm90::tensor_map* b = nullptr;
@@ -43,22 +47,24 @@ struct tma_operands {
 
 namespace detail {
 
-// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of A: 16-bit float operands whose
-// tiles fit (sm90::pipeline_tiles_fit). The stages hold b as it is stored, N-major, which wgmma
-// reads for 16-bit operands only (its tf32 and fp8 forms take both operands K-major).
-template <class A, uint32_t M, uint32_t Kt, uint32_t N>
+// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of A, b N-major (stored K x N) or
+// K-major (KMajorB): float16 and bfloat16 operands either way, float8 ones K-major only (wgmma's
+// fp8 and tf32 forms read b K-major only), whose tiles fit (sm90::pipeline_tiles_fit).
+template <class A, uint32_t M, uint32_t Kt, uint32_t N, bool KMajorB>
 WEFT_HD constexpr bool tma_pipelines() {
-  constexpr bool kSixteenBitFloat = mma_instruction<A, float>::kKind == 1 || mma_instruction<A, float>::kKind == 2;
-  return kSixteenBitFloat && sm90::pipeline_tiles_fit(kBlockThreads, M, Kt, N);
+  constexpr int kKind = mma_instruction<A, float>::kKind;
+  constexpr bool kOperand = kKind == 1 || kKind == 2 || (KMajorB && (kKind == 7 || kKind == 8));
+  return kOperand && sm90::pipeline_tiles_fit(kBlockThreads, M, Kt, N, sizeof(A));
 }
 
 // The layout of a pipelined K loop's accumulator: wgmma's order over all the block's warps where
-// the TMA/wgmma path may take the loop (WEFT_TILES_WGMMA_LAYOUT: also elsewhere, so that tests
-// run its mma.sync fallback on any GPU or the emulated block), else mma's.
+// the TMA/wgmma path may take the loop, with b either way (WEFT_TILES_WGMMA_LAYOUT: also
+// elsewhere, so that tests run its mma.sync fallback on any GPU or the emulated block), else
+// mma's. Weft's code generator declares only the accumulators of loops the path takes so.
 template <class A, uint32_t M, uint32_t Kt, uint32_t N>
 WEFT_HD constexpr bool uses_wgmma_layout() {
 #if defined(WEFT_TILES_WGMMA) || (defined(WEFT_TILES_WGMMA_LAYOUT) && !defined(WEFT_TILES_SERIAL))
-  return tma_pipelines<A, M, Kt, N>();
+  return tma_pipelines<A, M, Kt, N, true>();
 #else
   return false;
 #endif
@@ -76,6 +82,17 @@ struct pipeline_accumulator {
 };
 
 #if defined(WEFT_TILES_WGMMA)
+// wgmma's operand type for A (a type tma_pipelines takes).
+template <class A>
+WEFT_HD constexpr sm90::wgmma_type wgmma_type_of() {
+  constexpr int kKind = mma_instruction<A, float>::kKind;
+  static_assert(kKind == 1 || kKind == 2 || kKind == 7 || kKind == 8, "wgmma multiplies f16, bf16, e4m3 and e5m2 here");
+  return kKind == 1 ? sm90::wgmma_type::f16
+         : kKind == 2 ? sm90::wgmma_type::bf16
+         : kKind == 7 ? sm90::wgmma_type::e4m3
+                      : sm90::wgmma_type::e5m2;
+}
+
 // The TMA coordinate of the first element of block `block` of `extent` elements, for arrays
 // shorter than 2^30 along it: blocks far outside stay outside, without overflow.
 WEFT_TILE_FN int32_t tma_coordinate(int64_t block, uint32_t extent) {
@@ -93,19 +110,23 @@ WEFT_TILE_FN float (&wgmma_fragment(Result& out, uint32_t am))[N / 2] {
 
 // The TMA/wgmma ring (see the file comment); `ring` is the dynamic shared memory from a
 // 1024-byte boundary, with room for Stages stages.
-template <class SA, class SB, uint32_t Stages, class A, class Result, class K, class IndexA, class IndexB>
+template <class SA, class SB, uint32_t Stages, class A, bool KMajorB, class Result, class K, class IndexA, class IndexB>
 WEFT_TILE_FN Result wgmma_k_loop(Result out, unsigned char* ring, const tma_operands& tma, K begin, K end,
                                  IndexA index_a, IndexB index_b) {
   constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
   constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
+  constexpr uint32_t kElementBytes = sizeof(A);
   using L = typename Result::layout_type;
-  using TileA = sm90::smem_tile<M, Kt, 2, sm90::swizzle::b128>;  // K-major
-  using TileB = sm90::smem_tile<Kt, N, 2, sm90::swizzle::b128>;  // N-major
-  static_assert(TileA::kBoxCols == sm90::kPipelineBoxColumns && TileB::kBoxCols == sm90::kPipelineBoxColumns &&
+  using TileA = sm90::smem_tile<M, Kt, kElementBytes, sm90::swizzle::b128>;  // K-major
+  // b as stored: K-major (N x Kt) or N-major (Kt x N).
+  using TileB = conditional_t<KMajorB, sm90::smem_tile<N, Kt, kElementBytes, sm90::swizzle::b128>,
+                              sm90::smem_tile<Kt, N, kElementBytes, sm90::swizzle::b128>>;
+  static_assert(TileA::kBoxCols == sm90::pipeline_box_columns(kElementBytes) &&
+                    TileB::kBoxCols == sm90::pipeline_box_columns(kElementBytes) &&
                     static_cast<uint8_t>(TileA::kSwizzle) == sm90::kPipelineSwizzle,
                 "the stages are the boxes of the kernel's tensor maps");
   constexpr uint32_t kStageBytes = TileA::kBytes + TileB::kBytes;
-  constexpr sm90::wgmma_type kType = mma_instruction<A, float>::kKind == 1 ? sm90::wgmma_type::f16 : sm90::wgmma_type::bf16;
+  constexpr sm90::wgmma_type kType = wgmma_type_of<A>();
   __shared__ uint64_t full[Stages];
   const int64_t steps = static_cast<int64_t>(end) - static_cast<int64_t>(begin);
   if (steps <= 0) return out;
@@ -127,7 +148,9 @@ WEFT_TILE_FN Result wgmma_k_loop(Result out, unsigned char* ring, const tma_oper
     uint64_t* bar = &full[step % Stages];
     sm90::mbarrier_arrive_expect_tx(bar, kStageBytes);
     const int32_t rowA = tma_coordinate(ia.at[0], M), colA = tma_coordinate(ia.at[1], Kt);
-    const int32_t rowB = tma_coordinate(ib.at[0], Kt), colB = tma_coordinate(ib.at[1], N);
+    // b's block index is of its K x N tiles; its map is of the array as stored.
+    const int32_t rowB = KMajorB ? tma_coordinate(ib.at[1], N) : tma_coordinate(ib.at[0], Kt);
+    const int32_t colB = KMajorB ? tma_coordinate(ib.at[0], Kt) : tma_coordinate(ib.at[1], N);
     WEFT_UNROLL
     for (uint32_t slab = 0; slab < TileA::kSlabs; ++slab) {
       sm90::tma_load(stage + slab * TileA::kSlabBytes, tma.a, bar, colA + static_cast<int32_t>(slab * TileA::kSlabCols), rowA);
@@ -148,12 +171,13 @@ WEFT_TILE_FN Result wgmma_k_loop(Result out, unsigned char* ring, const tma_oper
     const uint32_t a = sm90::shared_address(ring + slot * kStageBytes), b = a + TileA::kBytes;
     sm90::wgmma_fence();
     WEFT_UNROLL
-    for (uint32_t ks = 0; ks < Kt / 16; ++ks) {
+    for (uint32_t ks = 0; ks < Kt * kElementBytes / sm90::kWgmmaStepBytes; ++ks) {
+      const uint64_t descriptorB = KMajorB ? TileB::k_major_descriptor(b, ks) : TileB::mn_major_descriptor(b, ks);
       WEFT_UNROLL
       for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-        sm90::wgmma<kType, N, true>(wgmma_fragment<N>(out, am),
-                                    TileA::k_major_descriptor(a, ks, L::atom_row(4 * warpgroup, am)),
-                                    TileB::mn_major_descriptor(b, ks), true);
+        sm90::wgmma<kType, N, !KMajorB>(wgmma_fragment<N>(out, am),
+                                        TileA::k_major_descriptor(a, ks, L::atom_row(4 * warpgroup, am)), descriptorB,
+                                        true);
       }
     }
     sm90::wgmma_commit();
@@ -178,8 +202,8 @@ template <class ATile, class BTile>
 using mma_pipeline_accumulator_t = typename detail::pipeline_accumulator<ATile, BTile>::type;
 
 // See the file comment.
-template <class SA, class SB, uint32_t Stages, uint32_t TmaStages, class C, class SC, class LC, class SpanA, class SpanB,
-          class K, class IndexA, class IndexB>
+template <class SA, class SB, uint32_t Stages, uint32_t TmaStages, bool KMajorB = false, class C, class SC, class LC,
+          class SpanA, class SpanB, class K, class IndexA, class IndexB>
 WEFT_TILE_FN auto mma_pipeline_tma(const tile<C, SC, LC>& acc, const SpanA& a, const SpanB& b, K begin, K end,
                                    IndexA index_a, IndexB index_b, const tma_operands& tma) {
 #if defined(WEFT_TILES_WGMMA)
@@ -187,7 +211,7 @@ WEFT_TILE_FN auto mma_pipeline_tma(const tile<C, SC, LC>& acc, const SpanA& a, c
   constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), Kt = static_cast<uint32_t>(SA::static_extent(1));
   constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(1));
   using Result = decltype(mma(tile<A, SA>{}, tile<A, SB>{}, acc));
-  if constexpr (SA::rank() == 2 && SB::rank() == 2 && detail::tma_pipelines<A, M, Kt, N>() &&
+  if constexpr (SA::rank() == 2 && SB::rank() == 2 && detail::tma_pipelines<A, M, Kt, N, KMajorB>() &&
                 detail::is_same_v<Result, typename detail::pipeline_accumulator<tile<A, SA>, tile<A, SB>>::type>) {
     constexpr uint32_t kStageBytes = mma_stage_bytes<A, SA, SB>;
     constexpr uint64_t kFar = uint64_t{1} << 30;
@@ -196,7 +220,8 @@ WEFT_TILE_FN auto mma_pipeline_tma(const tile<C, SC, LC>& acc, const SpanA& a, c
     const bool fits = static_cast<uint64_t>(a.extent(0)) < kFar && static_cast<uint64_t>(a.extent(1)) < kFar &&
                       static_cast<uint64_t>(b.extent(0)) < kFar && static_cast<uint64_t>(b.extent(1)) < kFar;
     if (tma.valid && fits && detail::dynamic_shared_bytes() >= pad + TmaStages * kStageBytes) {
-      return detail::wgmma_k_loop<SA, SB, TmaStages, A>(Result(acc), ring + pad, tma, begin, end, index_a, index_b);
+      return detail::wgmma_k_loop<SA, SB, TmaStages, A, KMajorB>(Result(acc), ring + pad, tma, begin, end, index_a,
+                                                                 index_b);
     }
     // The launches the maps cannot take (arrays TMA cannot address, 2^30 elements or more along an
     // axis, a map the driver refused, a device without the ring's shared memory) are rare, and
@@ -208,7 +233,7 @@ WEFT_TILE_FN auto mma_pipeline_tma(const tile<C, SC, LC>& acc, const SpanA& a, c
 #else
   (void)tma;
 #endif
-  return mma_pipeline<SA, SB, Stages>(acc, a, b, begin, end, index_a, index_b);
+  return mma_pipeline<SA, SB, Stages, void, KMajorB>(acc, a, b, begin, end, index_a, index_b);
 }
 
 }  // namespace weft::tiles

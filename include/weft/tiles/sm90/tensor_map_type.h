@@ -14,19 +14,24 @@ struct alignas(128) tensor_map {
   uint64_t opaque[16];
 };
 
-// The tensor maps of a pipelined K loop's operands (weft/tiles/mma_pipeline_tma.h): boxes of
-// the tile's rows by kPipelineBoxColumns 16-bit elements, one 128-byte swizzled slab each
-// (CUtensorMapSwizzle's number).
-inline constexpr uint32_t kPipelineBoxColumns = 64;
+// The tensor maps of a pipelined K loop's operands (weft/tiles/mma_pipeline_tma.h) copy boxes of
+// one 128-byte slab: the tile's rows (a: M; b: Kt of a K x N array, or N of an N x K one) by
+// pipeline_box_columns elements of `elementBytes` bytes, 128-byte swizzled (kPipelineSwizzle:
+// CUtensorMapSwizzle's number).
+WEFT_HD constexpr uint32_t pipeline_box_columns(uint32_t elementBytes) {
+  return 128 / elementBytes;
+}
 inline constexpr uint8_t kPipelineSwizzle = 3;
 
-// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of 16-bit floats in a tile block of
-// `threads` threads: its warpgroups each own whole 64-row blocks of M (every warp 16-row atoms),
-// Kt and N are whole 128-byte slabs of at most one TMA box (256 elements), N at most one wgmma.
-// Sema reads it too, so that only loops the path can take ask for tensor maps.
-WEFT_HD constexpr bool pipeline_tiles_fit(uint32_t threads, uint32_t m, uint32_t kt, uint32_t n) {
-  return threads >= 128 && m % (16 * (threads / 32)) == 0 && m <= 256 && kt % 64 == 0 && kt <= 256 && n % 64 == 0 &&
-         n <= 256;
+// Whether the TMA/wgmma path takes M x Kt by Kt x N tiles of `elementBytes`-byte elements (16-bit
+// floats; fp8 with b K-major) in a tile block of `threads` threads: its warpgroups each own whole
+// 64-row blocks of M (every warp 16-row atoms), M at most 256; Kt is whole 128-byte slabs, at
+// most 256 (a box's rows, b's stored K x N); N a multiple of 64 up to 256 (one wgmma: whole slabs
+// of 16-bit b stored K x N, or at most a box's rows of b stored N x K). Sema reads it too, so
+// that only loops the path can take ask for tensor maps.
+WEFT_HD constexpr bool pipeline_tiles_fit(uint32_t threads, uint32_t m, uint32_t kt, uint32_t n, uint32_t elementBytes) {
+  return threads >= 128 && m % (16 * (threads / 32)) == 0 && m <= 256 && (kt * elementBytes) % 128 == 0 && kt <= 256 &&
+         n % 64 == 0 && n <= 256;
 }
 
 // The tensor map of a TMA store's array (weft/tiles/store_tma.h): boxes of the tile's rows by one
