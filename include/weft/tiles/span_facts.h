@@ -3,8 +3,10 @@
 // memory.h drop the checks and the element-by-element fallback the facts make unnecessary.
 // The runtime computes them at each launch with facts_of (src/runtime), sema carries them in
 // an array's type (types::Type::facts), and the code generator passes them to the header as
-// tensor_span's third template argument. No dependencies: the compiler includes it too.
+// tensor_span's third template argument. The compiler and the runtime include it too.
 #pragma once
+
+#include "weft/device/config.h"
 
 namespace weft::tiles {
 
@@ -27,7 +29,7 @@ inline constexpr unsigned all_span_facts = aligned_data | unit_inner_stride | al
 // elements, `shape` and `strides` (in elements; I a signed integer type): the one rule, read by
 // the runtime at launch.
 template <class I>
-constexpr unsigned facts_of(unsigned long long data, unsigned long long item_bytes, int ndim, const I* shape,
+WEFT_HD constexpr unsigned facts_of(unsigned long long data, unsigned long long item_bytes, int ndim, const I* shape,
                             const I* strides) {
   if (ndim < 1 || item_bytes == 0) return 0;
   unsigned facts = 0;
