@@ -58,6 +58,14 @@ void checkedDivisions(const TypedExpr& e, std::vector<const TypedExpr*>& out) {
   for (const TypedExpr* operand : e.operands) checkedDivisions(*operand, out);
 }
 
+// The launch facts of a load's or store's array (or partition view) as the header's template
+// argument (weft/tiles/span_facts.h); "" where there are none, so that such code is unchanged.
+std::string arrayFacts(const Type* arrayOrView) {
+  const unsigned facts = arrayOrView->kind == types::TypeKind::TileView ? arrayOrView->elements.at(0)->facts
+                                                                         : arrayOrView->facts;
+  return facts == 0 ? "" : std::to_string(facts) + "u";
+}
+
 }  // namespace
 
 std::string CudaEmitter::tileTypeName(const Type* type) {
@@ -223,14 +231,19 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
     case TileOp::Load: {
       std::string element = types::cxxName(e.type->scalar);
-      return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + checkedAt() + operand(0) + ", " +
+      const std::string facts = arrayFacts(e.operands.at(0)->type);
+      return "weft::tiles::load_array<" + shapeName(e.type->shape) + (facts.empty() ? "" : ", " + facts) + ">(" +
+             checkedAt() + operand(0) + ", " +
              paddingValue(static_cast<sema::TilePadding>(e.ints.at(0)), element) +
              indices(1, e.operands.size()) + ")";
     }
     case TileOp::Store: {
       const std::string stored = operand(0) + ", " + operand(e.operands.size() - 1) + indices(1, e.operands.size() - 1);
       auto map = tmaStoreMaps_.find(&e);
-      if (map == tmaStoreMaps_.end()) return "weft::tiles::store_array(" + checkedAt() + stored + ")";
+      if (map == tmaStoreMaps_.end()) {
+        const std::string facts = arrayFacts(e.operands.at(0)->type);
+        return "weft::tiles::store_array" + (facts.empty() ? "" : "<" + facts + ">") + "(" + checkedAt() + stored + ")";
+      }
       // The kernel's map of the array on the GPU (tensorMapParameters); none on the CPU target.
       const std::string i = std::to_string(map->second);
       return "weft::tiles::store_array_tma(\n#if defined(WEFT_TARGET_HOST)\nweft::tiles::tma_store_map{}\n#else\n"

@@ -192,8 +192,9 @@ std::string CudaEmitter::convert(const std::string& code, const Type* from, cons
   if (from == to) return code;
   WEFT_CHECK(from != nullptr && to != nullptr, "a conversion without types");
   if (from->isScalar() && to->isScalar()) return convertScalar(code, from->scalar, to);
-  if (from->isArray() && to->isArray()) {
-    // Memory spaces differ only to sema; the descriptor is the same C++ type.
+  if ((from->isArray() && to->isArray()) || (from->kind == TypeKind::TileView && to->kind == TypeKind::TileView)) {
+    // Memory spaces and launch facts differ only to sema; the descriptor is the same C++ type
+    // (a partition view is its array).
     WEFT_CHECK(from->scalar == to->scalar && from->ndim == to->ndim,
                "an array converted to another element type or rank: " + types::toString(from) + " -> " +
                    types::toString(to));

@@ -80,36 +80,47 @@ const types::Type* argumentStruct(const std::shared_ptr<sema::StructSource>& sou
   throw runtime::LaunchError(runtime::LaunchError::Kind::Type, message);
 }
 
+// The launch facts a tile kernel's code may assume of an array argument (runtime::arrayFacts);
+// a SIMT kernel assumes none, so that they cost it no specializations.
+unsigned launchFacts(const ArgumentValue& value, bool tileKernel) {
+  return tileKernel && value.kind == ArgumentValue::Kind::Array ? runtime::arrayFacts(value.array) : 0;
+}
+
+// The type of an argument; `tileKernel`: its arrays carry their launch facts.
 const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& types,
-                                const std::string& kernel, const std::string& name) {
+                                const std::string& kernel, const std::string& name, bool tileKernel) {
   if (value.kind == ArgumentValue::Kind::Array && value.array.elementStruct)
     return types.array(argumentStruct(value.array.elementStruct, types, kernel, name), value.array.ndim);
-  if (value.kind == ArgumentValue::Kind::Array) return types.array(value.array.dtype, value.array.ndim);
+  if (value.kind == ArgumentValue::Kind::Array)
+    return types.withFacts(types.array(value.array.dtype, value.array.ndim), launchFacts(value, tileKernel));
   if (value.kind == ArgumentValue::Kind::None) return types.none();
   if (value.kind == ArgumentValue::Kind::Aggregate) {
     if (value.vector) return types.vector(value.scalar, static_cast<int>(value.members.size()));
     if (value.structSource) return argumentStruct(value.structSource, types, kernel, name);
     std::vector<const types::Type*> members;
     for (size_t i = 0; i < value.members.size(); ++i)
-      members.push_back(argumentType(value.members[i], types, kernel, name + "[" + std::to_string(i) + "]"));
+      members.push_back(
+          argumentType(value.members[i], types, kernel, name + "[" + std::to_string(i) + "]", tileKernel));
     return types.tuple(members);
   }
   return types.scalar(value.scalar);
 }
 
 // Appends what decides an argument's type to a specialization key: kind, scalar kind and
-// rank; a struct's class; a tuple's members.
-void appendArgumentKey(std::string& key, const ArgumentValue& value) {
+// rank; a struct's class; a tuple's members; a tile kernel's array's launch facts.
+void appendArgumentKey(std::string& key, const ArgumentValue& value, bool tileKernel) {
   key.push_back(static_cast<char>(value.kind));
   key.push_back(static_cast<char>(value.kind == ArgumentValue::Kind::Array ? value.array.dtype : value.scalar));
   key.push_back(static_cast<char>(value.array.ndim));
+  if (tileKernel && value.kind == ArgumentValue::Kind::Array && !value.array.elementStruct)
+    key.push_back(static_cast<char>(launchFacts(value, tileKernel)));
   const sema::StructSource* source =
       value.kind == ArgumentValue::Kind::Array ? value.array.elementStruct.get() : value.structSource.get();
   if (source != nullptr) key.append(reinterpret_cast<const char*>(&source->identity), sizeof source->identity);
   if (value.kind == ArgumentValue::Kind::Aggregate) {
     key.push_back(value.vector ? 'v' : 't');
     key.push_back(static_cast<char>(value.members.size()));
-    for (const ArgumentValue& member : value.members) appendArgumentKey(key, member);
+    for (const ArgumentValue& member : value.members) appendArgumentKey(key, member, tileKernel);
   }
 }
 
@@ -271,11 +282,16 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
       ArgumentConverter::toConstant(args[i], constant);
       info.type = constantType(constant, types);
       info.constant = std::move(constant);
-    } else {
+    } else if (declared_[i] != nullptr) {
       // A declared parameter has its declared type whatever the argument; packing the argument
-      // converts a number to it and rejects anything else with a TypeError.
-      info.type =
-          declared_[i] != nullptr ? declared_[i] : argumentType(values[i], types, name_, parameterNames_[i]);
+      // converts a number to it and rejects anything else with a TypeError. A tile kernel's
+      // declared array has the argument's launch facts (specialize() checked those it declares).
+      info.type = declared_[i];
+      if (declared_[i]->isArray() && declared_[i]->element == nullptr && i < values.size() &&
+          values[i].kind == ArgumentValue::Kind::Array)
+        info.type = types.withFacts(declared_[i], launchFacts(values[i], tileKernel()));
+    } else {
+      info.type = argumentType(values[i], types, name_, parameterNames_[i], tileKernel());
     }
     request.entries[0].arguments.push_back(std::move(info));
   }
@@ -327,8 +343,20 @@ std::shared_ptr<Specialization> Kernel::specialize(PyObject* const* args, size_t
       continue;
     }
     values[i] = converter.convert(args[i], parameterNames_[i], target, stream, consumed);
-    // A declared type is the same for every launch: it is not part of the key.
-    if (declared_[i] == nullptr) appendArgumentKey(key, values[i]);
+    // A declared type is the same for every launch: it is not part of the key, except for a
+    // tile kernel's array's launch facts, of which it must have those its type declares.
+    if (declared_[i] == nullptr) {
+      appendArgumentKey(key, values[i], tileKernel());
+    } else if (tileKernel() && declared_[i]->isArray() && values[i].kind == ArgumentValue::Kind::Array) {
+      const unsigned facts = launchFacts(values[i], true);
+      if (const unsigned missing = declared_[i]->facts & ~facts; missing != 0)
+        throw nb::type_error(("kernel '" + name_ + "', parameter '" + parameterNames_[i] + "' is declared " +
+                              types::toString(declared_[i]) + " with " + runtime::describeFacts(declared_[i]->facts) +
+                              " (T[..., ::1]), but the array has no " + runtime::describeFacts(missing) +
+                              "; pass such an array or declare the parameter T[:, :]")
+                                 .c_str());
+      key.push_back(static_cast<char>(facts));
+    }
   }
   for (auto it = specializations_.begin(); it != specializations_.end(); ++it) {
     if ((*it)->key != key) continue;
@@ -348,13 +376,13 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
   runtime::Target target = runtime_->target(targetArgument);
   runtime::LaunchConfig config = given;
   bool noBlock = config.block == std::array<uint32_t, 3>{0, 0, 0};
-  bool tileKernel = face != sema::FunctionSource::Face::Simt;
-  if (tileKernel && !noBlock)
+  const bool tile = tileKernel();
+  if (tile && !noBlock)
     throw nb::type_error(("kernel '" + name_ +
                           "' is a tile kernel: launch it with a grid only (weft runs each tile block with the "
                           "threads it needs), e.g. ct.launch(stream, grid, " + name_ + ", args)")
                              .c_str());
-  if (!tileKernel && noBlock)
+  if (!tile && noBlock)
     throw nb::type_error(("kernel '" + name_ + "' needs block= (an int or a tuple of 1 to 3 ints)").c_str());
   // The kernel's reusable argument vector, so that a launch allocates nothing; a launch that
   // finds it taken (by a launch that called back into Python or dropped the GIL) uses its own.
@@ -373,7 +401,7 @@ void Kernel::launch(PyObject* const* args, size_t count, const runtime::LaunchCo
       specialize(args, count, target, config.stream, values, consumed);
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
   // A tile block is one CTA of the kernel's threads on the GPU, one thread on the CPU target.
-  if (tileKernel) {
+  if (tile) {
     const bool gpu = target == runtime::Target::Gpu;
     config.block = {gpu ? static_cast<uint32_t>(frontEnd.tileThreads) : 1u, 1, 1};
     config.tileSharedBytes = gpu ? frontEnd.tileSharedBytes : 0;
@@ -405,10 +433,14 @@ void Kernel::compileDeclared() {
   if (!runtime_) prepare();
   for (size_t i = 0; i < parameterNames_.size(); ++i)
     if (constExpr_[i] || declared_[i] == nullptr) return;
-  // Every type is declared: the key is empty (specialize() keys only undeclared arguments).
+  // Every type is declared: the key holds only a tile kernel's arrays' launch facts, here those
+  // their types declare (specialize() keys only undeclared arguments and those facts).
+  std::string key;
+  for (const types::Type* type : declared_)
+    if (tileKernel() && type->isArray()) key.push_back(static_cast<char>(type->facts));
   for (const std::shared_ptr<Specialization>& specialization : specializations_)
-    if (specialization->key.empty()) return;
-  specializations_.push_back(compile({}, nullptr, parameterNames_.size(), {}));
+    if (specialization->key == key) return;
+  specializations_.push_back(compile(std::move(key), nullptr, parameterNames_.size(), {}));
 }
 
 std::string Kernel::emitCuda(PyObject* const* args, size_t count, nb::handle targetArgument) {

@@ -67,6 +67,8 @@ class Kernel {
  private:
   // First use: the runtime, the kernel's own source, and its parameters as sema describes them.
   void prepare();
+  // Whether this is a tile kernel, whose arrays' launch facts specialize it (docs/tiles.md).
+  bool tileKernel() const { return face != sema::FunctionSource::Face::Simt; }
   // The types `signature_` declares, one per parameter (TypeError when it does not fit them).
   std::vector<const types::Type*> signatureTypes(size_t parameters, types::TypeContext& types) const;
   // The specialization for `args` (converted into `values`), compiling it on a miss.

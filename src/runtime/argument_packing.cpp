@@ -6,6 +6,7 @@
 #include "support/check.h"
 #include "types/layout.h"
 #include "weft/device/fp16.h"
+#include "weft/tiles/span_facts.h"
 
 namespace weft::runtime {
 namespace {
@@ -128,6 +129,7 @@ ParameterLayout::Slot ParameterLayout::makeSlot(const types::Type* type, std::st
   slot.isNone = type->kind == types::TypeKind::None;
   slot.scalar = type->scalar;
   slot.ndim = type->ndim;
+  slot.facts = type->isArray() ? type->facts : 0;
   slot.typeName = types::toString(type);
   slot.name = std::move(name);
   slot.offset = offset;
@@ -195,6 +197,24 @@ void ParameterLayout::packAggregate(const Slot& slot, const ArgumentValue& argum
     packValue(slot.members[i], argument.members[i], destination + slot.members[i].offset);
 }
 
+unsigned arrayFacts(const ArrayValue& array) {
+  if (array.elementStruct) return 0;
+  return tiles::facts_of(reinterpret_cast<uintptr_t>(array.data), static_cast<unsigned>(types::byteSize(array.dtype)),
+                         array.ndim, array.shape.data(), array.strides.data());
+}
+
+std::string describeFacts(unsigned facts) {
+  static constexpr std::pair<unsigned, const char*> kNames[] = {
+      {tiles::aligned_data, "16-byte aligned data"},
+      {tiles::unit_inner_stride, "unit inner stride"},
+      {tiles::aligned_strides, "outer strides of whole 16 bytes"},
+      {tiles::aligned_extent, "an inner extent of whole 16 bytes"}};
+  std::string text;
+  for (auto [fact, name] : kNames)
+    if (facts & fact) text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+
 void ParameterLayout::fail(LaunchError::Kind kind, const Slot& slot, const std::string& detail) const {
   throw LaunchError(kind, "kernel '" + kernelName_ + "', parameter '" + slot.name + "': " + detail);
 }
@@ -256,6 +276,12 @@ void ParameterLayout::packArray(const Slot& slot, const ArgumentValue& argument,
   if (argument.kind != ArgumentValue::Kind::Array || !elementMatches || argument.array.ndim != slot.ndim)
     fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
   const ArrayValue& array = argument.array;
+  // Code compiled for launch facts would misread an array without them (docs/tiles.md).
+  if (const unsigned missing = slot.facts & ~arrayFacts(array); missing != 0)
+    fail(LaunchError::Kind::Type, slot,
+         "its type declares " + describeFacts(slot.facts) + " (a tile kernel's T[..., ::1]), but the array has no " +
+             describeFacts(missing) + "; pass such an array (numpy.ascontiguousarray, a width of whole 16-byte "
+             "vectors) or declare the parameter T[:, :]");
   store<void*>(destination, array.data);
   unsigned char* shape = destination + sizeof(void*);
   unsigned char* strides = shape + sizeof(uint64_t) * static_cast<size_t>(array.ndim);

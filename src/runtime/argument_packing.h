@@ -53,6 +53,7 @@ class ParameterLayout {
     size_t bytes = 0;              // an aggregate's size: a NumPy record argument is copied whole
     bool isRecord = false;         // a NumPy record's type: only a record argument (bytes) fits
     uint64_t structIdentity = 0;   // a struct, or an array's struct elements: the class (0: none)
+    unsigned facts = 0;            // an array: the launch facts its code assumes (checked)
   };
   static Slot makeSlot(const types::Type* type, std::string name, size_t offset);
   void packValue(const Slot& slot, const ArgumentValue& argument, unsigned char* destination) const;

@@ -80,6 +80,13 @@ struct ArrayValue {
   int64_t itemSize = 0;
 };
 
+// The launch facts (weft/tiles/span_facts.h's span_fact bits) that hold of `array`: the one
+// rule, read by the dispatcher's specialization key and checked by argument packing. An array
+// of struct elements has none.
+unsigned arrayFacts(const ArrayValue& array);
+// The facts of `missing` as words for messages ("16-byte aligned data, unit inner stride").
+std::string describeFacts(unsigned missing);
+
 // One launch argument as the runtime receives it.
 struct ArgumentValue {
   // Aggregate: a tuple (`structSource` null) or a @struct instance; `members` in order.

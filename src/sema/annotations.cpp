@@ -4,6 +4,7 @@
 // global environment. A quoted annotation (`n: "ConstExpr"`) means the expression it spells.
 #include "sema/checker.h"
 #include "syntax/syntax.h"
+#include "weft/tiles/span_facts.h"
 
 namespace weft::sema {
 
@@ -45,7 +46,12 @@ void unquote(const syntax::Expr& annotation, Unquoted& out) {
   out.expr = syntax::as<syntax::ExprStmt>(*out.module->body[0]).value;
 }
 
-// True when `e` is a bare `:` slice (an array dimension in `T[:, :]`).
+// True when `e` is `::1` (a contiguous dimension in numba's `T[:, ::1]`).
+bool isUnitSlice(const syntax::Expr& e) {
+  return e.kind == syntax::ExprKind::Slice && syntax::as<syntax::SliceExpr>(e).step != nullptr;
+}
+
+// True when `e` is a bare `:` slice (an array dimension in `T[:, :]`), or `::1`.
 bool isFullSlice(const syntax::Expr& e) {
   if (e.kind != syntax::ExprKind::Slice) return false;
   const auto& slice = syntax::as<syntax::SliceExpr>(e);
@@ -152,17 +158,23 @@ Annotation resolveAnnotationAt(const syntax::Expr& annotation, Environment* envi
       return result;
     }
     int ndim = 0;
+    const syntax::Expr* last = nullptr;
     if (isFullSlice(*subscript.slice)) {
       ndim = 1;
+      last = subscript.slice;
     } else if (subscript.slice->kind == syntax::ExprKind::Tuple) {
       for (const syntax::Expr* element : syntax::as<syntax::TupleExpr>(*subscript.slice).elts) {
         if (!isFullSlice(*element)) return result;
         ++ndim;
+        last = element;
       }
     }
     if (ndim == 0) return result;
     result.kind = Annotation::Kind::Type;
     result.type = element != nullptr ? types.array(element, ndim) : types.array(base.scalar, ndim);
+    // numba's C layout, `T[:, ::1]`, declares every launch fact (docs/tiles.md "Launch facts"):
+    // rows of whole 16-byte vectors. A SIMT kernel's parameters drop them (FunctionChecker::run).
+    if (element == nullptr && isUnitSlice(*last)) result.type = types.withFacts(result.type, tiles::all_span_facts);
     return result;
   }
   if (annotation.kind == syntax::ExprKind::Constant &&

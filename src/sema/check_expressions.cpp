@@ -439,6 +439,11 @@ Value FunctionChecker::convert(Value v, const types::Type* target, SourceLoc loc
     return runtime(make(TypedExprKind::Cast, target, loc, {v.expr}), v.nonNegative);
   }
   if (source == target) return v;
+  // An array (or a view of one) as one of its type with fewer launch facts (joinTypes): the same
+  // value, typed for the variable that holds it.
+  if ((source->isArray() || source->kind == types::TypeKind::TileView) && source->kind == target->kind &&
+      types.withoutFacts(source) == types.withoutFacts(target) && joinTypes(source, target, types) == target)
+    return runtime(make(TypedExprKind::Cast, target, loc, {v.expr}));
   if (target->kind == types::TypeKind::Tuple && source->kind == types::TypeKind::Tuple &&
       target->elements.size() == source->elements.size() &&
       (v.expr->kind == TypedExprKind::TupleMake || v.expr->kind == TypedExprKind::Local)) {

@@ -274,6 +274,13 @@ const types::Type* joinTypes(const types::Type* a, const types::Type* b, types::
     auto common = types::promote(a->scalar, b->scalar);
     return common ? types.scalar(*common) : nullptr;
   }
+  // Arrays (and views of arrays) that differ only in their launch facts: the facts both have.
+  if ((a->isArray() || a->kind == types::TypeKind::TileView) && a->kind == b->kind &&
+      types.withoutFacts(a) == types.withoutFacts(b)) {
+    if (a->isArray()) return types.withFacts(a, a->facts & b->facts);
+    const types::Type* array = joinTypes(a->elements[0], b->elements[0], types);
+    return types.tileView(array, a->shape, a->padding);
+  }
   if (a->kind == types::TypeKind::Tuple && b->kind == types::TypeKind::Tuple && a->elements.size() == b->elements.size()) {
     std::vector<const types::Type*> elements;
     for (size_t i = 0; i < a->elements.size(); ++i) {
@@ -893,6 +900,16 @@ FunctionFacts FunctionChecker::run(TypedFunction& out) {
     out.params.push_back(index);
   }
   scan(def.body);
+  // Launch facts (weft/tiles/span_facts.h) hold of the argument a parameter receives: one the
+  // body rebinds keeps none, and a SIMT kernel's, which nothing reads, none either (so that they
+  // cost it no specializations and no launch checks).
+  const bool simtKernel = s.source->decorator == FunctionSource::Decorator::Kernel &&
+                          s.source->face == FunctionSource::Face::Simt;
+  for (int index : out.params) {
+    LocalState& local = locals_[static_cast<size_t>(index)];
+    if (local.declared && local.fixed != nullptr && (simtKernel || local.assignments > 0))
+      local.fixed = types.withoutFacts(local.fixed);
+  }
 
   std::vector<syntax::Stmt*> body = def.body;
   if (!body.empty() && body.front()->kind == syntax::StmtKind::Expr) {

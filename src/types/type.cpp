@@ -35,7 +35,8 @@ std::string keyOf(const Type& type) {
     case TypeKind::Scalar: return std::string("S") + info(type.scalar).pythonName;
     case TypeKind::Array:
       return "A" + (type.element != nullptr ? keyOf(*type.element) : std::string(info(type.scalar).pythonName)) + "/" +
-             std::to_string(type.ndim) + "/" + std::to_string(static_cast<int>(type.space));
+             std::to_string(type.ndim) + "/" + std::to_string(static_cast<int>(type.space)) + "/" +
+             std::to_string(type.facts);
     case TypeKind::Tuple: {
       std::string key = "T(";
       for (const Type* element : type.elements) key += keyOf(*element) + ",";
@@ -173,6 +174,37 @@ const Type* TypeContext::array(ScalarKind element, int ndim, MemorySpace space) 
   type.ndim = ndim;
   type.space = space;
   return intern(type);
+}
+
+const Type* TypeContext::withFacts(const Type* array, unsigned facts) {
+  WEFT_CHECK(array->isArray() && array->element == nullptr && array->space == MemorySpace::Global,
+             "launch facts are of arrays of numbers in global memory");
+  Type type = *array;
+  type.facts = facts;
+  return intern(type);
+}
+
+const Type* TypeContext::withoutFacts(const Type* type) {
+  switch (type->kind) {
+    case TypeKind::Array: return type->facts == 0 ? type : withFacts(type, 0);
+    case TypeKind::Tuple: {
+      std::vector<const Type*> elements;
+      for (const Type* element : type->elements) elements.push_back(withoutFacts(element));
+      return tuple(elements);
+    }
+    case TypeKind::TileView: return tileView(withoutFacts(type->elements[0]), type->shape, type->padding);
+    case TypeKind::Error:
+    case TypeKind::None:
+    case TypeKind::Scalar:
+    case TypeKind::Struct:
+    case TypeKind::Vector:
+    case TypeKind::Atomic:
+    case TypeKind::AtomicRef:
+    case TypeKind::WarpMask:
+    case TypeKind::InlineArray:
+    case TypeKind::Tile: return type;
+  }
+  return type;
 }
 
 const Type* TypeContext::tuple(const std::vector<const Type*>& elements) {

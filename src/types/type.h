@@ -75,6 +75,9 @@ struct Type {
   int size = 0;                              // Vector: the number of elements
   std::vector<int64_t> shape;                // InlineArray, Tile, TileView: the (tile) extents
   int padding = 0;                           // TileView: the padding of its loads
+  // Array of numbers in global memory: the launch facts (weft/tiles/span_facts.h's span_fact
+  // bits) every value of the type satisfies; 0 for every array a kernel makes or views.
+  unsigned facts = 0;
   // Struct of a NumPy record: its size (its itemsize; 0 for a @struct class, which is laid out
   // as a C struct) and each field's byte offset, as the record places them; `align` is then the
   // record's alignment (1 when packed).
@@ -146,6 +149,10 @@ class TypeContext {
   const Type* none() const { return none_; }
   const Type* scalar(ScalarKind kind) const;
   const Type* array(ScalarKind element, int ndim, MemorySpace space = MemorySpace::Global);
+  // `array` (an array of numbers in global memory) with the launch facts `facts` instead of its own.
+  const Type* withFacts(const Type* array, unsigned facts);
+  // `type` with no launch facts in it: an array's, and those of a tuple's or a view's arrays.
+  const Type* withoutFacts(const Type* type);
   const Type* tuple(const std::vector<const Type*>& elements);
   // An array of non-scalar elements (a struct); a scalar `element` gives the scalar array.
   const Type* array(const Type* element, int ndim, MemorySpace space = MemorySpace::Global);

@@ -1063,5 +1063,23 @@ TEST_F(GpuFixture, AFaultSurfacesAtTheNextSynchronizeNamingTheKernel) {
   EXPECT_EXIT(faultAndExit(compiler), ::testing::ExitedWithCode(0), "gpu_fault");
 }
 
+TEST(LaunchFacts, EachFactIsDecidedByItsOwnCondition) {
+  // weft/tiles/span_facts.h's bits: aligned data 1, unit inner stride 2, aligned strides 4,
+  // aligned extent 8. bfloat16 (2 bytes): 8 columns are 16 bytes.
+  auto facts = [](uintptr_t data, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+    return arrayFacts(arrayArgument(reinterpret_cast<void*>(data), types::ScalarKind::BFloat16, shape, strides).array);
+  };
+  EXPECT_EQ(facts(0x1000, {4, 64}, {64, 1}), 15u);
+  EXPECT_EQ(facts(0x1002, {4, 64}, {64, 1}), 14u);   // one element past a 16-byte boundary
+  EXPECT_EQ(facts(0x1000, {4, 32}, {128, 2}), 13u);  // every other column
+  EXPECT_EQ(facts(0x1000, {4, 61}, {61, 1}), 3u);    // odd rows: neither strides nor extent
+  EXPECT_EQ(facts(0x1000, {4, 64}, {-64, 1}), 15u);  // a negative stride of whole 16 bytes
+  EXPECT_EQ(facts(0x1000, {61}, {1}), 7u);           // 1-D: no outer strides
+  ArgumentValue records = arrayArgument(reinterpret_cast<void*>(0x1000), types::ScalarKind::Float32, {4}, {1});
+  records.array.elementStruct = std::make_shared<sema::StructSource>();
+  EXPECT_EQ(arrayFacts(records.array), 0u);
+  EXPECT_EQ(describeFacts(5u), "16-byte aligned data, outer strides of whole 16 bytes");
+}
+
 }  // namespace
 }  // namespace weft::runtime

@@ -126,5 +126,17 @@ TEST(Types, Rendering) {
   EXPECT_EQ(toString(types.none()), "None");
 }
 
+TEST(Types, LaunchFactsMakeDistinctArrayTypesThatPrintAlike) {
+  TypeContext types;
+  const Type* plain = types.array(ScalarKind::Float32, 2);
+  const Type* fast = types.withFacts(plain, 15);
+  EXPECT_NE(plain, fast);
+  EXPECT_EQ(fast, types.withFacts(types.array(ScalarKind::Float32, 2), 15));
+  EXPECT_EQ(types.withoutFacts(fast), plain);
+  EXPECT_EQ(toString(fast), toString(plain));
+  const Type* view = types.tileView(fast, {1, 64}, 0);
+  EXPECT_EQ(types.withoutFacts(types.tuple({view, fast})), types.tuple({types.tileView(plain, {1, 64}, 0), plain}));
+}
+
 }  // namespace
 }  // namespace weft::types

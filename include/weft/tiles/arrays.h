@@ -13,33 +13,37 @@
 namespace weft::tiles {
 namespace detail {
 
-template <class T, int N, size_t... D>
+template <unsigned Facts, class T, int N, size_t... D>
 WEFT_HD auto array_span(const ::weft::Array<T, N>& array, index_sequence<D...>) {
   using E = extents<uint64_t, (static_cast<void>(D), dynamic_extent)...>;
-  return tensor_span<T, E>(array.data, E(array.shape[D]...), array.strides[D]...);
+  return tensor_span<T, E, Facts>(array.data, E(array.shape[D]...), array.strides[D]...);
 }
 
-template <class T, int N>
+// The span of `array`, whose launch facts (span_facts.h) are Facts: the code generator passes
+// those its type carries, which the runtime checked at launch.
+template <unsigned Facts = 0, class T, int N>
 WEFT_HD auto array_span(const ::weft::Array<T, N>& array) {
-  return array_span(array, make_index_sequence<static_cast<size_t>(N)>{});
+  return array_span<Facts>(array, make_index_sequence<static_cast<size_t>(N)>{});
 }
 
 }  // namespace detail
 
 // The tile of shape S at block index (i0, i1, ...) of `array`: its elements
-// array[i_k * S_k + j_k, ...]; those outside the array are `pad`.
-template <class S, class T, int N, class... I>
+// array[i_k * S_k + j_k, ...]; those outside the array are `pad`. Facts: the array's launch
+// facts (span_facts.h).
+template <class S, unsigned Facts = 0, class T, int N, class... I>
 WEFT_TILE_FN tile<T, S> load_array(const ::weft::Array<T, N>& array, T pad, I... index) {
   static_assert(sizeof...(I) == static_cast<size_t>(N), "load_array takes one block index per dimension");
   const int64_t indices[] = {static_cast<int64_t>(index)...};
-  return detail::load_padded<S>(detail::array_span(array), pad, indices);
+  return detail::load_padded<S>(detail::array_span<Facts>(array), pad, indices);
 }
 
 // Stores the elements of `value` that lie inside `array` at block index (i0, i1, ...); a 2-D
-// tile in an mma layout goes through the ring where it can (store_through_ring).
-template <class T, int N, class S, class L, class... I>
+// tile in an mma layout goes through the ring where it can (store_through_ring). Facts: the
+// array's launch facts (span_facts.h).
+template <unsigned Facts = 0, class T, int N, class S, class L, class... I>
 WEFT_TILE_FN void store_array(const ::weft::Array<T, N>& array, const tile<T, S, L>& value, I... index) {
-  auto span = detail::array_span(array);
+  auto span = detail::array_span<Facts>(array);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
   if constexpr (N == 2 && (detail::is_mma_layout_of<L, 16> || detail::is_mma_layout_of<L, 8>)) {
     // A whole tile the ring cannot take stores with checks too: one unrolled store fewer to
@@ -304,18 +308,18 @@ WEFT_TILE_FN void check_divisors(uint32_t site, const D& divisors) {
 }
 
 // load_array, checked: the tile must overlap the array.
-template <class S, class T, int N, class... I>
+template <class S, unsigned Facts = 0, class T, int N, class... I>
 WEFT_TILE_FN tile<T, S> load_array(checked_at at, const ::weft::Array<T, N>& array, T pad, I... index) {
   detail::check_tile_position<S>(at.site, array, index...);
-  return load_array<S>(array, pad, index...);
+  return load_array<S, Facts>(array, pad, index...);
 }
 
 // store_array, checked: the tile must overlap the array.
-template <class T, int N, class S, class L, class... I>
+template <unsigned Facts = 0, class T, int N, class S, class L, class... I>
 WEFT_TILE_FN void store_array(checked_at at, const ::weft::Array<T, N>& array, const tile<T, S, L>& value,
                               I... index) {
   detail::check_tile_position<S>(at.site, array, index...);
-  store_array(array, value, index...);
+  store_array<Facts>(array, value, index...);
 }
 
 // array_access_mask of check_bounds=False, checked: every index the mask selects must lie inside.

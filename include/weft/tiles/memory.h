@@ -6,21 +6,28 @@
 // Loads are done by every thread for the elements it holds (replicas included, so every
 // thread has valid data); stores by the owner of each element only (once per element). Where
 // the span's innermost stride is 1 and an address is aligned, a thread's vector of consecutive
-// elements moves with 16-byte (or narrower) accesses; otherwise element by element.
+// elements moves with 16-byte (or narrower) accesses; otherwise element by element. A span's
+// launch facts (span_facts.h) prove some of those conditions at compile time, and the checks
+// and the fallback they make unnecessary are not compiled.
 #pragma once
 
 #include "weft/tiles/elementwise.h"
+#include "weft/tiles/span_facts.h"
 
 namespace weft::tiles {
 
 // A multi-dimensional array in memory: data, extents E and strides (in elements, row-major by
-// default).
-template <class T, class E>
+// default). Facts: the span_fact bits its creator guarantees of every span of this type (the
+// code generator's launch facts; 0, the default, guarantees nothing).
+template <class T, class E, unsigned Facts = 0>
 class tensor_span {
   static_assert(detail::is_extents<E>, "tensor_span's second parameter is a ct::extents type");
   static_assert(detail::is_numeric<detail::remove_cv_t<T>>, "tensor_span's element type must be a numeric scalar");
+  static_assert((Facts & ~all_span_facts) == 0, "tensor_span's facts are span_fact bits");
 
  public:
+  // The span_fact bits every span of this type satisfies.
+  static constexpr unsigned facts = Facts;
   using extents_type = E;
   using element_type = T;
   using value_type = detail::remove_cv_t<T>;
@@ -241,6 +248,25 @@ WEFT_HD bool aligned_to(const T* p, uint32_t bytes) {
 // Whether the tile at block index `index` lies wholly inside the span with every piece of P
 // consecutive elements contiguous and aligned to min(16, P * sizeof(T)) bytes: then it moves
 // with vector accesses and no per-piece checks (the common case, decided once per tile).
+// What a span's facts (span_facts.h) prove of the pieces of P consecutive elements a thread
+// moves along a tile's last dimension, each starting at a multiple of P there (every layout's
+// pieces do: blocked vectors, mma column pairs).
+template <class Span, uint32_t P>
+struct piece_facts {
+  static constexpr unsigned kFacts = Span::facts;
+  static constexpr uint32_t kBytes = P * static_cast<uint32_t>(sizeof(typename Span::value_type));
+  // The piece's elements are consecutive in memory.
+  static constexpr bool kContiguous = P == 1 || (kFacts & unit_inner_stride) != 0;
+  // The piece's address is a multiple of min(16, P * sizeof(T)): the data and the outer
+  // strides are multiples of 16 bytes, and the piece starts a multiple of P elements into a row.
+  static constexpr bool kAligned = kContiguous && (kFacts & aligned_data) != 0 && (kFacts & aligned_strides) != 0;
+  // The piece lies wholly inside its row or wholly past its end: the row's length is a multiple
+  // of 16 bytes, so of P elements where a piece is at most 16 bytes.
+  static constexpr bool kWhole = (kFacts & aligned_extent) != 0 && kBytes <= 16;
+  // Each piece is a vector inside the span or padding outside it: no element-by-element path.
+  static constexpr bool kVectors = kAligned && kWhole;
+};
+
 template <class Tile, class Span>
 WEFT_TILE_FN bool tile_is_inside_and_aligned(const Span& span, const int64_t* index) {
   using S = typename Tile::shape_type;
@@ -250,16 +276,17 @@ WEFT_TILE_FN bool tile_is_inside_and_aligned(const Span& span, const int64_t* in
   constexpr uint32_t kLast = static_cast<uint32_t>(S::static_extent(R - 1));
   constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
   constexpr uint32_t kAlign = P * sizeof(T) < 16 ? P * sizeof(T) : 16;
-  bool ok = P == 1 || span.stride(R - 1) == 1;
+  using Facts = piece_facts<Span, P>;
+  bool ok = Facts::kContiguous || span.stride(R - 1) == 1;
   int64_t offset = 0;
   WEFT_UNROLL
   for (uint32_t d = 0; d < R; ++d) {
     int64_t first = index[d] * static_cast<int64_t>(S::static_extent(d));
     ok = ok && first >= 0 && first + static_cast<int64_t>(S::static_extent(d)) <= static_cast<int64_t>(span.extent(d));
-    if (d + 1 < R) ok = ok && (static_cast<uint64_t>(span.stride(d)) * sizeof(T)) % kAlign == 0;
+    if (d + 1 < R && !Facts::kAligned) ok = ok && (static_cast<uint64_t>(span.stride(d)) * sizeof(T)) % kAlign == 0;
     offset += first * static_cast<int64_t>(span.stride(d));
   }
-  return ok && aligned_to(span.data_handle() + offset, kAlign);
+  return ok && (Facts::kAligned || aligned_to(span.data_handle() + offset, kAlign));
 }
 
 // Visits the tile at block index `index` of a view in pieces of P consecutive elements held by
@@ -267,8 +294,9 @@ WEFT_TILE_FN bool tile_is_inside_and_aligned(const Span& span, const int64_t* in
 // k0 .. k0 + P - 1, where p points at its first element (the others `stride` elements apart),
 // its first `count` elements (0 to P) lie inside the span and the others outside, and vectorOk
 // says the whole piece is inside, contiguous and aligned to min(16, P * sizeof(T)) bytes. With
-// Inside (the tile is known to be inside and aligned) every piece is a vector. `count` is
-// 32-bit so that the element checks are.
+// Inside (the tile is known to be inside and aligned) every piece is a vector; where the span's
+// facts prove pieces whole and aligned (piece_facts::kVectors), `count` is 0 or P and vectorOk
+// is count == P. `count` is 32-bit so that the element checks are.
 template <class Tile, bool Inside, class Span, class Visit>
 WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit visit) {
   using S = typename Tile::shape_type;
@@ -278,10 +306,11 @@ WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit 
   constexpr uint32_t kLast = static_cast<uint32_t>(S::static_extent(R - 1));
   constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
   constexpr uint32_t kAlign = P * sizeof(T) < 16 ? P * sizeof(T) : 16;
+  using Facts = piece_facts<Span, P>;
   const uint32_t t = thread_rank();
-  const int64_t lastStride = Inside && P > 1 ? 1 : static_cast<int64_t>(span.stride(R - 1));
+  const int64_t lastStride = (Inside || Facts::kContiguous) && P > 1 ? 1 : static_cast<int64_t>(span.stride(R - 1));
   const int64_t lastExtent = static_cast<int64_t>(span.extent(R - 1));
-  const bool contiguous = P == 1 || lastStride == 1;
+  const bool contiguous = Facts::kContiguous || lastStride == 1;
   WEFT_UNROLL
   for (uint32_t k0 = 0; k0 < L::kFragment; k0 += P) {
     const uint32_t j = L::index(t, k0);
@@ -303,8 +332,10 @@ WEFT_TILE_FN void visit_view_tile(const Span& span, const int64_t* index, Visit 
       // Every layout's pieces start at a multiple of P along the last dimension (blocked
       // vectors, mma column pairs), so a piece with g < 0 lies wholly before the span.
       const int64_t left = rowsIn && g >= 0 ? lastExtent - g : 0;
-      const uint32_t count = left <= 0 ? 0u : left >= int64_t(P) ? P : static_cast<uint32_t>(left);
-      visit(k0, p, count, contiguous && count == P && aligned_to(p, kAlign), lastStride);
+      const uint32_t count = left <= 0                          ? 0u
+                             : Facts::kWhole || left >= int64_t(P) ? P
+                                                                   : static_cast<uint32_t>(left);
+      visit(k0, p, count, contiguous && count == P && (Facts::kAligned || aligned_to(p, kAlign)), lastStride);
     }
   }
 }
@@ -351,12 +382,22 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
   constexpr bool kWords = sizeof(T) < 4 && P % kPerWord == 0;
   using Filled = conditional_t<kWords, element_pack<unsigned, kWords ? L::kFragment / kPerWord : 1>,
                                element_pack<T, L::kFragment>>;
+  // Where the span's facts make every piece a vector or wholly outside, the other pieces are
+  // padding and no element is read one by one.
+  constexpr bool kVectors = piece_facts<Span, P>::kVectors;
   Filled filled;
   auto visit = [&](uint32_t k0, const typename Span::element_type* p, uint32_t count, bool vectorOk, int64_t stride) {
     if constexpr (kWords) {
       constexpr uint32_t kPieceWords = P / kPerWord, kBits = 8 * sizeof(T);
       if (vectorOk) {
         load_vector<kPieceWords>(reinterpret_cast<const unsigned*>(p), &filled.v[k0 / kPerWord]);
+      } else if constexpr (kVectors) {
+        element_pack<T, P> pads;
+        WEFT_UNROLL
+        for (uint32_t v = 0; v < P; ++v) pads.v[v] = pad;
+        auto words = bit_cast<element_pack<unsigned, kPieceWords>>(pads);
+        WEFT_UNROLL
+        for (uint32_t w = 0; w < kPieceWords; ++w) filled.v[k0 / kPerWord + w] = words.v[w];
       } else {
         // Element by element, each shifted into the piece's words from the top, in a loop: this
         // rarely taken path then holds one element and one address at a time (unrolled, its
@@ -377,6 +418,9 @@ WEFT_TILE_FN auto load_padded(const Span& span, typename Span::value_type pad, c
       }
     } else if (vectorOk) {
       load_vector<P>(p, &filled.v[k0]);
+    } else if constexpr (kVectors) {
+      WEFT_UNROLL
+      for (uint32_t v = 0; v < P; ++v) filled.v[k0 + v] = pad;
     } else {
       WEFT_UNROLL
       for (uint32_t v = 0; v < P; ++v) filled.v[k0 + v] = v < count ? p[v * stride] : pad;
@@ -411,11 +455,14 @@ WEFT_TILE_FN void store_tile(const Span& span, const tile<T, S, L>& value, const
   using Tile = tile<T, TileShape, L>;
   constexpr uint32_t kLast = static_cast<uint32_t>(TileShape::static_extent(TileShape::rank() - 1));
   constexpr uint32_t P = L::kVector < kLast ? L::kVector : kLast;
+  // Where the span's facts make every piece a vector or wholly outside, nothing else is stored.
+  constexpr bool kVectors = piece_facts<Span, P>::kVectors;
   if (!L::owner(thread_rank())) return;
   auto visit = [&](uint32_t k0, typename Span::element_type* p, uint32_t count, bool vectorOk, int64_t stride) {
+    static_cast<void>(count), static_cast<void>(stride);  // unread where kVectors
     if (vectorOk) {
       store_vector<P>(p, &value.frag_[k0]);
-    } else {
+    } else if constexpr (!kVectors) {
       WEFT_UNROLL
       for (uint32_t v = 0; v < P; ++v) {
         if (v < count) p[v * stride] = value.frag_[k0 + v];
