@@ -134,6 +134,13 @@ class CudaEmitter {
   void statement(const sema::TypedStmt& stmt, int depth);
   void forRange(const sema::TypedStmt& stmt, int depth);
   void mmaPipelineLoop(const sema::TypedStmt& stmt, int depth);
+  // emit_tiles.cpp: a loop's prefetched loads (sema::LoopPrefetch) around forRange's loop over
+  // [start, stop) with counter `counter`: their objects and first copies before it, the wait and
+  // next copies at the top of each step, the drain after it.
+  void loopPrefetchStart(const sema::TypedStmt& stmt, int depth, const std::string& start, const std::string& stop,
+                         const std::string& counter);
+  void loopPrefetchNext(const sema::TypedStmt& stmt, int depth, const std::string& counter);
+  void loopPrefetchFinish(const sema::TypedStmt& stmt, int depth);
   // emit_tiles.cpp: the tensor maps of the launched kernel's K loops that may take the TMA path
   // (sema::MmaPipeline::parameterA), into tensorMaps_ and tmaMaps_; and the kernel parameters
   // that receive them on the GPU (empty without maps).
@@ -178,6 +185,9 @@ class CudaEmitter {
   sema::FeatureSet features_ = sema::FeatureSet::Baseline;  // EmittedUnit::features
   std::vector<EmittedUnit::TensorMap> tensorMaps_;           // EmittedUnit::tensorMaps
   std::map<const sema::TypedStmt*, size_t> tmaMaps_;         // K loop -> its map of a (b's follows)
+  std::map<const sema::TypedExpr*, std::string> prefetched_;  // prefetched Load -> its value in the loop
+  std::map<const sema::TypedStmt*, std::string> prefetchObjects_;  // loop -> its loads' objects, ", "-separated
+  bool usesLoopPrefetch_ = false;                             // the unit includes weft/tiles/loop_prefetch.h
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

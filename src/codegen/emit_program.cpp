@@ -280,6 +280,7 @@ EmittedUnit CudaEmitter::emit() {
   unit += typeHeaders();
   // After the narrow floats' headers, which the tile header's element types need declared.
   if (usesTiles_) unit += "#include <weft/tiles.h>\n#include <weft/tiles/arrays.h>\n";
+  if (usesLoopPrefetch_) unit += "#include <weft/tiles/loop_prefetch.h>\n";
   unit += builtinHeaders() + "\n";
   unit += typeDecls_;
   unit += constantData();

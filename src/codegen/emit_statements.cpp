@@ -231,13 +231,16 @@ void CudaEmitter::forRange(const TypedStmt& stmt, int depth) {
   }
   std::string ticks = freshTemp();
   line(depth + 1, "WEFT_LOOP_TICKS(" + ticks + ");");
+  if (stmt.loopPrefetch) loopPrefetchStart(stmt, depth + 1, start, stop, counter);
   line(depth + 1, "for (" + cxx + " " + counter + " = " + start + "; " + test + "; " + next + ") {");
   line(depth + 2, "WEFT_LOOP_CHECKPOINT(" + ticks + ");");
+  if (stmt.loopPrefetch) loopPrefetchNext(stmt, depth + 2, counter);
   line(depth + 2, localName(stmt.local) + " = " + counter + ";");
   loops_.push_back(Loop{flag});
   block(stmt.body, depth + 2);
   loops_.pop_back();
   line(depth + 1, "}");
+  if (stmt.loopPrefetch) loopPrefetchFinish(stmt, depth + 1);
   if (!flag.empty()) {
     line(depth + 1, "if (!" + flag + ") {");
     block(stmt.orelse, depth + 2);

@@ -147,6 +147,40 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
   line(depth, "}");
 }
 
+void CudaEmitter::loopPrefetchStart(const sema::TypedStmt& stmt, int depth, const std::string& start,
+                                    const std::string& stop, const std::string& counter) {
+  usesLoopPrefetch_ = true;
+  const sema::LoopPrefetch& prefetch = *stmt.loopPrefetch;
+  const Type* type = function_->locals.at(stmt.local).type;
+  const std::string cxx = typeName(type), variable = localName(stmt.local);
+  std::string objects;
+  for (const sema::LoopPrefetch::Load& load : prefetch.loads) {
+    const TypedExpr& e = *load.load;
+    // The block index of each step, from the loop value (the lambda's parameter stands for the
+    // loop variable, which the loop does not assign).
+    std::string index = "[&](" + cxx + " " + variable + ") { return weft::tiles::block_index<" +
+                        std::to_string(e.operands.size() - 1) + ">{{";
+    for (size_t i = 1; i < e.operands.size(); ++i) index += (i > 1 ? ", " : "") + expr(*e.operands[i]);
+    index += "}}; }";
+    const std::string object = freshTemp();
+    line(depth, "auto " + object + " = weft::tiles::prefetch_load<" + shapeName(e.type->shape) + ", " +
+                    std::to_string(prefetch.stages) + ", " + std::to_string(load.offset) + "u>(" + expr(*e.operands[0]) +
+                    ", " + index + ");");
+    objects += (objects.empty() ? "" : ", ") + object;
+    prefetched_[&e] = object + ".read(" + counter + ")";
+  }
+  prefetchObjects_[&stmt] = objects;
+  line(depth, "weft::tiles::prefetch_start(" + start + ", " + stop + ", " + objects + ");");
+}
+
+void CudaEmitter::loopPrefetchNext(const sema::TypedStmt& stmt, int depth, const std::string& counter) {
+  line(depth, "weft::tiles::prefetch_next(" + counter + ", " + prefetchObjects_.at(&stmt) + ");");
+}
+
+void CudaEmitter::loopPrefetchFinish(const sema::TypedStmt& stmt, int depth) {
+  line(depth, "weft::tiles::prefetch_finish(" + prefetchObjects_.at(&stmt) + ");");
+}
+
 void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
   constexpr uint8_t kL2Promotion128B = 2;  // cuda.h's CUtensorMapL2promotion
   using weft::tiles::sm90::kPipelineBoxColumns, weft::tiles::sm90::kPipelineSwizzle;
@@ -204,6 +238,7 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
     case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
     case TileOp::Load: {
+      if (auto prefetched = prefetched_.find(&e); prefetched != prefetched_.end()) return prefetched->second;
       std::string element = types::cxxName(e.type->scalar);
       return "weft::tiles::load_array<" + shapeName(e.type->shape) + ">(" + checkedAt() + operand(0) + ", " +
              paddingValue(static_cast<sema::TilePadding>(e.ints.at(0)), element) +

@@ -589,6 +589,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
   markMmaPipelines(result, request.pipelineStages);
+  markLoopPrefetches(result);
   markTileLayouts(result);
   result.globals = globals_;
   result.constantArrays = constantArrays_;

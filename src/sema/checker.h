@@ -794,6 +794,21 @@ Value resolveTileEntity(std::string_view module, std::string_view member);
 // CheckRequest::pipelineStages.
 void markMmaPipelines(TypedProgram& program, int pipelineStages);
 
+// Whether evaluating `e` (an index of a tile load in a loop) earlier or more than once cannot be
+// observed: arithmetic that cannot trap, reading locals other than `assignedInLoop`, the block's
+// position.
+bool isPureIndex(const TypedExpr& e, const std::vector<int>& assignedInLoop);
+
+// The dynamic shared memory a tile kernel's stages may take: with the tile scratch buffer, what
+// every GPU with cp.async has (sm_80: 163 KiB).
+inline constexpr int64_t kTileRingBudget = 144 * 1024;
+
+// ---- tile_prefetch.cpp ----
+
+// Marks the range loops of the program's tile code whose loads are issued ahead (LoopPrefetch)
+// and raises program.tileSharedBytes to their stages. Runs after markMmaPipelines.
+void markLoopPrefetches(TypedProgram& program);
+
 // Gives the tile locals of the program's tile code whose values are computed element-wise from
 // an mma's accumulator, or reduce its rows, that accumulator's layout or row layout
 // (Local::mmaLayout), so that assigning them converts nothing.

@@ -211,6 +211,19 @@ struct MmaPipeline {
   int tmaStages = 0;
 };
 
+// A range loop of tile code whose loads of kernel parameters the kernel never writes, at indices
+// computed without effects from the loop variable and values the loop does not assign, are
+// issued `stages - 1` iterations ahead into stages in the block's dynamic shared memory
+// (include/weft/tiles/loop_prefetch.h; src/sema/tile_prefetch.cpp decides).
+struct LoopPrefetch {
+  struct Load {
+    const TypedExpr* load = nullptr;  // the TileCall Load, evaluated once per iteration
+    uint32_t offset = 0;              // the byte offset of its stages (TypedProgram::tileSharedBytes holds them)
+  };
+  std::vector<Load> loads;
+  int stages = 0;
+};
+
 struct TypedStmt {
   TypedStmtKind kind = TypedStmtKind::Evaluate;
   SourceLoc loc;
@@ -226,6 +239,7 @@ struct TypedStmt {
   bool targetIncludesHost = false;  // the condition holds on the host: the host runs `body`
   FeatureSet targetFeatures = FeatureSet::Baseline;  // TargetSet::distinguishedFeatures of it
   std::optional<MmaPipeline> mmaPipeline;  // ForRange: lowered as a pipelined K loop
+  std::optional<LoopPrefetch> loopPrefetch;  // ForRange: its loads issued ahead
 };
 
 // How a tile local holds the layout of an mma accumulator (Local::mmaLayout).
@@ -311,7 +325,8 @@ struct TypedProgram {
   // How the tile block of `kernel` runs on the GPU when it is a tile kernel (sema: tileBlockFor);
   // all zero for a SIMT kernel.
   TileBlock tileBlock;
-  // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops.
+  // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops and of its
+  // loops' prefetched loads.
   uint32_t tileSharedBytes = 0;
   // Whether any function uses tiles (codegen then includes weft/tiles.h).
   bool usesTiles = false;
