@@ -141,6 +141,11 @@ class CudaEmitter {
                          const std::string& counter);
   void loopPrefetchNext(const sema::TypedStmt& stmt, int depth, const std::string& counter);
   void loopPrefetchFinish(const sema::TypedStmt& stmt, int depth);
+  // emit_tiles.cpp: the fragments of a loop's invariant mma operands (TypedStmt::
+  // invariantMmaOperands), before the loop; and the accumulator tile type of an mma call whose
+  // accumulator is a full tile (the type mma returns) or a local.
+  void invariantMmaOperands(const sema::TypedStmt& stmt, int depth);
+  std::string mmaAccumulatorType(const sema::TypedExpr& mma);
   // emit_tiles.cpp: the tensor maps of the launched kernel's K loops that may take the TMA path
   // (sema::MmaPipeline::parameterA), into tensorMaps_ and tmaMaps_; and the kernel parameters
   // that receive them on the GPU (empty without maps).
@@ -187,7 +192,8 @@ class CudaEmitter {
   std::map<const sema::TypedStmt*, size_t> tmaMaps_;         // K loop -> its map of a (b's follows)
   std::map<const sema::TypedExpr*, std::string> prefetched_;  // prefetched Load -> its value in the loop
   std::map<const sema::TypedStmt*, std::string> prefetchObjects_;  // loop -> its loads' objects, ", "-separated
-  bool usesLoopPrefetch_ = false;                             // the unit includes weft/tiles/loop_prefetch.h
+  std::map<const sema::TypedExpr*, std::string> invariantOperands_;  // mma call -> its a-operand's fragments
+  bool usesLoopTiles_ = false;  // the unit includes weft/tiles/loop_prefetch.h (prefetched loads, mma operands)
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

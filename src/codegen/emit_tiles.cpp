@@ -149,7 +149,7 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
 
 void CudaEmitter::loopPrefetchStart(const sema::TypedStmt& stmt, int depth, const std::string& start,
                                     const std::string& stop, const std::string& counter) {
-  usesLoopPrefetch_ = true;
+  usesLoopTiles_ = true;
   const sema::LoopPrefetch& prefetch = *stmt.loopPrefetch;
   const Type* type = function_->locals.at(stmt.local).type;
   const std::string cxx = typeName(type), variable = localName(stmt.local);
@@ -167,7 +167,8 @@ void CudaEmitter::loopPrefetchStart(const sema::TypedStmt& stmt, int depth, cons
                     std::to_string(prefetch.stages) + ", " + std::to_string(load.offset) + "u>(" + expr(*e.operands[0]) +
                     ", " + index + ");");
     objects += (objects.empty() ? "" : ", ") + object;
-    prefetched_[&e] = object + ".read(" + counter + ")";
+    // A value only mma reads is the stage itself (the header's stage_view), else the tile.
+    prefetched_[&e] = object + (load.mmaOperand ? ".view(" : ".read(") + counter + ")";
   }
   prefetchObjects_[&stmt] = objects;
   line(depth, "weft::tiles::prefetch_start(" + start + ", " + stop + ", " + objects + ");");
@@ -179,6 +180,22 @@ void CudaEmitter::loopPrefetchNext(const sema::TypedStmt& stmt, int depth, const
 
 void CudaEmitter::loopPrefetchFinish(const sema::TypedStmt& stmt, int depth) {
   line(depth, "weft::tiles::prefetch_finish(" + prefetchObjects_.at(&stmt) + ");");
+}
+
+std::string CudaEmitter::mmaAccumulatorType(const TypedExpr& mma) {
+  const TypedExpr& acc = *mma.operands.at(2);
+  if (acc.kind == TypedExprKind::Local) return "decltype(" + localName(acc.local) + ")";
+  return "weft::tiles::mma_accumulator_t<" + typeName(mma.operands[0]->type) + ", " + typeName(mma.operands[1]->type) + ">";
+}
+
+void CudaEmitter::invariantMmaOperands(const sema::TypedStmt& stmt, int depth) {
+  usesLoopTiles_ = true;
+  for (const TypedExpr* mma : stmt.invariantMmaOperands) {
+    const std::string fragments = freshTemp();
+    line(depth, "const auto " + fragments + " = weft::tiles::mma_a_operand<" + mmaAccumulatorType(*mma) + ">(" +
+                    expr(*mma->operands[0]) + ");");
+    invariantOperands_[mma] = fragments;
+  }
 }
 
 void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
@@ -359,9 +376,11 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       const TypedExpr& acc = *e.operands.at(2);
       std::string accumulator = operand(2);
       if (acc.kind == TypedExprKind::TileCall && acc.tileOp == TileOp::Full)
-        accumulator = "weft::tiles::full<weft::tiles::mma_accumulator_t<" + typeName(e.operands[0]->type) + ", " +
-                      typeName(e.operands[1]->type) + ">>(" + expr(*acc.operands.at(0)) + ")";
-      return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + accumulator + ")";
+        accumulator = "weft::tiles::full<" + mmaAccumulatorType(e) + ">(" + expr(*acc.operands.at(0)) + ")";
+      // A loop-invariant a-operand: its fragments, loaded before the loop.
+      auto invariant = invariantOperands_.find(&e);
+      const std::string a = invariant != invariantOperands_.end() ? invariant->second : operand(0);
+      return "weft::tiles::mma(" + a + ", " + operand(1) + ", " + accumulator + ")";
     }
     case TileOp::Item:
       return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +

@@ -591,6 +591,7 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   markMmaPipelines(result, request.pipelineStages);
   markLoopPrefetches(result);
   markTileLayouts(result);
+  markWholeRowWarps(result);
   result.globals = globals_;
   result.constantArrays = constantArrays_;
   result.usesTiles = usesTiles;

@@ -8,8 +8,14 @@
 // function, with zero padding and without debug=True's checks, at indices computed without
 // effects or traps from the loop variable and values the loop does not assign (isPureIndex, the
 // rule of the K loops of matrix products). Its stages are laid out one after another in the
-// block's dynamic shared memory, as many loads as fit kTileRingBudget.
+// block's dynamic shared memory, as many loads as fit kTileRingBudget. A prefetched load whose
+// value reaches only mma operands is passed to mma as its stage (LoopPrefetch::Load::mmaOperand).
+//
+// Also here, for every range loop of tile code but the K loops: the mma calls whose a-operand is
+// a 16-bit tile the loop does not assign (TypedStmt::invariantMmaOperands), whose fragments are
+// then loaded once before the loop.
 #include <algorithm>
+#include <map>
 
 #include "sema/checker.h"
 
@@ -140,10 +146,99 @@ std::optional<LoopPrefetch> prefetchOf(const TypedFunction& function, const Type
   return prefetch;
 }
 
-void markLoops(const TypedFunction& function, const std::vector<TypedStmt*>& body, uint32_t& sharedBytes) {
+// The Load that `e` shows through reshapes and permutes, if any.
+const TypedExpr* viewedLoad(const TypedExpr& e) {
+  const TypedExpr* x = &e;
+  while (x->kind == TypedExprKind::TileCall && (x->tileOp == TileOp::Reshape || x->tileOp == TileOp::Permute))
+    x = x->operands.at(0);
+  return x->kind == TypedExprKind::TileCall && x->tileOp == TileOp::Load ? x : nullptr;
+}
+
+// Marks the loads of `prefetch` (of `loop` in `function`) whose values reach nothing but mma
+// operands, and the locals that carry them there (Local::stageView): assigned once, from the
+// load, in a statement of the loop's body, and read once, by an mma of a later statement.
+void markMmaOperands(TypedFunction& function, const TypedStmt& loop, LoopPrefetch& prefetch) {
+  std::map<int, int> reads, assignments;
+  forEachExpr(function.body, [&](const TypedExpr& e) {
+    if (e.kind == TypedExprKind::Local) ++reads[e.local];
+  });
+  const auto countAssignments = [&](const auto& self, const std::vector<TypedStmt*>& body) -> void {
+    for (const TypedStmt* s : body) {
+      if (s->local >= 0) ++assignments[s->local];
+      self(self, s->body);
+      self(self, s->orelse);
+    }
+  };
+  countAssignments(countAssignments, function.body);
+  const auto prefetched = [&](const TypedExpr* load) -> LoopPrefetch::Load* {
+    for (LoopPrefetch::Load& l : prefetch.loads)
+      if (l.load == load) return &l;
+    return nullptr;
+  };
+  std::map<int, LoopPrefetch::Load*> held;  // local -> the load whose view it holds
+  for (TypedStmt* s : loop.body) {
+    forEachExpr({s}, [&](const TypedExpr& e) {
+      if (e.kind != TypedExprKind::TileCall || e.tileOp != TileOp::Mma) return;
+      for (size_t i = 0; i < 2; ++i) {
+        const TypedExpr& operand = *e.operands[i];
+        if (operand.kind == TypedExprKind::Local && held.count(operand.local)) {
+          held[operand.local]->mmaOperand = true;
+          function.locals.at(static_cast<size_t>(operand.local)).stageView = true;
+        } else if (const TypedExpr* load = viewedLoad(operand); load != nullptr && prefetched(load) != nullptr) {
+          prefetched(load)->mmaOperand = true;
+        }
+      }
+    });
+    if (s->kind != TypedStmtKind::Assign || s->local < 0 || reads[s->local] != 1 || assignments[s->local] != 1 ||
+        std::find(function.params.begin(), function.params.end(), s->local) != function.params.end())
+      continue;
+    if (const TypedExpr* load = viewedLoad(*s->operands[0]); load != nullptr && prefetched(load) != nullptr)
+      held[s->local] = prefetched(load);
+  }
+}
+
+// The locals that `body` assigns or loops over, at any depth.
+void assignedIn(const std::vector<TypedStmt*>& body, std::vector<int>& assigned) {
+  for (const TypedStmt* s : body) {
+    if (s->local >= 0) assigned.push_back(s->local);
+    assignedIn(s->body, assigned);
+    assignedIn(s->orelse, assigned);
+  }
+}
+
+// The mma calls of `body` (not of loops nested in it) whose a-operand is a 16-bit 2-D tile local
+// outside `assigned` and whose accumulator is a full tile or a local.
+void collectInvariantOperands(const std::vector<TypedStmt*>& body, const std::vector<int>& assigned,
+                              std::vector<const TypedExpr*>& out) {
+  const auto visit = [&](const auto& self, const TypedExpr& e) -> void {
+    for (const TypedExpr* operand : e.operands) self(self, *operand);
+    if (e.kind != TypedExprKind::TileCall || e.tileOp != TileOp::Mma) return;
+    const TypedExpr& a = *e.operands[0];
+    const TypedExpr& acc = *e.operands[2];
+    const bool sixteenBit = a.type->scalar == types::ScalarKind::Float16 || a.type->scalar == types::ScalarKind::BFloat16;
+    if (a.kind == TypedExprKind::Local && a.type->isTile() && a.type->shape.size() == 2 && sixteenBit &&
+        std::find(assigned.begin(), assigned.end(), a.local) == assigned.end() &&
+        (acc.kind == TypedExprKind::Local || (acc.kind == TypedExprKind::TileCall && acc.tileOp == TileOp::Full)))
+      out.push_back(&e);
+  };
+  for (const TypedStmt* s : body) {
+    if (s->kind == TypedStmtKind::ForRange || s->kind == TypedStmtKind::While) continue;
+    for (const TypedExpr* e : s->operands) visit(visit, *e);
+    collectInvariantOperands(s->body, assigned, out);
+    collectInvariantOperands(s->orelse, assigned, out);
+  }
+}
+
+void markLoops(TypedFunction& function, const std::vector<TypedStmt*>& body, uint32_t& sharedBytes) {
   for (TypedStmt* s : body) {
+    if (s->kind == TypedStmtKind::ForRange && !s->mmaPipeline) {
+      std::vector<int> assigned;
+      assignedIn(s->body, assigned);
+      collectInvariantOperands(s->body, assigned, s->invariantMmaOperands);
+    }
     s->loopPrefetch = prefetchOf(function, *s);
     if (s->loopPrefetch) {
+      markMmaOperands(function, *s, *s->loopPrefetch);
       const LoopPrefetch::Load& last = s->loopPrefetch->loads.back();
       const int64_t bytes = kStages * tileSize(last.load->type) * types::byteSize(last.load->type->scalar);
       sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(last.offset + bytes));

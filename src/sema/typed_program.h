@@ -219,6 +219,9 @@ struct LoopPrefetch {
   struct Load {
     const TypedExpr* load = nullptr;  // the TileCall Load, evaluated once per iteration
     uint32_t offset = 0;              // the byte offset of its stages (TypedProgram::tileSharedBytes holds them)
+    // Its value reaches nothing but an operand of mma (through reshapes, permutes and at most one
+    // local, Local::stageView): it is emitted as a view of its stage, which mma reads in place.
+    bool mmaOperand = false;
   };
   std::vector<Load> loads;
   int stages = 0;
@@ -240,6 +243,10 @@ struct TypedStmt {
   FeatureSet targetFeatures = FeatureSet::Baseline;  // TargetSet::distinguishedFeatures of it
   std::optional<MmaPipeline> mmaPipeline;  // ForRange: lowered as a pipelined K loop
   std::optional<LoopPrefetch> loopPrefetch;  // ForRange: its loads issued ahead
+  // ForRange: the mma calls of its body whose a-operand is a local the loop does not assign (a
+  // 16-bit 2-D tile) and whose accumulator is a full tile or a local: the operand's fragments are
+  // loaded once before the loop (weft::tiles::mma_a_operand; src/sema/tile_prefetch.cpp decides).
+  std::vector<const TypedExpr*> invariantMmaOperands;
 };
 
 // How a tile local holds the layout of an mma accumulator (Local::mmaLayout).
@@ -261,6 +268,10 @@ struct Local {
   // The accumulator of a K loop that may take the TMA/wgmma path (MmaPipeline::parameterA): it
   // is declared in that path's layout (mma_pipeline_accumulator_t).
   bool tmaAccumulator = false;
+  // Holds a view of a prefetched load's stage (LoopPrefetch::Load::mmaOperand) from its one
+  // assignment, in its loop's body, to its one read, an mma operand later in that body: declared
+  // at that assignment, with the view's type.
+  bool stageView = false;
 };
 
 // A tile kernel's tile block on the GPU (include/weft/tiles/config.h and tile.h read these as
@@ -272,6 +283,9 @@ struct TileBlock {
   // Rows of the grid (values of bid().x) whose blocks the GPU runs together (block.h's bid(),
   // WEFT_TILE_GROUP_ROWS): a kernel with a pipelined K loop; 0: the grid's own order.
   int groupRows = 0;
+  // Every mma accumulator's warps own whole rows (WEFT_TILE_MMA_WHOLE_ROWS): the kernel reduces
+  // an accumulator's rows and has no pipelined K loop (sema: markWholeRowWarps).
+  bool mmaWholeRows = false;
 };
 
 struct TypedFunction {

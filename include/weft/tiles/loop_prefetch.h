@@ -19,7 +19,8 @@
 // 16-byte chunks XOR-swizzled as mma_pipeline's stages are (detail::swizzled_offset), copied by
 // cp.async (zero-filled outside the array) where the array's rows are 16-byte aligned and the
 // tile's rows are whole chunks, else element by element by the block's threads; read(v) gives
-// the tile of step v in the default layout. Where the launch gave less dynamic shared memory
+// the tile of step v in the default layout, and view(v) the same tile where it is, which mma
+// reads from the stage (mma_operands.h). Where the launch gave less dynamic shared memory
 // than the ring needs (and on older GPUs and the emulated block) read(v) loads the tile then, as
 // the loop as written does. The CPU target records each step's block index when the step is
 // issued and loads it at read(v): the same values, as the array does not change in the loop,
@@ -27,7 +28,7 @@
 #pragma once
 
 #include "weft/tiles/arrays.h"
-#include "weft/tiles/mma_pipeline.h"
+#include "weft/tiles/mma_operands.h"
 
 namespace weft::tiles {
 namespace detail {
@@ -111,6 +112,21 @@ class prefetched_load {
     return detail::load_padded<S>(span_, T(0), index_(value).at);
 #endif
   }
+
+  // The tile of the step of loop value `value` where it is, for mma to read it from its stage
+  // (mma_operands.h); the same values as read(value).
+  template <class K>
+  WEFT_TILE_FN stage_view<prefetched_load, S, false> view(K value) const {
+    return {this, static_cast<int64_t>(value)};
+  }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+  // The shared address of the slot of loop value `value` (in the ring: ring() holds).
+  WEFT_TILE_FN uint32_t slot_address(int64_t value) const {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring())) + Offset +
+           static_cast<uint32_t>((value - begin_) % Stages) * kTileBytes;
+  }
+#endif
 
  private:
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
