@@ -195,11 +195,14 @@ void markWholeRowWarps(TypedProgram& program) {
     };
     visit(visit, function.body);
   }
-  // A pipelined K loop keeps its warps' squarest parts (fewest operand fragments per product).
-  if (rows == 0 || pipelined) return;
+  // A warp for each 16 rows, as FlashAttention-2 and Triton's attention: 4 at 64 rows, 8 at 128
+  // and more. Not where that leaves the block fewer warps than it has (they would hold replicas:
+  // fewer than 64 rows), nor with a pipelined K loop, which keeps its warps' squarest parts
+  // (fewest operand fragments per product).
+  const int threads = static_cast<int>(32 * std::min<int64_t>(rows / 16, 8));
+  if (pipelined || threads < program.tileBlock.threads) return;
   program.tileBlock.mmaWholeRows = true;
-  // A warp for each 16 rows, as FlashAttention-2 and Triton's attention: 4 at 64 rows, 8 at 128.
-  program.tileBlock.threads = std::max(program.tileBlock.threads, static_cast<int>(32 * std::clamp<int64_t>(rows / 16, 4, 8)));
+  program.tileBlock.threads = threads;
 }
 
 std::vector<std::string> tileFunctionNames(Face face) {

@@ -775,7 +775,8 @@ TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narr
 // Gives the tile block of a program whose tile code reduces the rows of an mma accumulator
 // (a Local::mmaLayout Rows local, or an axis-1 reduction of a local in an accumulator's layout)
 // and has no pipelined K loop warps that own whole accumulator rows
-// (TileBlock::mmaWholeRows), one for each 16 rows of the tallest such accumulator (4 to 8).
+// (TileBlock::mmaWholeRows), one for each 16 rows of the tallest such accumulator (up to 8), where
+// that is at least the tile block's warps.
 // Runs after markTileLayouts.
 void markWholeRowWarps(TypedProgram& program);
 // The largest number of elements a tile may have, and the largest extent of one dimension.

@@ -23,6 +23,7 @@ from weft import cutile as ct
 BM = 32
 BN = 32
 D = 64
+RM = 64
 
 
 @ct.kernel
@@ -53,13 +54,14 @@ def reassigned_operand(x: ct.bfloat16[:, :], b: ct.bfloat16[:, :], out: ct.float
 @ct.kernel
 def operand_from_accumulator(q: ct.float16[:, :], k: ct.float16[:, :], v: ct.float16[:, :], out: ct.float32[:, :]):
     # sum over key blocks j of exp(s_j - rowmax(s_j)) v_j with s_j = q_i k_j^T: the row maximum
-    # gives every warp whole rows, and p is the second product's a-operand in registers.
+    # gives every warp whole rows (RM / 16 warps), and p is the second product's a-operand in
+    # registers.
     i = ct.bid(0)
-    qt = ct.load(q, index=(i, 0), shape=(BM, D))
-    acc = ct.zeros((BM, D), dtype=ct.float32)
+    qt = ct.load(q, index=(i, 0), shape=(RM, D))
+    acc = ct.zeros((RM, D), dtype=ct.float32)
     for j in range(ct.cdiv(k.shape[0], BN)):
         kt = ct.load(k, index=(0, j), shape=(D, BN), order=(1, 0))
-        s = ct.mma(qt, kt, ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.mma(qt, kt, ct.zeros((RM, BN), dtype=ct.float32))
         p = ct.exp(s - ct.max(s, axis=1, keepdims=True))
         vt = ct.load(v, index=(j, 0), shape=(BN, D))
         acc = ct.mma(p.astype(ct.float16), vt, acc)
@@ -113,7 +115,7 @@ def test_products_with_a_loop_invariant_operand(target, rng, kernels, name, m, k
 
 def softmax_weighted_sums(q, k, v):
     """The reference of operand_from_accumulator: p rounded to float16 before its product."""
-    qp, kp, vp = padded(q, 32, 64), padded(k, 32, 64), padded(v, 32, 64)
+    qp, kp, vp = padded(q, 64, 64), padded(k, 32, 64), padded(v, 32, 64)
     acc = np.zeros((qp.shape[0], 64))
     for j in range(kp.shape[0] // 32):
         s = qp @ kp[j * 32: (j + 1) * 32].T
@@ -122,14 +124,14 @@ def softmax_weighted_sums(q, k, v):
     return acc
 
 
-@pytest.mark.parametrize("m, n", [(32, 32), (70, 100), (5, 150)])
+@pytest.mark.parametrize("m, n", [(64, 32), (70, 100), (5, 150)])
 def test_an_operand_computed_from_an_accumulator(target, rng, kernels, m, n):
     q = (rng.standard_normal((m, 64)) * 0.3).astype(np.float16)
     k = (rng.standard_normal((n, 64)) * 0.3).astype(np.float16)
     v = rng.standard_normal((n, 64)).astype(np.float16)
-    rows = -(-m // 32) * 32
+    rows = -(-m // 64) * 64
     out = np.full((rows, 64), np.nan, dtype=np.float32)
-    run_tiles(target, kernels.operand_from_accumulator, q, k, v, out, grid=(rows // 32,))
+    run_tiles(target, kernels.operand_from_accumulator, q, k, v, out, grid=(rows // 64,))
     want = softmax_weighted_sums(*(x.astype(np.float64) for x in (q, k, v)))
     # p rounds to float16 (11 bits) from exponentials computed in float32.
     np.testing.assert_allclose(out, want, rtol=2e-3, atol=2e-3 * np.abs(want).max())

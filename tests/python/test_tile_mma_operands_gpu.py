@@ -28,7 +28,7 @@ def test_the_gpu_agrees_with_the_cpu_target(rng, kernels):
     results = {}
     for target in ("gpu", "cpu"):
         out = np.full((128, 64), np.nan, dtype=np.float32)
-        run_tiles(target, kernels.operand_from_accumulator, q, k, v, out, grid=(4,))
+        run_tiles(target, kernels.operand_from_accumulator, q, k, v, out, grid=(2,))
         results[target] = out
     # The exponentials and the tensor cores' sums may differ in the last bits; p rounds to float16.
     np.testing.assert_allclose(results["gpu"], results["cpu"], rtol=2e-3, atol=2e-3 * np.abs(results["cpu"]).max())
