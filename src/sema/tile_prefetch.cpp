@@ -38,9 +38,18 @@ bool writes(const TypedExpr& e) {
   return std::any_of(e.operands.begin(), e.operands.end(), [](const TypedExpr* operand) { return writes(*operand); });
 }
 
+// The locals that `body` assigns or loops over, at any depth.
+void assignedIn(const std::vector<TypedStmt*>& body, std::vector<int>& assigned) {
+  for (const TypedStmt* s : body) {
+    if (s->local >= 0) assigned.push_back(s->local);
+    assignedIn(s->body, assigned);
+    assignedIn(s->orelse, assigned);
+  }
+}
+
 // Whether the loop body `body` keeps what its loads read unchanged and runs each iteration to its
-// end or to a break/continue: no nested loop, no return, no write; collects the locals it assigns.
-bool isPlainBody(const std::vector<TypedStmt*>& body, std::vector<int>& assigned) {
+// end or to a break/continue: no nested loop, no return, no write.
+bool isPlainBody(const std::vector<TypedStmt*>& body) {
   for (const TypedStmt* s : body) {
     switch (s->kind) {
       case TypedStmtKind::ForRange:
@@ -56,9 +65,8 @@ bool isPlainBody(const std::vector<TypedStmt*>& body, std::vector<int>& assigned
       case TypedStmtKind::Continue:
         break;
     }
-    if (s->kind == TypedStmtKind::Assign && s->local >= 0) assigned.push_back(s->local);
     if (std::any_of(s->operands.begin(), s->operands.end(), [](const TypedExpr* e) { return writes(*e); })) return false;
-    if (!isPlainBody(s->body, assigned) || !isPlainBody(s->orelse, assigned)) return false;
+    if (!isPlainBody(s->body) || !isPlainBody(s->orelse)) return false;
   }
   return true;
 }
@@ -125,8 +133,9 @@ std::optional<LoopPrefetch> prefetchOf(const TypedFunction& function, const Type
   const TypedExpr* step = loop.operands.at(2);
   while (step->kind == TypedExprKind::Cast) step = step->operands[0];
   if (step->kind != TypedExprKind::Literal || step->literal.intValue != 1) return {};
+  if (!isPlainBody(loop.body)) return {};
   std::vector<int> assigned;
-  if (!isPlainBody(loop.body, assigned)) return {};
+  assignedIn(loop.body, assigned);
   std::vector<const TypedExpr*> loads;
   for (const TypedStmt* s : loop.body) {
     if (s->kind != TypedStmtKind::Assign && s->kind != TypedStmtKind::Evaluate) continue;
@@ -158,18 +167,12 @@ const TypedExpr* viewedLoad(const TypedExpr& e) {
 // operands, and the locals that carry them there (Local::stageView): assigned once, from the
 // load, in a statement of the loop's body, and read once, by an mma of a later statement.
 void markMmaOperands(TypedFunction& function, const TypedStmt& loop, LoopPrefetch& prefetch) {
-  std::map<int, int> reads, assignments;
+  std::map<int, int> reads;
   forEachExpr(function.body, [&](const TypedExpr& e) {
     if (e.kind == TypedExprKind::Local) ++reads[e.local];
   });
-  const auto countAssignments = [&](const auto& self, const std::vector<TypedStmt*>& body) -> void {
-    for (const TypedStmt* s : body) {
-      if (s->local >= 0) ++assignments[s->local];
-      self(self, s->body);
-      self(self, s->orelse);
-    }
-  };
-  countAssignments(countAssignments, function.body);
+  std::vector<int> assigned;
+  assignedIn(function.body, assigned);
   const auto prefetched = [&](const TypedExpr* load) -> LoopPrefetch::Load* {
     for (LoopPrefetch::Load& l : prefetch.loads)
       if (l.load == load) return &l;
@@ -189,20 +192,11 @@ void markMmaOperands(TypedFunction& function, const TypedStmt& loop, LoopPrefetc
         }
       }
     });
-    if (s->kind != TypedStmtKind::Assign || s->local < 0 || reads[s->local] != 1 || assignments[s->local] != 1 ||
+    if (s->kind != TypedStmtKind::Assign || s->local < 0 || reads[s->local] != 1 || std::count(assigned.begin(), assigned.end(), s->local) != 1 ||
         std::find(function.params.begin(), function.params.end(), s->local) != function.params.end())
       continue;
     if (const TypedExpr* load = viewedLoad(*s->operands[0]); load != nullptr && prefetched(load) != nullptr)
       held[s->local] = prefetched(load);
-  }
-}
-
-// The locals that `body` assigns or loops over, at any depth.
-void assignedIn(const std::vector<TypedStmt*>& body, std::vector<int>& assigned) {
-  for (const TypedStmt* s : body) {
-    if (s->local >= 0) assigned.push_back(s->local);
-    assignedIn(s->body, assigned);
-    assignedIn(s->orelse, assigned);
   }
 }
 
