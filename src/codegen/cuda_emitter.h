@@ -134,6 +134,18 @@ class CudaEmitter {
   void statement(const sema::TypedStmt& stmt, int depth);
   void forRange(const sema::TypedStmt& stmt, int depth);
   void mmaPipelineLoop(const sema::TypedStmt& stmt, int depth);
+  // emit_tiles.cpp: a loop's prefetched loads (sema::LoopPrefetch) around forRange's loop over
+  // [start, stop) with counter `counter`: their objects and first copies before it, the wait and
+  // next copies at the top of each step, the drain after it.
+  void loopPrefetchStart(const sema::TypedStmt& stmt, int depth, const std::string& start, const std::string& stop,
+                         const std::string& counter);
+  void loopPrefetchNext(const sema::TypedStmt& stmt, int depth, const std::string& counter);
+  void loopPrefetchFinish(const sema::TypedStmt& stmt, int depth);
+  // emit_tiles.cpp: the fragments of a loop's invariant mma operands (TypedStmt::
+  // invariantMmaOperands), before the loop; and the accumulator tile type of an mma call whose
+  // accumulator is a full tile (the type mma returns) or a local.
+  void invariantMmaOperands(const sema::TypedStmt& stmt, int depth);
+  std::string mmaAccumulatorType(const sema::TypedExpr& mma);
   // emit_tiles.cpp: the tensor maps of the launched kernel's K loops that may take the TMA path
   // (sema::MmaPipeline::parameterA) and of its TMA stores (sema::TypedExpr::tmaStoreParameter),
   // into tensorMaps_, tmaMaps_ and tmaStoreMaps_; and the kernel parameters that receive them on
@@ -180,6 +192,10 @@ class CudaEmitter {
   std::vector<EmittedUnit::TensorMap> tensorMaps_;           // EmittedUnit::tensorMaps
   std::map<const sema::TypedStmt*, size_t> tmaMaps_;         // K loop -> its map of a (b's follows)
   std::map<const sema::TypedExpr*, size_t> tmaStoreMaps_;    // TMA store -> the map of its array
+  std::map<const sema::TypedExpr*, std::string> prefetched_;  // prefetched Load -> its value in the loop
+  std::map<const sema::TypedStmt*, std::string> prefetchObjects_;  // loop -> its loads' objects, ", "-separated
+  std::map<const sema::TypedExpr*, std::string> invariantOperands_;  // mma call -> its a-operand's fragments
+  bool usesLoopTiles_ = false;  // the unit includes weft/tiles/loop_prefetch.h (prefetched loads, mma operands)
 };
 
 // What a user-chosen name names in the emitted C++; each kind has its own prefix.

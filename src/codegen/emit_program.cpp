@@ -162,7 +162,8 @@ void CudaEmitter::functionBody(int index) {
   // without a type, which only removed code assigns).
   for (size_t i = 0; i < function.locals.size(); ++i) {
     const types::Type* type = function.locals[i].type;
-    if (params.count(static_cast<int>(i)) || type == nullptr) continue;
+    // A stage view is declared where its loop assigns it (its type is the view's).
+    if (params.count(static_cast<int>(i)) || type == nullptr || function.locals[i].stageView) continue;
     WEFT_CHECK(!types::holdsAtomic(type),
                "a local holding atomics (sema keeps those in place): " + function.locals[i].name);
     const auto& [mmaA, mmaB] = function.locals[i].mmaOperands;
@@ -275,12 +276,14 @@ EmittedUnit CudaEmitter::emit() {
   if (const sema::TileBlock& block = program_.tileBlock; block.threads > 0)
     unit += "#define WEFT_TILE_THREADS " + std::to_string(block.threads) + "\n#define WEFT_TILE_MIN_BLOCKS " +
             std::to_string(block.minBlocks) + "\n#define WEFT_TILE_MAX_VECTOR " + std::to_string(block.vector) + "\n" +
-            (block.groupRows > 0 ? "#define WEFT_TILE_GROUP_ROWS " + std::to_string(block.groupRows) + "\n" : "");
+            (block.groupRows > 0 ? "#define WEFT_TILE_GROUP_ROWS " + std::to_string(block.groupRows) + "\n" : "") +
+            (block.mmaWholeRows ? "#define WEFT_TILE_MMA_WHOLE_ROWS 1\n" : "");
   unit += "#include <weft/device/runtime.h>\n";
   unit += typeHeaders();
   // After the narrow floats' headers, which the tile header's element types need declared.
   if (usesTiles_) unit += "#include <weft/tiles.h>\n#include <weft/tiles/arrays.h>\n";
   if (!tmaStoreMaps_.empty()) unit += "#include <weft/tiles/store_tma.h>\n";
+  if (usesLoopTiles_) unit += "#include <weft/tiles/loop_prefetch.h>\n";
   unit += builtinHeaders() + "\n";
   unit += typeDecls_;
   unit += constantData();

@@ -50,6 +50,10 @@ void CudaEmitter::statement(const TypedStmt& stmt, int depth) {
       const Type* target = function_->locals.at(stmt.local).type;
       const sema::TypedExpr& value = *stmt.operands[0];
       const std::string name = localName(stmt.local);
+      if (function_->locals.at(stmt.local).stageView) {
+        line(depth, "const auto " + name + " = " + expr(value) + ";");
+        return;
+      }
       // A full tile (zeros(...)) for an mma accumulator is made in the accumulator's layout: a
       // conversion from the default layout would exchange every element through shared memory
       // (about 40 us of each 128 x 256 GEMM tile block on the H100).
@@ -231,13 +235,17 @@ void CudaEmitter::forRange(const TypedStmt& stmt, int depth) {
   }
   std::string ticks = freshTemp();
   line(depth + 1, "WEFT_LOOP_TICKS(" + ticks + ");");
+  if (!stmt.invariantMmaOperands.empty()) invariantMmaOperands(stmt, depth + 1);
+  if (stmt.loopPrefetch) loopPrefetchStart(stmt, depth + 1, start, stop, counter);
   line(depth + 1, "for (" + cxx + " " + counter + " = " + start + "; " + test + "; " + next + ") {");
   line(depth + 2, "WEFT_LOOP_CHECKPOINT(" + ticks + ");");
+  if (stmt.loopPrefetch) loopPrefetchNext(stmt, depth + 2, counter);
   line(depth + 2, localName(stmt.local) + " = " + counter + ";");
   loops_.push_back(Loop{flag});
   block(stmt.body, depth + 2);
   loops_.pop_back();
   line(depth + 1, "}");
+  if (stmt.loopPrefetch) loopPrefetchFinish(stmt, depth + 1);
   if (!flag.empty()) {
     line(depth + 1, "if (!" + flag + ") {");
     block(stmt.orelse, depth + 2);

@@ -159,6 +159,57 @@ void CudaEmitter::mmaPipelineLoop(const sema::TypedStmt& stmt, int depth) {
   line(depth, "}");
 }
 
+void CudaEmitter::loopPrefetchStart(const sema::TypedStmt& stmt, int depth, const std::string& start,
+                                    const std::string& stop, const std::string& counter) {
+  usesLoopTiles_ = true;
+  const sema::LoopPrefetch& prefetch = *stmt.loopPrefetch;
+  const Type* type = function_->locals.at(stmt.local).type;
+  const std::string cxx = typeName(type), variable = localName(stmt.local);
+  std::string objects;
+  for (const sema::LoopPrefetch::Load& load : prefetch.loads) {
+    const TypedExpr& e = *load.load;
+    // The block index of each step, from the loop value (the lambda's parameter stands for the
+    // loop variable, which the loop does not assign).
+    std::string index = "[&](" + cxx + " " + variable + ") { return weft::tiles::block_index<" +
+                        std::to_string(e.operands.size() - 1) + ">{{";
+    for (size_t i = 1; i < e.operands.size(); ++i) index += (i > 1 ? ", " : "") + expr(*e.operands[i]);
+    index += "}}; }";
+    const std::string object = freshTemp();
+    line(depth, "auto " + object + " = weft::tiles::prefetch_load<" + shapeName(e.type->shape) + ", " +
+                    std::to_string(prefetch.stages) + ", " + std::to_string(load.offset) + "u>(" + expr(*e.operands[0]) +
+                    ", " + index + ");");
+    objects += (objects.empty() ? "" : ", ") + object;
+    // A value only mma reads is the stage itself (the header's stage_view), else the tile.
+    prefetched_[&e] = object + (load.mmaOperand ? ".view(" : ".read(") + counter + ")";
+  }
+  prefetchObjects_[&stmt] = objects;
+  line(depth, "weft::tiles::prefetch_start(" + start + ", " + stop + ", " + objects + ");");
+}
+
+void CudaEmitter::loopPrefetchNext(const sema::TypedStmt& stmt, int depth, const std::string& counter) {
+  line(depth, "weft::tiles::prefetch_next(" + counter + ", " + prefetchObjects_.at(&stmt) + ");");
+}
+
+void CudaEmitter::loopPrefetchFinish(const sema::TypedStmt& stmt, int depth) {
+  line(depth, "weft::tiles::prefetch_finish(" + prefetchObjects_.at(&stmt) + ");");
+}
+
+std::string CudaEmitter::mmaAccumulatorType(const TypedExpr& mma) {
+  const TypedExpr& acc = *mma.operands.at(2);
+  if (acc.kind == TypedExprKind::Local) return "decltype(" + localName(acc.local) + ")";
+  return "weft::tiles::mma_accumulator_t<" + typeName(mma.operands[0]->type) + ", " + typeName(mma.operands[1]->type) + ">";
+}
+
+void CudaEmitter::invariantMmaOperands(const sema::TypedStmt& stmt, int depth) {
+  usesLoopTiles_ = true;
+  for (const TypedExpr* mma : stmt.invariantMmaOperands) {
+    const std::string fragments = freshTemp();
+    line(depth, "const auto " + fragments + " = weft::tiles::mma_a_operand<" + mmaAccumulatorType(*mma) + ">(" +
+                    expr(*mma->operands[0]) + ");");
+    invariantOperands_[mma] = fragments;
+  }
+}
+
 void CudaEmitter::collectTensorMaps(const std::vector<sema::TypedStmt*>& body) {
   constexpr uint8_t kL2Promotion128B = 2;  // cuda.h's CUtensorMapL2promotion
   using weft::tiles::sm90::kPipelineSwizzle;
@@ -230,6 +281,7 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
     case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
     case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
     case TileOp::Load: {
+      if (auto prefetched = prefetched_.find(&e); prefetched != prefetched_.end()) return prefetched->second;
       std::string element = types::cxxName(e.type->scalar);
       const std::string facts = arrayFacts(e.operands.at(0)->type);
       return "weft::tiles::load_array<" + shapeName(e.type->shape) + (facts.empty() ? "" : ", " + facts) + ">(" +
@@ -362,9 +414,11 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
       const TypedExpr& acc = *e.operands.at(2);
       std::string accumulator = operand(2);
       if (acc.kind == TypedExprKind::TileCall && acc.tileOp == TileOp::Full)
-        accumulator = "weft::tiles::full<weft::tiles::mma_accumulator_t<" + typeName(e.operands[0]->type) + ", " +
-                      typeName(e.operands[1]->type) + ">>(" + expr(*acc.operands.at(0)) + ")";
-      return "weft::tiles::mma(" + operand(0) + ", " + operand(1) + ", " + accumulator + ")";
+        accumulator = "weft::tiles::full<" + mmaAccumulatorType(e) + ">(" + expr(*acc.operands.at(0)) + ")";
+      // A loop-invariant a-operand: its fragments, loaded before the loop.
+      auto invariant = invariantOperands_.find(&e);
+      const std::string a = invariant != invariantOperands_.end() ? invariant->second : operand(0);
+      return "weft::tiles::mma(" + a + ", " + operand(1) + ", " + accumulator + ")";
     }
     case TileOp::Item:
       return "static_cast<" + std::string(types::cxxName(e.type->scalar)) + ">(weft::tiles::reshape<weft::tiles::shape<>>(" +

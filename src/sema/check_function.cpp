@@ -596,7 +596,9 @@ TypedProgram ProgramChecker::run(const CheckRequest& request) {
   checkLocalMemory(result, types, diagnostics);
   markHostCallable(result, diagnostics);
   markMmaPipelines(result, request.pipelineStages);
+  markLoopPrefetches(result);
   markTileLayouts(result);
+  markWholeRowWarps(result);
   result.globals = globals_;
   result.constantArrays = constantArrays_;
   result.usesTiles = usesTiles;

@@ -164,6 +164,47 @@ TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narr
   return block;
 }
 
+void markWholeRowWarps(TypedProgram& program) {
+  if (program.kernel < 0 || !program.functions[static_cast<size_t>(program.kernel)].isTileKernel) return;
+  int64_t rows = 0;
+  bool pipelined = false;
+  for (const TypedFunction& function : program.functions) {
+    if (!function.tileCode) continue;
+    // A local holding an accumulator's row reduction, or a reduction along axis 1 of a local
+    // held in an accumulator's layout.
+    for (const Local& local : function.locals) {
+      if (local.mmaOperands.first != nullptr && local.mmaLayout == MmaLayout::Rows && local.type != nullptr)
+        rows = std::max(rows, local.type->shape.at(0));
+    }
+    forEachExpr(function.body, [&](const TypedExpr& e) {
+      if (e.kind != TypedExprKind::TileCall || e.ints.empty() || e.ints[0] != 1 ||
+          (e.tileOp != TileOp::Sum && e.tileOp != TileOp::Prod && e.tileOp != TileOp::Max && e.tileOp != TileOp::Min &&
+           e.tileOp != TileOp::Reduce))
+        return;
+      const TypedExpr& operand = *e.operands.at(0);
+      if (operand.kind == TypedExprKind::Local && operand.type->shape.size() == 2 &&
+          function.locals.at(static_cast<size_t>(operand.local)).mmaOperands.first != nullptr)
+        rows = std::max(rows, operand.type->shape[0]);
+    });
+    const auto visit = [&](const auto& self, const std::vector<TypedStmt*>& body) -> void {
+      for (const TypedStmt* s : body) {
+        pipelined = pipelined || s->mmaPipeline.has_value();
+        self(self, s->body);
+        self(self, s->orelse);
+      }
+    };
+    visit(visit, function.body);
+  }
+  // A warp for each 16 rows, as FlashAttention-2 and Triton's attention: 4 at 64 rows, 8 at 128
+  // and more. Not where that leaves the block fewer warps than it has (they would hold replicas:
+  // fewer than 64 rows), nor with a pipelined K loop, which keeps its warps' squarest parts
+  // (fewest operand fragments per product).
+  const int threads = static_cast<int>(32 * std::min<int64_t>(rows / 16, 8));
+  if (pipelined || threads < program.tileBlock.threads) return;
+  program.tileBlock.mmaWholeRows = true;
+  program.tileBlock.threads = threads;
+}
+
 std::vector<std::string> tileFunctionNames(Face face) {
   std::vector<std::string> names(std::begin(kCommonFunctions), std::end(kCommonFunctions));
   if (face == Face::Tiles) names.insert(names.end(), std::begin(kSeedFunctions), std::end(kSeedFunctions));

@@ -772,6 +772,13 @@ int64_t tileSize(const types::Type* tile);
 // stored by a tile access has `narrowestMemoryElement` bytes (0: none). Threads: 128 to 512 by
 // the tiles' size; with mma, 128 or 256 by the accumulator's. Vector: 4 to 8 elements.
 TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement);
+// Gives the tile block of a program whose tile code reduces the rows of an mma accumulator
+// (a Local::mmaLayout Rows local, or an axis-1 reduction of a local in an accumulator's layout)
+// and has no pipelined K loop warps that own whole accumulator rows
+// (TileBlock::mmaWholeRows), one for each 16 rows of the tallest such accumulator (up to 8), where
+// that is at least the tile block's warps.
+// Runs after markTileLayouts.
+void markWholeRowWarps(TypedProgram& program);
 // The largest number of elements a tile may have, and the largest extent of one dimension.
 inline constexpr int64_t kMaxTileElements = int64_t{1} << 20;
 // Whether the expression `e` computes a tile operation (a collective one) anywhere in it.
@@ -793,6 +800,23 @@ Value resolveTileEntity(std::string_view module, std::string_view member);
 // (MmaPipeline) and sets program.tileSharedBytes to the stages they need. `pipelineStages`:
 // CheckRequest::pipelineStages.
 void markMmaPipelines(TypedProgram& program, int pipelineStages);
+
+// Whether evaluating `e` (an index of a tile load in a loop) earlier or more than once cannot be
+// observed: arithmetic that cannot trap, reading locals other than `assignedInLoop`, the block's
+// position.
+bool isPureIndex(const TypedExpr& e, const std::vector<int>& assignedInLoop);
+
+// The dynamic shared memory a tile kernel's stages may take: with the tile scratch buffer, what
+// every GPU with cp.async has (sm_80: 163 KiB).
+inline constexpr int64_t kTileRingBudget = 144 * 1024;
+
+// ---- tile_prefetch.cpp ----
+
+// Marks the range loops of the program's tile code whose loads are issued ahead (LoopPrefetch)
+// and raises program.tileSharedBytes to their stages, and the mma calls in loops whose
+// a-operand the loop does not change (TypedStmt::invariantMmaOperands). Runs after
+// markMmaPipelines.
+void markLoopPrefetches(TypedProgram& program);
 
 // Gives the tile locals of the program's tile code whose values are computed element-wise from
 // an mma's accumulator, or reduce its rows, that accumulator's layout or row layout

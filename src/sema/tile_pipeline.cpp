@@ -45,7 +45,7 @@ namespace {
 // with 2 stages, 128 x 128 x 32 with 4); with it (CheckRequest::pipelineStages), the most up to
 // the option's (the user measured them, e.g. by autotuning). Either within kRingBudget: with the
 // tile scratch buffer, the dynamic shared memory of every GPU with cp.async (sm_80: 163 KiB).
-constexpr int64_t kRingTarget = 64 * 1024, kRingBudget = 144 * 1024;
+constexpr int64_t kRingTarget = 64 * 1024, kRingBudget = kTileRingBudget;
 constexpr int kMaxStages = 4;
 
 // The TMA/wgmma path's stages: at most kMaxTmaStages (on the H100, 128 x 256 x 64 bf16 tiles ran
@@ -74,8 +74,8 @@ void countReads(const TypedExpr& e, Reads& reads) {
   for (const TypedExpr* operand : e.operands) countReads(*operand, reads);
 }
 
-// Whether evaluating `e` (an index of a load) earlier or more than once cannot be observed:
-// arithmetic that cannot trap, reading locals the loop does not assign, the block's position.
+}  // namespace
+
 bool isPureIndex(const TypedExpr& e, const std::vector<int>& assignedInLoop) {
   for (const TypedExpr* operand : e.operands)
     if (!isPureIndex(*operand, assignedInLoop)) return false;
@@ -99,6 +99,8 @@ bool isPureIndex(const TypedExpr& e, const std::vector<int>& assignedInLoop) {
       return false;
   }
 }
+
+namespace {
 
 // The local that `e` reads, if the body assigns it (`definitions`) and reads it only there: its
 // definition; otherwise null.

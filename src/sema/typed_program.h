@@ -224,6 +224,22 @@ struct MmaPipeline {
   }
 };
 
+// A range loop of tile code whose loads of kernel parameters the kernel never writes, at indices
+// computed without effects from the loop variable and values the loop does not assign, are
+// issued `stages - 1` iterations ahead into stages in the block's dynamic shared memory
+// (include/weft/tiles/loop_prefetch.h; src/sema/tile_prefetch.cpp decides).
+struct LoopPrefetch {
+  struct Load {
+    const TypedExpr* load = nullptr;  // the TileCall Load, evaluated once per iteration
+    uint32_t offset = 0;              // the byte offset of its stages (TypedProgram::tileSharedBytes holds them)
+    // Its value reaches nothing but an operand of mma (through reshapes, permutes and at most one
+    // local, Local::stageView): it is emitted as a view of its stage, which mma reads in place.
+    bool mmaOperand = false;
+  };
+  std::vector<Load> loads;
+  int stages = 0;
+};
+
 struct TypedStmt {
   TypedStmtKind kind = TypedStmtKind::Evaluate;
   SourceLoc loc;
@@ -239,6 +255,11 @@ struct TypedStmt {
   bool targetIncludesHost = false;  // the condition holds on the host: the host runs `body`
   FeatureSet targetFeatures = FeatureSet::Baseline;  // TargetSet::distinguishedFeatures of it
   std::optional<MmaPipeline> mmaPipeline;  // ForRange: lowered as a pipelined K loop
+  std::optional<LoopPrefetch> loopPrefetch;  // ForRange: its loads issued ahead
+  // ForRange: the mma calls of its body whose a-operand is a local the loop does not assign (a
+  // 16-bit 2-D tile) and whose accumulator is a full tile or a local: the operand's fragments are
+  // loaded once before the loop (weft::tiles::mma_a_operand; src/sema/tile_prefetch.cpp decides).
+  std::vector<const TypedExpr*> invariantMmaOperands;
 };
 
 // How a tile local holds the layout of an mma accumulator (Local::mmaLayout).
@@ -260,6 +281,10 @@ struct Local {
   // The accumulator of a K loop that may take the TMA/wgmma path (MmaPipeline::parameterA): it
   // is declared in that path's layout (mma_pipeline_accumulator_t).
   bool tmaAccumulator = false;
+  // Holds a view of a prefetched load's stage (LoopPrefetch::Load::mmaOperand) from its one
+  // assignment, in its loop's body, to its one read, an mma operand later in that body: declared
+  // at that assignment, with the view's type.
+  bool stageView = false;
 };
 
 // A tile kernel's tile block on the GPU (include/weft/tiles/config.h and tile.h read these as
@@ -271,6 +296,9 @@ struct TileBlock {
   // Rows of the grid (values of bid().x) whose blocks the GPU runs together (block.h's bid(),
   // WEFT_TILE_GROUP_ROWS): a kernel with a pipelined K loop; 0: the grid's own order.
   int groupRows = 0;
+  // Every mma accumulator's warps own whole rows (WEFT_TILE_MMA_WHOLE_ROWS): the kernel reduces
+  // an accumulator's rows and has no pipelined K loop (sema: markWholeRowWarps).
+  bool mmaWholeRows = false;
 };
 
 struct TypedFunction {
@@ -324,7 +352,8 @@ struct TypedProgram {
   // How the tile block of `kernel` runs on the GPU when it is a tile kernel (sema: tileBlockFor);
   // all zero for a SIMT kernel.
   TileBlock tileBlock;
-  // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops.
+  // Dynamic shared memory the tile kernel asks for: the stages of its pipelined K loops and of its
+  // loops' prefetched loads.
   uint32_t tileSharedBytes = 0;
   // Whether any function uses tiles (codegen then includes weft/tiles.h).
   bool usesTiles = false;

@@ -178,3 +178,22 @@ def test_the_key_loop_keeps_the_accumulator_layouts(tmp_path):
     for name in ("m", "l", "m_new", "alpha"):
         assert "accumulator_rows_t" in declared[name], declared[name]
     assert "weft::tiles::broadcast_lazily<" in cuda.stdout
+
+
+@pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
+@pytest.mark.parametrize("bm, threads", [(64, 128), (128, 256), (32, 128)])
+def test_the_key_loop_reads_its_operands_where_they_are(tmp_path, bm, threads):
+    # FlashAttention-2's structure from the plain loop: the key and value tiles are prefetched
+    # and both products read them from their stages (views, no load in the loop), Q's fragments
+    # are loaded once before the loop, and a warp for each 16 query rows owns whole rows (the row
+    # statistics exchange nothing; P is the second product's a-operand in registers); 32 rows
+    # would leave two of the block's four warps without rows, so they keep the squarest parts.
+    source = tmp_path / "tile_attention.py"
+    source.write_text(annotated_example("bfloat16", True, bm, 64, 128))
+    cuda = subprocess.run([weftc_path(), str(source), "--emit-cuda"], capture_output=True, text=True, timeout=300)
+    assert cuda.returncode == 0, cuda.stderr
+    code = cuda.stdout
+    assert ("#define WEFT_TILE_MMA_WHOLE_ROWS 1" in code) == (bm >= 64) and f"#define WEFT_TILE_THREADS {threads}\n" in code
+    loop = code.split("weft::tiles::prefetch_start")[1].split("weft::tiles::prefetch_finish")[0]
+    assert code.count("weft::tiles::prefetch_load<") == 2 and loop.count(".view(") == 2, code
+    assert "load_array<" not in loop and "weft::tiles::mma_a_operand<" in code.split("weft::tiles::prefetch_start")[0]

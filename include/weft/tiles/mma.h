@@ -107,6 +107,14 @@ struct rows_tile<Tile, Acc, true> {
   using type = tile<typename Tile::element_type, typename Tile::shape_type, mma_row_layout<typename Acc::layout_type>>;
 };
 
+// Whether the row layouts LX and LR hold every row at the same fragment positions of the same
+// threads: row layouts of accumulators of one height, atom and warp grid (their widths differ).
+template <class LX, class LR>
+inline constexpr bool same_rows = false;
+template <uint32_t M, uint32_t N1, uint32_t N2, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved>
+inline constexpr bool same_rows<mma_row_layout<mma_layout<M, N1, AtomM, WarpsM, WarpsN, Interleaved>>,
+                                mma_row_layout<mma_layout<M, N2, AtomM, WarpsM, WarpsN, Interleaved>>> = true;
+
 #if !defined(WEFT_TILES_SERIAL)
 // The mma layouts' rows: a reduction along the columns combines a thread's elements of each of
 // its rows, then the row's four lanes by xor shuffles, then (with several warp columns) the
@@ -167,7 +175,14 @@ struct row_broadcast<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> {
   // x (M x 1) broadcast to S (M x N) in L.
   template <class S, class T, class XS, class LX>
   WEFT_TILE_FN static tile<T, S, L> spread(const tile<T, XS, LX>& x) {
-    const tile<T, XS, LR> rows = relayout<LR>(x);
+    tile<T, XS, LR> rows;
+    if constexpr (same_rows<LX, LR>) {
+      // The rows of another accumulator of these rows and warp grid: the same fragments.
+      WEFT_UNROLL
+      for (uint32_t k = 0; k < LR::kFragment; ++k) rows.frag_[k] = x.frag_[k];
+    } else {
+      rows = relayout<LR>(x);
+    }
     tile<T, S, L> out;
     WEFT_UNROLL
     for (uint32_t k = 0; k < L::kFragment; ++k) {
@@ -263,8 +278,16 @@ struct mma_warp_grid {
     }
     return best;
   }
+#if defined(WEFT_TILE_MMA_WHOLE_ROWS)
+  // Each warp owns whole rows (sema's TileBlock::mmaWholeRows, for kernels that reduce an
+  // accumulator's rows): row reductions and broadcasts stay within a warp, and a product's
+  // accumulator is the next product's a-operand in registers (mma_operands.h).
+  static constexpr uint32_t kM = min_of(kAtomsM, kWarps);
+  static constexpr uint32_t kN = 1;
+#else
   static constexpr uint32_t kM = choose_rows();
   static constexpr uint32_t kN = columns_for(kM);
+#endif
 };
 
 // Bytes of one staged K-chunk row per element, and the chunk length: the longest power of 2 up
@@ -335,10 +358,9 @@ WEFT_HD C multiply_add(C acc, C x, C y) {
 
 #if !defined(WEFT_TILES_SERIAL)
 // Writes the K-chunk [k0, k0 + Kc) of a (M x K, row-major) to the staging rows of `base` (M rows
-// of Kc elements) and of b (K x N) transposed to the rows of `base + M * Kc` (N rows).
-template <uint32_t M, uint32_t N, uint32_t K, uint32_t Kc, class A, class LA, class LB>
-WEFT_TILE_FN void stage_chunk(unsigned char* base, const tile<A, shape<M, K>, LA>& a, const tile<A, shape<K, N>, LB>& b,
-                              uint32_t k0) {
+// of Kc elements).
+template <uint32_t M, uint32_t K, uint32_t Kc, class A, class LA>
+WEFT_TILE_FN void stage_rows(unsigned char* base, const tile<A, shape<M, K>, LA>& a, uint32_t k0) {
   constexpr uint32_t kRowBytes = Kc * sizeof(A);
   const uint32_t t = thread_rank();
   if (LA::owner(t)) {
@@ -355,6 +377,16 @@ WEFT_TILE_FN void stage_chunk(unsigned char* base, const tile<A, shape<M, K>, LA
       }
     }
   }
+}
+
+// Writes the K-chunk [k0, k0 + Kc) of a (M x K, row-major) to the staging rows of `base` (M rows
+// of Kc elements) and of b (K x N) transposed to the rows of `base + M * Kc` (N rows).
+template <uint32_t M, uint32_t N, uint32_t K, uint32_t Kc, class A, class LA, class LB>
+WEFT_TILE_FN void stage_chunk(unsigned char* base, const tile<A, shape<M, K>, LA>& a, const tile<A, shape<K, N>, LB>& b,
+                              uint32_t k0) {
+  constexpr uint32_t kRowBytes = Kc * sizeof(A);
+  const uint32_t t = thread_rank();
+  stage_rows<M, K, Kc>(base, a, k0);
   if (LB::owner(t)) {
     unsigned char* bt = base + M * kRowBytes;
     WEFT_UNROLL
@@ -387,6 +419,15 @@ WEFT_TILE_FN void load_matrices(uint32_t* out, uint32_t rowOffset) {
     out[m] = *reinterpret_cast<const uint32_t*>(scratch() + row + 4 * (lane % 4));
   }
 #endif
+}
+
+// The a-fragment (16-bit and 8-bit types) of atom row `am` of warp `warp` of layout L at byte
+// `kByte` of the K-chunk rows staged by stage_rows (RowBytes bytes a row) in the scratch buffer:
+// matrices 0..3 are rows 0-7 / 8-15 of the atom at bytes 0-15 / 16-31 of its K step.
+template <class L, uint32_t RowBytes>
+WEFT_TILE_FN void staged_a_fragment(uint32_t* af, uint32_t warp, uint32_t am, uint32_t kByte, uint32_t lane) {
+  uint32_t row = L::atom_row(warp, am) + lane % 8 + ((lane / 8) % 2) * 8;
+  load_matrices<4>(af, swizzle(row * RowBytes + kByte + (lane / 16) * 16));
 }
 
 // Element `e` of a 32-bit operand register as the accumulator type.
@@ -539,11 +580,7 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const tile<B, SB, LB>& b, const 
           uint32_t af[L::kAtomsM][4], bf[L::kAtomsN][2];
           const uint32_t kByte = ks * sizeof(A);
           WEFT_UNROLL
-          for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-            // Matrices 0..3: rows 0-7 / 8-15 of the atom, bytes 0-15 / 16-31 of its K step.
-            uint32_t row = L::atom_row(warp, am) + lane % 8 + ((lane / 8) % 2) * 8;
-            detail::load_matrices<4>(af[am], detail::swizzle(row * kRowBytes + kByte + (lane / 16) * 16));
-          }
+          for (uint32_t am = 0; am < L::kAtomsM; ++am) detail::staged_a_fragment<L, kRowBytes>(af[am], warp, am, kByte, lane);
           WEFT_UNROLL
           for (uint32_t an = 0; an < L::kAtomsN; ++an) {
             uint32_t col = colBase + an * 8 + lane % 8;
