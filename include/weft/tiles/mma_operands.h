@@ -126,6 +126,22 @@ WEFT_TILE_FN void stage_b_fragments(uint32_t (*bf)[2], uint32_t stage, uint32_t 
   bf[an + 1][0] = words[2];
   bf[an + 1][1] = words[3];
 }
+
+// One K step of a product into `out` (layout L) with b in a stage: b's fragments at K column k
+// (stage_b_fragments), times a_fragment(am), a's fragment of each atom row am of the warp.
+template <class L, class A, class C, uint32_t RowBytes, bool Transposed, class Out, class AFragment>
+WEFT_TILE_FN void stage_product_step(Out& out, uint32_t stage, uint32_t warp, uint32_t lane, uint32_t k,
+                                     AFragment a_fragment) {
+  uint32_t bf[L::kAtomsN][2];
+  WEFT_UNROLL
+  for (uint32_t an = 0; an < L::kAtomsN; an += 2) stage_b_fragments<L, A, RowBytes, Transposed>(bf, stage, warp, an, k, lane);
+  WEFT_UNROLL
+  for (uint32_t am = 0; am < L::kAtomsM; ++am) {
+    WEFT_UNROLL
+    for (uint32_t an = 0; an < L::kAtomsN; ++an)
+      mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], a_fragment(am), bf[an]);
+  }
+}
 #endif
 
 }  // namespace detail
@@ -181,16 +197,8 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const stage_view<Load, SB, Trans
       const uint32_t stage = b.load->slot_address(b.value);
       // One K step: b's fragments from the stage at K column k, times a's `af`.
       const auto multiply = [&](const uint32_t (*af)[4], uint32_t k) {
-        uint32_t bf[L::kAtomsN][2];
-        WEFT_UNROLL
-        for (uint32_t an = 0; an < L::kAtomsN; an += 2)
-          detail::stage_b_fragments<L, A, Load::kRowBytes, Transposed>(bf, stage, warp, an, k, lane);
-        WEFT_UNROLL
-        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-          WEFT_UNROLL
-          for (uint32_t an = 0; an < L::kAtomsN; ++an)
-            detail::mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], af[am], bf[an]);
-        }
+        detail::stage_product_step<L, A, C, Load::kRowBytes, Transposed>(
+            out, stage, warp, lane, k, [&](uint32_t am) -> const uint32_t(&)[4] { return af[am]; });
       };
       if constexpr (detail::a_in_registers<A, C, M, K, LA, L>()) {
         WEFT_UNROLL
@@ -304,16 +312,8 @@ WEFT_TILE_FN auto mma(const mma_a_fragments<A, SA, LA, LF, Fragments>& a, const 
       const uint32_t stage = b.load->slot_address(b.value);
       WEFT_UNROLL
       for (uint32_t k = 0; k < K; k += I::kK) {
-        uint32_t bf[L::kAtomsN][2];
-        WEFT_UNROLL
-        for (uint32_t an = 0; an < L::kAtomsN; an += 2)
-          detail::stage_b_fragments<L, A, Load::kRowBytes, Transposed>(bf, stage, warp, an, k, lane);
-        WEFT_UNROLL
-        for (uint32_t am = 0; am < L::kAtomsM; ++am) {
-          WEFT_UNROLL
-          for (uint32_t an = 0; an < L::kAtomsN; ++an)
-            detail::mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], a.regs[am][k / I::kK], bf[an]);
-        }
+        detail::stage_product_step<L, A, C, Load::kRowBytes, Transposed>(
+            out, stage, warp, lane, k, [&](uint32_t am) -> const uint32_t(&)[4] { return a.regs[am][k / I::kK]; });
       }
       return out;
     }
