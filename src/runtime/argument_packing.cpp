@@ -276,8 +276,9 @@ void ParameterLayout::packArray(const Slot& slot, const ArgumentValue& argument,
   if (argument.kind != ArgumentValue::Kind::Array || !elementMatches || argument.array.ndim != slot.ndim)
     fail(LaunchError::Kind::Type, slot, "expected " + slot.typeName + ", got " + describeArgument(argument));
   const ArrayValue& array = argument.array;
-  // Code compiled for launch facts would misread an array without them (docs/tiles.md).
-  if (const unsigned missing = slot.facts & ~arrayFacts(array); missing != 0)
+  // Code compiled for launch facts would misread an array without them (docs/tiles.md); a slot
+  // without facts (every SIMT kernel's) computes none on its launch path.
+  if (const unsigned missing = slot.facts != 0 ? slot.facts & ~arrayFacts(array) : 0; missing != 0)
     fail(LaunchError::Kind::Type, slot,
          "its type declares " + describeFacts(slot.facts) + " (a tile kernel's T[..., ::1]), but the array has no " +
              describeFacts(missing) + "; pass such an array (numpy.ascontiguousarray, a width of whole 16-byte "
