@@ -8,6 +8,7 @@
 #include <span>
 
 #include "sema/checker.h"
+#include "weft/tiles/span_facts.h"
 #include "support/check.h"
 
 namespace weft::sema {
@@ -142,7 +143,8 @@ int64_t tileSize(const types::Type* tile) {
   return size;
 }
 
-TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement) {
+TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement,
+                       int widestMemoryElement, bool memoryWithoutFacts) {
   TileBlock block;
   if (largestAccumulator > 0) {
     // Tensor cores: a warp for each 64 x 64 part of the largest accumulator (4 to 8 warps), which
@@ -153,9 +155,14 @@ TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narr
     // About 16 elements per thread, so that a thread's fragments stay in registers and enough
     // loads are in flight; at most 64 registers a thread (half the SM's threads resident): left
     // free, ptxas gave a bf16 layernorm 84 and a quarter of them, at 0.57 of Triton's bandwidth.
+    // Where no element moved is wider than 16 bits and every access is of an array with every
+    // launch fact (vectors only, no element path), at most 40 (three quarters resident): the
+    // bf16 layernorm then fits in 40 registers without spilling (47 at 64, 0.86 of Triton's
+    // bandwidth; 1.00 at 40), where the float32 one needs 64 and spills at 40 (0.93 of Triton),
+    // and so does the bf16 one with its element path (104 bytes).
     block.threads = 128;
     while (block.threads < 512 && largestTile / block.threads > 16) block.threads *= 2;
-    block.minBlocks = 1024 / block.threads;
+    block.minBlocks = (widestMemoryElement <= 2 && !memoryWithoutFacts ? 1536 : 1024) / block.threads;
   }
   // 16-byte accesses of the narrowest element moved, but never fewer than 4 elements per vector
   // (float64 moves in two 16-byte accesses) nor more than 8 (wider kept more registers live than
@@ -480,6 +487,8 @@ TypedExpr* FunctionChecker::tileCall(TileOp op, const types::Type* type, SourceL
     int bytes = types::byteSize(operands.front()->type->scalar);  // the array's (or view's) element
     if (program.narrowestMemoryElement == 0 || bytes < program.narrowestMemoryElement)
       program.narrowestMemoryElement = bytes;
+    program.widestMemoryElement = std::max(program.widestMemoryElement, bytes);
+    program.memoryWithoutFacts = program.memoryWithoutFacts || operands.front()->type->facts != tiles::all_span_facts;
   }
   TypedExpr* e = make(TypedExprKind::TileCall, type, loc, std::move(operands));
   e->tileOp = op;

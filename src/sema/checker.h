@@ -301,6 +301,8 @@ class ProgramChecker {
   int64_t largestAccumulator = 0;  // elements of the largest mma result (0: no mma)
   int64_t largestTile = 1;
   int narrowestMemoryElement = 0;  // bytes of the narrowest element a tile load or store moves (0: none)
+  int widestMemoryElement = 0;      // and of the widest
+  bool memoryWithoutFacts = false;  // a tile load or store moves elements of an array lacking a launch fact
 
  private:
   const syntax::FunctionDefStmt* findDefinition(const FunctionSource& source, Diagnostics& sink, SourceLoc callLoc,
@@ -769,9 +771,12 @@ void forEachExpr(const std::vector<TypedStmt*>& body, const std::function<void(c
 int64_t tileSize(const types::Type* tile);
 // The tile block on the GPU for a program whose largest tile has `largestTile` elements, whose
 // largest mma result has `largestAccumulator` (0: none) and whose narrowest element loaded or
-// stored by a tile access has `narrowestMemoryElement` bytes (0: none). Threads: 128 to 512 by
-// the tiles' size; with mma, 128 or 256 by the accumulator's. Vector: 4 to 8 elements.
-TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement);
+// stored by a tile access has `narrowestMemoryElement` bytes (0: none) and the widest
+// `widestMemoryElement`; `memoryWithoutFacts`: some access is of an array lacking a launch fact
+// (it keeps an element-by-element path). Threads: 128 to 512 by the tiles' size; with mma, 128
+// or 256 by the accumulator's. Vector: 4 to 8 elements.
+TileBlock tileBlockFor(int64_t largestTile, int64_t largestAccumulator, int narrowestMemoryElement,
+                       int widestMemoryElement, bool memoryWithoutFacts);
 // Gives the tile block of a program whose tile code reduces the rows of an mma accumulator
 // (a Local::mmaLayout Rows local, or an axis-1 reduction of a local in an accumulator's layout)
 // and has no pipelined K loop warps that own whole accumulator rows
