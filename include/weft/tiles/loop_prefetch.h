@@ -148,6 +148,18 @@ class prefetched_load {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
   // The shared address of the slot of loop value `value` (in the ring: ring() holds).
   WEFT_TILE_FN uint32_t slot_address(int64_t value) const { return detail::stage_ring_address() + slot_start(value); }
+
+  // The block index of loop value `value`, and element (row, col) of the tile there as staged
+  // rows, read from the array (zero outside it): how a product that reads b from the stage reads
+  // it where the slots are not in the ring (mma_operands.h).
+  WEFT_TILE_FN block_index<static_cast<int>(kRank)> block(int64_t value) const { return index_(value); }
+  WEFT_TILE_FN T element(const block_index<static_cast<int>(kRank)>& at, uint32_t row, uint32_t col) const {
+    int64_t offset;
+    const bool rowInside = row_offset(at.at, row, offset);
+    const int64_t c = at.at[kRank - 1] * kCols + col;
+    const bool inside = rowInside && c >= 0 && c < static_cast<int64_t>(span_.extent(kRank - 1));
+    return inside ? span_.data_handle()[offset + c * static_cast<int64_t>(span_.stride(kRank - 1))] : T(0);
+  }
 #endif
 
   // The byte offset in a slot of byte `byte` of row `row`: with kSlabs, the rows' bytes

@@ -200,6 +200,42 @@ WEFT_TILE_FN void stage_wgmma(Out& out, uint32_t stage, AFragment a_fragment) {
   sm90::wgmma_wait<0>();
   sm90::wgmma_fence_operands(d);
 }
+
+// out (layout as above) += a @ b of the view `b` where its slots are not in the ring: mma.sync
+// atoms with a_fragment(step) and b's fragments read from the array element by element (few
+// registers, so that this rare path does not crowd stage_wgmma's).
+template <class A, class C, uint32_t K, class Out, class Load, class SB, bool Transposed, class AFragment>
+WEFT_TILE_FN void array_product(Out& out, const stage_view<Load, SB, Transposed>& b, AFragment a_fragment) {
+  using L = typename Out::layout_type;
+  const auto at = b.load->block(b.value);
+  const uint32_t lane = thread_rank() % 32;
+  // b's elements k, k + 1 at column n as one register, the first in the low half.
+  const auto pair = [&](uint32_t k, uint32_t n) {
+    const A lo = Transposed ? b.load->element(at, n, k) : b.load->element(at, k, n);
+    const A hi = Transposed ? b.load->element(at, n, k + 1) : b.load->element(at, k + 1, n);
+    return static_cast<uint32_t>(bit_cast<unsigned short>(lo)) | (static_cast<uint32_t>(bit_cast<unsigned short>(hi)) << 16);
+  };
+  WEFT_NO_UNROLL
+  for (uint32_t step = 0; step < K / 16; ++step) {
+    WEFT_NO_UNROLL
+    for (uint32_t an = 0; an < L::kAtomsN; ++an) {
+      const uint32_t k = step * 16 + 2 * (lane % 4), n = an * 8 + lane / 4;
+      const uint32_t bf[2] = {pair(k, n), pair(k + 8, n)};
+      mma_atom<A, C>(&out.frag_[an * L::kPerAtom], a_fragment(step), bf);
+    }
+  }
+}
+
+// out += a @ b (layout as above) for the view `b`: stage_wgmma where its slots are in the ring,
+// else array_product.
+template <class A, class C, uint32_t N, uint32_t K, class Out, class Load, class SB, bool Transposed, class AFragment>
+WEFT_TILE_FN void stage_product(Out& out, const stage_view<Load, SB, Transposed>& b, AFragment a_fragment) {
+  if (b.load->ring()) {
+    stage_wgmma<A, Load, Transposed, N, K>(out, b.load->slot_address(b.value), a_fragment);
+  } else {
+    array_product<A, C, K>(out, b, a_fragment);
+  }
+}
 #endif
 
 }  // namespace detail
@@ -248,15 +284,12 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const stage_view<Load, SB, Trans
   if constexpr (SA::rank() == 2 && SB::rank() == 2 && SC::rank() == 2 && detail::a_in_registers<A, C, M, K, LA, L>() &&
                 detail::wgmma_reads_stage<A, C, M, N, K, L, Load, Transposed>()) {
 #if defined(WEFT_TILES_WGMMA)
-    if (b.load->ring()) {
-      tile<C, shape<M, N>, L> out = tile<C, shape<M, N>, LC>(reshape<shape<M, N>>(acc));
-      uint32_t af[K / 16][4];
-      WEFT_UNROLL
-      for (uint32_t step = 0; step < K / 16; ++step) detail::register_a_fragment<LA>(af[step], a.frag_, 0, step);
-      detail::stage_wgmma<A, Load, Transposed, N, K>(out, b.load->slot_address(b.value),
-                                                     [&](uint32_t step) -> const uint32_t(&)[4] { return af[step]; });
-      return out;
-    }
+    tile<C, shape<M, N>, L> out = tile<C, shape<M, N>, LC>(reshape<shape<M, N>>(acc));
+    uint32_t af[K / 16][4];
+    WEFT_UNROLL
+    for (uint32_t step = 0; step < K / 16; ++step) detail::register_a_fragment<LA>(af[step], a.frag_, 0, step);
+    detail::stage_product<A, C, N, K>(out, b, [&](uint32_t step) -> const uint32_t(&)[4] { return af[step]; });
+    return out;
 #endif
   } else if constexpr (SA::rank() == 2 && SB::rank() == 2 && SC::rank() == 2 &&
                        detail::reads_b_from_stage<A, C, M, N, K, L, Load, Transposed>()) {
@@ -376,12 +409,9 @@ WEFT_TILE_FN auto mma(const mma_a_fragments<A, SA, LA, LF, Fragments>& a, const 
   if constexpr (Fragments && detail::is_same_v<L, LF> && SB::rank() == 2 && SC::rank() == 2 &&
                 detail::wgmma_reads_stage<A, C, M, N, K, L, Load, Transposed>()) {
 #if defined(WEFT_TILES_WGMMA)
-    if (b.load->ring()) {
-      tile<C, shape<M, N>, L> out = tile<C, shape<M, N>, LC>(reshape<shape<M, N>>(acc));
-      detail::stage_wgmma<A, Load, Transposed, N, K>(out, b.load->slot_address(b.value),
-                                                     [&](uint32_t step) -> const uint32_t(&)[4] { return a.regs[0][step]; });
-      return out;
-    }
+    tile<C, shape<M, N>, L> out = tile<C, shape<M, N>, LC>(reshape<shape<M, N>>(acc));
+    detail::stage_product<A, C, N, K>(out, b, [&](uint32_t step) -> const uint32_t(&)[4] { return a.regs[0][step]; });
+    return out;
 #endif
   } else if constexpr (Fragments && detail::is_same_v<L, LF> && SB::rank() == 2 && SC::rank() == 2 &&
                        detail::reads_b_from_stage<A, C, M, N, K, L, Load, Transposed>()) {
