@@ -3,7 +3,8 @@
 128, bfloat16 and float16 operands, sequences that are not multiples of the blocks, blocks of
 other shapes (the causal diagonal then cuts blocks unevenly), scores whose row maximum grows
 from block to block (the online softmax must rescale), and stores that keep to the array. The
-kernel also compiles for sm_90 through NVRTC and ptxas. test_tile_attention_gpu.py runs these
+kernel also compiles for sm_90 through NVRTC and ptxas (on sm_90a with both products as wgmma).
+test_tile_attention_gpu.py runs these
 tests again on the GPU."""
 
 import collections
