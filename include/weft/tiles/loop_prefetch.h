@@ -127,9 +127,8 @@ class prefetched_load {
   // The tile of the step of loop value `value` (issued, and waited for by prefetch_next).
   template <class K>
   WEFT_TILE_FN value_type read(K value) const {
-    const int64_t step = static_cast<int64_t>(value) - begin_;
 #if defined(WEFT_TILES_SERIAL)
-    return detail::load_padded<S>(span_, T(0), issued_[step % Stages].at);
+    return detail::load_padded<S>(span_, T(0), issued_[(static_cast<int64_t>(value) - begin_) % Stages].at);
 #else
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
     if (ring_) return from_slot(detail::stage_ring() + slot_start(static_cast<int64_t>(value)));
