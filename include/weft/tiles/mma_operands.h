@@ -202,8 +202,10 @@ WEFT_TILE_FN void stage_wgmma(Out& out, uint32_t stage, AFragment a_fragment) {
 }
 
 // out (layout as above) += a @ b of the view `b` where its slots are not in the ring: mma.sync
-// atoms with a_fragment(step) and b's fragments read from the array element by element (few
-// registers, so that this rare path does not crowd stage_wgmma's).
+// atoms with a_fragment(step) and b's fragments read from the array element by element, one K
+// step at a time (a loop, not unrolled, that selects a's registers of the step without indexing
+// them: few registers, and none in local memory, so that this rare path does not crowd
+// stage_wgmma's).
 template <class A, class C, uint32_t K, class Out, class Load, class SB, bool Transposed, class AFragment>
 WEFT_TILE_FN void array_product(Out& out, const stage_view<Load, SB, Transposed>& b, AFragment a_fragment) {
   using L = typename Out::layout_type;
@@ -217,11 +219,17 @@ WEFT_TILE_FN void array_product(Out& out, const stage_view<Load, SB, Transposed>
   };
   WEFT_NO_UNROLL
   for (uint32_t step = 0; step < K / 16; ++step) {
-    WEFT_NO_UNROLL
+    uint32_t af[4];
+    WEFT_UNROLL
+    for (uint32_t s = 0; s < K / 16; ++s) {
+      WEFT_UNROLL
+      for (uint32_t r = 0; r < 4; ++r) af[r] = s == step ? a_fragment(s)[r] : af[r];
+    }
+    WEFT_UNROLL
     for (uint32_t an = 0; an < L::kAtomsN; ++an) {
       const uint32_t k = step * 16 + 2 * (lane % 4), n = an * 8 + lane / 4;
       const uint32_t bf[2] = {pair(k, n), pair(k + 8, n)};
-      mma_atom<A, C>(&out.frag_[an * L::kPerAtom], a_fragment(step), bf);
+      mma_atom<A, C>(&out.frag_[an * L::kPerAtom], af, bf);
     }
   }
 }
