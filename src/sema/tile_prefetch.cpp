@@ -25,8 +25,10 @@ namespace {
 // Stages of a prefetched loop: each load is issued one iteration ahead (FlashAttention-2's depth
 // for its key and value tiles), so its stages are that iteration's and the one being read.
 constexpr int kStages = 2;
-// Stages start on 128-byte lines (their swizzled chunks repeat by line).
-constexpr uint32_t kStageAlignment = 128;
+// Stages start on 1024-byte boundaries of a ring that starts on one (the header's
+// kLoopRingAlignment: up to that many bytes of the dynamic shared memory go before it), the period
+// of the 128-byte swizzle that wgmma's descriptors read a stage's slabs with on sm_90a.
+constexpr uint32_t kStageAlignment = 1024;
 
 // Whether `e` or an operand of it writes memory, or may (a call of a function).
 bool writes(const TypedExpr& e) {
@@ -147,7 +149,7 @@ std::optional<LoopPrefetch> prefetchOf(const TypedFunction& function, const Type
   for (const TypedExpr* load : loads) {
     const int64_t offset = (end + kStageAlignment - 1) / kStageAlignment * kStageAlignment;
     const int64_t bytes = kStages * tileSize(load->type) * types::byteSize(load->type->scalar);
-    if (offset + bytes > kTileRingBudget) break;
+    if (offset + bytes + kStageAlignment > kTileRingBudget) break;
     prefetch.loads.push_back({load, static_cast<uint32_t>(offset)});
     end = offset + bytes;
   }
@@ -235,7 +237,7 @@ void markLoops(TypedFunction& function, const std::vector<TypedStmt*>& body, uin
       markMmaOperands(function, *s, *s->loopPrefetch);
       const LoopPrefetch::Load& last = s->loopPrefetch->loads.back();
       const int64_t bytes = kStages * tileSize(last.load->type) * types::byteSize(last.load->type->scalar);
-      sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(last.offset + bytes));
+      sharedBytes = std::max(sharedBytes, static_cast<uint32_t>(last.offset + bytes + kStageAlignment));
       continue;  // its body has no loops
     }
     markLoops(function, s->body, sharedBytes);

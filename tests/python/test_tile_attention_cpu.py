@@ -3,9 +3,11 @@
 128, bfloat16 and float16 operands, sequences that are not multiples of the blocks, blocks of
 other shapes (the causal diagonal then cuts blocks unevenly), scores whose row maximum grows
 from block to block (the online softmax must rescale), and stores that keep to the array. The
-kernel also compiles for sm_90 through NVRTC and ptxas. test_tile_attention_gpu.py runs these
+kernel also compiles for sm_90 through NVRTC and ptxas (on sm_90a with both products as wgmma).
+test_tile_attention_gpu.py runs these
 tests again on the GPU."""
 
+import collections
 import importlib.util
 import math
 import pathlib
@@ -197,3 +199,49 @@ def test_the_key_loop_reads_its_operands_where_they_are(tmp_path, bm, threads):
     loop = code.split("weft::tiles::prefetch_start")[1].split("weft::tiles::prefetch_finish")[0]
     assert code.count("weft::tiles::prefetch_load<") == 2 and loop.count(".view(") == 2, code
     assert "load_array<" not in loop and "weft::tiles::mma_a_operand<" in code.split("weft::tiles::prefetch_start")[0]
+
+
+def ptxas_usage(tmp_path, source, arch):
+    """weftc's PTX of `source` for `arch` and what ptxas -v reports of its kernel: (PTX,
+    registers, bytes of spill stores and of stack frame)."""
+    path = tmp_path / "tile_attention.py"
+    path.write_text(source)
+    ptx = tmp_path / "tile_attention.ptx"
+    proc = subprocess.run([weftc_path(), str(path), "--ptx", "-arch", arch, "-o", str(ptx)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = subprocess.run([str(CUDA / "bin" / "ptxas"), "-v", f"-arch={arch}", str(ptx), "-o", str(tmp_path / "k.cubin")],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    registers = int(re.search(r"Used (\d+) registers", report.stderr).group(1))
+    spills = int(re.search(r"(\d+) bytes spill stores", report.stderr).group(1))
+    stack = int(re.search(r"(\d+) bytes stack frame", report.stderr).group(1))
+    return ptx.read_text(), registers, spills + stack
+
+
+@pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("bm, d", [(64, 64), (64, 128), (128, 64), (128, 128)])
+def test_both_products_are_wgmma_on_sm90a(tmp_path, dtype, causal, bm, d):
+    # On sm_90a a warpgroup owns 64 query rows: Q K^T is d / 16 wgmma k16 steps with Q's
+    # fragments from registers and K^T K-major from its stage, P V bn / 16 steps with P from
+    # registers and V MN-major from its stage; the stages' cp.async writes are fenced for
+    # wgmma's reads. (The mma.sync code stays for launches without the stages' shared memory.)
+    bn = 64
+    ptx, registers, spills = ptxas_usage(tmp_path, annotated_example(dtype, causal, bm, bn, d), "sm_90a")
+    kind = "bf16" if dtype == "bfloat16" else "f16"
+    steps = collections.Counter(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.{kind}\.{kind} ", ptx))
+    assert steps == collections.Counter({str(bn): d // 16}) + collections.Counter({str(d): bn // 16}), steps
+    assert "fence.proxy.async" in ptx and "wgmma.wait_group.sync.aligned 0" in ptx
+    # Nothing in local memory: no spills, no stack frame (ptxas -v of CUDA 13.0 on the
+    # development machine: 168 to 254 registers).
+    assert spills == 0 and "ld.local" not in ptx and "st.local" not in ptx, (registers, spills)
+
+
+@pytest.mark.skipif(not (CUDA / "bin").is_dir(), reason=f"no CUDA toolkit at {CUDA}")
+@pytest.mark.parametrize("bm, bn, d", [(32, 64, 64), (64, 32, 32)])
+def test_other_blocks_keep_mma_sync_on_sm90a(tmp_path, bm, bn, d):
+    # 32 query rows are half a warpgroup, and rows of 64 bytes are no 128-byte slabs: mma.sync.
+    ptx, _, _ = ptxas_usage(tmp_path, annotated_example("bfloat16", True, bm, bn, d), "sm_90a")
+    assert "wgmma.mma_async" not in ptx and "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in ptx

@@ -34,7 +34,7 @@ CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
 
 PROGRAMS = ["seed_examples", "test_elementwise", "test_numeric", "test_memory", "test_shape_reduce", "test_atomic",
             "test_mma", "test_mma_rows"]
-SM90_PROGRAMS = ["test_sm90_sync", "test_sm90_tma", "test_sm90_wgmma"]
+SM90_PROGRAMS = ["test_sm90_sync", "test_sm90_tma", "test_sm90_wgmma", "test_sm90_stage_wgmma"]
 EXAMPLES = [REPO / "examples" / "cpp" / "tile_softmax.cu"]
 
 HOST_FLAGS = ["-std=c++20", "-O0", "-Wall", "-Wextra", "-Werror", "-DWEFT_HOST", f"-I{INCLUDE}", f"-I{TILES}"]

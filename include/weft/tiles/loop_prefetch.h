@@ -11,13 +11,16 @@
 //   prefetch_finish(l, ...);
 //
 // On sm_80+ each load owns Stages slots of a ring in the block's dynamic shared memory, at byte
-// Offset (sema lays the loads out and asks for the bytes, TypedProgram::tileSharedBytes). The
+// Offset of the ring, which starts at the first 1024-byte boundary (sema lays the loads out on
+// such boundaries and asks for the bytes and that alignment, TypedProgram::tileSharedBytes). The
 // tiles of steps begin .. begin + Stages - 2 are copied before the loop; at the top of step k the
 // block waits for step k's copies, and one barrier later (every warp is then done with step
 // k - 1's slot) starts step k + Stages - 1's into that slot, so a step's global loads overlap
-// the previous steps' work. A slot holds its tile row-major (the last dimension along a row), in
-// 16-byte chunks XOR-swizzled as mma_pipeline's stages are (detail::swizzled_offset), copied by
-// cp.async (zero-filled outside the array) where the array's rows are 16-byte aligned and the
+// the previous steps' work. A slot holds its tile's rows (the last dimension along a row) in
+// 16-byte chunks: rows of a multiple of 128 bytes (8 rows a multiple) as 128-byte column slabs
+// with the 128-byte swizzle (sm90::smem_tile's layout, which wgmma's descriptors read), other
+// rows XOR-swizzled as mma_pipeline's stages are (detail::swizzled_offset); see slot_offset. It
+// is copied by cp.async (zero-filled outside the array) where the array's rows are 16-byte aligned and the
 // tile's rows are whole chunks, else element by element by the block's threads; read(v) gives
 // the tile of step v in the default layout, and view(v) the same tile where it is, which mma
 // reads from the stage (mma_operands.h). Where the launch gave less dynamic shared memory
@@ -29,9 +32,27 @@
 
 #include "weft/tiles/arrays.h"
 #include "weft/tiles/mma_operands.h"
+#include "weft/tiles/sm90/layout.h"
 
 namespace weft::tiles {
 namespace detail {
+
+// The prefetched loads' ring starts at the first multiple of this many bytes of the dynamic
+// shared memory (the 128-byte swizzle's period, whose address bits wgmma's descriptors read
+// the swizzle from); sema's kStageAlignment is the same number.
+inline constexpr uint32_t kLoopRingAlignment = 1024;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+// The shared address of the dynamic shared memory.
+WEFT_TILE_FN uint32_t stage_ring_address() {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(stage_ring()));
+}
+// The bytes of the dynamic shared memory before the prefetched loads' ring (its first
+// kLoopRingAlignment boundary).
+WEFT_TILE_FN uint32_t loop_ring_pad() {
+  return (kLoopRingAlignment - stage_ring_address() % kLoopRingAlignment) % kLoopRingAlignment;
+}
+#endif
 
 // A tile of shape S as the rows of a slot: its last dimension along a row, the others (in
 // row-major order) down the rows.
@@ -59,6 +80,10 @@ class prefetched_load {
   static constexpr uint32_t kRowBytes = kCols * sizeof(T), kTileBytes = kRows * kRowBytes;
   // The ring bytes up to the end of this load's slots.
   static constexpr uint32_t kEnd = Offset + Stages * kTileBytes;
+  // Whether the slots hold 128-byte column slabs (see slot_offset), and one slot's first byte
+  // starts a swizzle period of the ring.
+  static constexpr bool kSlabs = kRowBytes % 128 == 0 && kRows % 8 == 0;
+  static constexpr bool kSlabAligned = kSlabs && Offset % detail::kLoopRingAlignment == 0;
   static_assert(Stages >= 2, "a prefetched load needs at least two stages");
   static_assert(Span::rank() == kRank, "a prefetched load takes one block index per dimension of its array");
 
@@ -88,9 +113,9 @@ class prefetched_load {
 #if defined(WEFT_TILES_SERIAL)
     issued_[step % Stages] = at;
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
-    const uint32_t slot = Offset + static_cast<uint32_t>(step % Stages) * kTileBytes;
+    const uint32_t slot = slot_start(begin_ + step);
     if (async_) {
-      copy_async(static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring())) + slot, at.at);
+      copy_async(detail::stage_ring_address() + slot, at.at);
     } else {
       copy_elements(detail::stage_ring() + slot, at.at);
     }
@@ -102,12 +127,11 @@ class prefetched_load {
   // The tile of the step of loop value `value` (issued, and waited for by prefetch_next).
   template <class K>
   WEFT_TILE_FN value_type read(K value) const {
-    const int64_t step = static_cast<int64_t>(value) - begin_;
 #if defined(WEFT_TILES_SERIAL)
-    return detail::load_padded<S>(span_, T(0), issued_[step % Stages].at);
+    return detail::load_padded<S>(span_, T(0), issued_[(static_cast<int64_t>(value) - begin_) % Stages].at);
 #else
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
-    if (ring_) return from_slot(detail::stage_ring() + Offset + static_cast<uint32_t>(step % Stages) * kTileBytes);
+    if (ring_) return from_slot(detail::stage_ring() + slot_start(static_cast<int64_t>(value)));
 #endif
     return detail::load_padded<S>(span_, T(0), index_(value).at);
 #endif
@@ -122,14 +146,39 @@ class prefetched_load {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
   // The shared address of the slot of loop value `value` (in the ring: ring() holds).
-  WEFT_TILE_FN uint32_t slot_address(int64_t value) const {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(detail::stage_ring())) + Offset +
-           static_cast<uint32_t>((value - begin_) % Stages) * kTileBytes;
+  WEFT_TILE_FN uint32_t slot_address(int64_t value) const { return detail::stage_ring_address() + slot_start(value); }
+
+  // The block index of loop value `value`, and element (row, col) of the tile there as staged
+  // rows, read from the array (zero outside it): how a product that reads b from the stage reads
+  // it where the slots are not in the ring (mma_operands.h).
+  WEFT_TILE_FN block_index<static_cast<int>(kRank)> block(int64_t value) const { return index_(value); }
+  WEFT_TILE_FN T element(const block_index<static_cast<int>(kRank)>& at, uint32_t row, uint32_t col) const {
+    int64_t offset;
+    const bool rowInside = row_offset(at.at, row, offset);
+    const int64_t c = at.at[kRank - 1] * kCols + col;
+    const bool inside = rowInside && c >= 0 && c < static_cast<int64_t>(span_.extent(kRank - 1));
+    return inside ? span_.data_handle()[offset + c * static_cast<int64_t>(span_.stride(kRank - 1))] : T(0);
   }
 #endif
 
+  // The byte offset in a slot of byte `byte` of row `row`: with kSlabs, the rows' bytes
+  // [128 s, 128 s + 128) form slab s (kRows lines of 128 bytes), and the 16-byte chunks of each
+  // line are XORed with its row modulo 8; else mma_pipeline's swizzle of whole rows.
+  WEFT_HD static constexpr uint32_t slot_offset(uint32_t row, uint32_t byte) {
+    if constexpr (kSlabs) {
+      return byte / 128 * (kRows * 128) + sm90::swizzle_offset(sm90::swizzle::b128, row * 128 + byte % 128);
+    } else {
+      return detail::swizzled_offset<kRowBytes>(row, byte);
+    }
+  }
+
  private:
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
+  // The byte of the dynamic shared memory where the slot of loop value `value` starts.
+  WEFT_TILE_FN uint32_t slot_start(int64_t value) const {
+    return detail::loop_ring_pad() + Offset + static_cast<uint32_t>((value - begin_) % Stages) * kTileBytes;
+  }
+
   static constexpr uint32_t kPerChunk = 16 / sizeof(T), kChunksPerRow = kRowBytes / 16;
 
   // The element offset of row `row` of the tile at block index `at`, and whether the row lies
@@ -166,7 +215,7 @@ class prefetched_load {
           const int64_t col = at[kRank - 1] * kCols + k * kPerChunk, left = cols - col;
           const bool inside = rowInside && col >= 0 && left > 0;
           const uint32_t bytes = !inside ? 0u : left >= kPerChunk ? 16u : static_cast<uint32_t>(left * sizeof(T));
-          detail::copy_async_16(slot + detail::swizzled_offset<kRowBytes>(row, k * 16), inside ? data + offset + col : data, bytes);
+          detail::copy_async_16(slot + slot_offset(row, k * 16), inside ? data + offset + col : data, bytes);
         }
       }
     }
@@ -184,7 +233,7 @@ class prefetched_load {
       const bool rowInside = row_offset(at, row, offset);
       const int64_t col = at[kRank - 1] * kCols + c;
       const bool inside = rowInside && col >= 0 && col < cols;
-      *reinterpret_cast<T*>(slot + detail::swizzled_offset<kRowBytes>(row, c * sizeof(T))) =
+      *reinterpret_cast<T*>(slot + slot_offset(row, c * sizeof(T))) =
           inside ? span_.data_handle()[offset + col * colStride] : T(0);
     }
   }
@@ -199,7 +248,7 @@ class prefetched_load {
     WEFT_UNROLL
     for (uint32_t k = 0; k < L::kFragment; k += kPiece) {
       const uint32_t i = L::index(t, k);
-      detail::load_vector<kPiece>(reinterpret_cast<const T*>(slot + detail::swizzled_offset<kRowBytes>(i / kCols, (i % kCols) * sizeof(T))),
+      detail::load_vector<kPiece>(reinterpret_cast<const T*>(slot + slot_offset(i / kCols, (i % kCols) * sizeof(T))),
                                   &out.frag_[k]);
     }
     return out;
@@ -236,7 +285,7 @@ WEFT_TILE_FN void prefetch_start(K begin, K end, First& first, Loads&... loads) 
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
   uint32_t bytes = First::kEnd;
   ((bytes = detail::max_of(bytes, Loads::kEnd)), ...);
-  const bool ring = detail::dynamic_shared_bytes() >= bytes;
+  const bool ring = detail::dynamic_shared_bytes() >= detail::loop_ring_pad() + bytes;
 #else
   const bool ring = false;
 #endif
@@ -262,6 +311,9 @@ WEFT_TILE_FN void prefetch_next(K value, First& first, Loads&... loads) {
   const int64_t ahead = static_cast<int64_t>(value) - first.begin() + First::kStages - 1;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
   detail::wait_async_groups<static_cast<int>(First::kStages) - 2>();
+#if defined(WEFT_TILES_WGMMA)
+  sm90::fence_proxy_async();  // the copies are visible to wgmma's reads of the stages (mma_operands.h)
+#endif
   detail::block_sync();  // this step's tiles are in; every warp is done with the previous step's
 #endif
   first.issue(ahead);

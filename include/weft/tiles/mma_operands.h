@@ -12,9 +12,19 @@
 //   once before the loop (mma_a_operand).
 // The products are mma.h's: the same atoms in the same K order into the same accumulator
 // layout, so every path gives the same bits.
+//
+// On sm_90a the two products of a register a-operand (mma_a_fragments, or a tile holding its
+// a-fragments) and a stage run as wgmma (wgmma_reads_stage): a warpgroup's four warps own 64
+// consecutive rows of the accumulator, 16 each, which is wgmma's accumulator order (mma.sync's
+// m16n8 fragment repeated along N), and mma.sync's m16n8k16 a-fragment of a warp's 16 rows is
+// wgmma's register a-fragment, so a is used as it is; b is read from the stage's 128-byte slabs
+// (loop_prefetch.h) through a shared-memory descriptor: K-major from a stage of b^T's rows (N x
+// K), MN-major from one of b's (K x N). The tensor cores sum each k16 step in their own order, as
+// mma.sync's do, so the two instructions agree to rounding, not to the bit.
 #pragma once
 
 #include "weft/tiles/mma_pipeline.h"
+#include "weft/tiles/mma_pipeline_tma.h"
 #include "weft/tiles/shape_ops.h"
 
 namespace weft::tiles {
@@ -107,19 +117,19 @@ WEFT_HD constexpr bool reads_b_from_stage() {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
 // The b-fragments of atoms an and an + 1 of warp `warp` (layout L) at K column `k` from a stage
-// at shared address `stage` (RowBytes bytes a row): rows of b (K x N) by ldmatrix.trans, rows of
-// b^T (N x K) by ldmatrix, each lane giving one row address.
-template <class L, class A, uint32_t RowBytes, bool Transposed>
+// of the prefetched load Load at shared address `stage`: rows of b (K x N) by ldmatrix.trans,
+// rows of b^T (N x K) by ldmatrix, each lane giving one row address.
+template <class L, class A, class Load, bool Transposed>
 WEFT_TILE_FN void stage_b_fragments(uint32_t (*bf)[2], uint32_t stage, uint32_t warp, uint32_t an, uint32_t k, uint32_t lane) {
   uint32_t words[4];
   if constexpr (Transposed) {
     // Matrices: rows n of atom an at K bytes 0-15 / 16-31, then of atom an + 1.
     const uint32_t n = L::warp_col(warp) + (an + lane / 16) * 8 + lane % 8;
-    load_matrices_x4<false>(words, stage + swizzled_offset<RowBytes>(n, k * sizeof(A) + ((lane / 8) % 2) * 16));
+    load_matrices_x4<false>(words, stage + Load::slot_offset(n, k * sizeof(A) + ((lane / 8) % 2) * 16));
   } else {
     // Transposed matrices: K rows 0-7 / 8-15 of atom an, then of atom an + 1.
     const uint32_t col = L::warp_col(warp) + (an + lane / 16) * 8;
-    load_matrices_x4<true>(words, stage + swizzled_offset<RowBytes>(k + lane % 16, col * sizeof(A)));
+    load_matrices_x4<true>(words, stage + Load::slot_offset(k + lane % 16, col * sizeof(A)));
   }
   bf[an][0] = words[0];
   bf[an][1] = words[1];
@@ -129,17 +139,109 @@ WEFT_TILE_FN void stage_b_fragments(uint32_t (*bf)[2], uint32_t stage, uint32_t 
 
 // One K step of a product into `out` (layout L) with b in a stage: b's fragments at K column k
 // (stage_b_fragments), times a_fragment(am), a's fragment of each atom row am of the warp.
-template <class L, class A, class C, uint32_t RowBytes, bool Transposed, class Out, class AFragment>
+template <class L, class A, class C, class Load, bool Transposed, class Out, class AFragment>
 WEFT_TILE_FN void stage_product_step(Out& out, uint32_t stage, uint32_t warp, uint32_t lane, uint32_t k,
                                      AFragment a_fragment) {
   uint32_t bf[L::kAtomsN][2];
   WEFT_UNROLL
-  for (uint32_t an = 0; an < L::kAtomsN; an += 2) stage_b_fragments<L, A, RowBytes, Transposed>(bf, stage, warp, an, k, lane);
+  for (uint32_t an = 0; an < L::kAtomsN; an += 2) stage_b_fragments<L, A, Load, Transposed>(bf, stage, warp, an, k, lane);
   WEFT_UNROLL
   for (uint32_t am = 0; am < L::kAtomsM; ++am) {
     WEFT_UNROLL
     for (uint32_t an = 0; an < L::kAtomsN; ++an)
       mma_atom<A, C>(&out.frag_[(am * L::kAtomsN + an) * L::kPerAtom], a_fragment(am), bf[an]);
+  }
+}
+#endif
+
+// Whether mma(a, view, acc) with a's fragments in registers runs as wgmma on sm_90a (see the file
+// comment): 16-bit operands into float; an accumulator layout whose warps own 16 whole rows each,
+// in order, every warp of the block one of them, in warpgroups of 64 rows; N one of wgmma's
+// widths; and a stage in 128-byte slabs on a swizzle period holding b^T's rows (N x K) or b's
+// (K x N).
+template <class A, class C, uint32_t M, uint32_t N, uint32_t K, class L, class Load, bool Transposed>
+WEFT_HD constexpr bool wgmma_reads_stage() {
+#if defined(WEFT_TILES_WGMMA)
+  using I = mma_instruction<A, C>;
+  if constexpr ((I::kKind == 1 || I::kKind == 2) && is_same_v<C, float> && is_same_v<A, typename Load::T> && M % 64 == 0) {
+    constexpr bool kRows = Transposed ? Load::kRows == N && Load::kCols == K : Load::kRows == K && Load::kCols == N;
+    return is_same_v<L, mma_layout<M, N, 16, M / 16, 1, false>> && M / 16 * 32 == kBlockThreads &&
+           (N == 8 || N == 16 || N == 32 || N == 64 || N == 128 || N == 256) && K % 16 == 0 && kRows &&
+           Load::kSlabAligned;
+  } else {
+    return false;
+  }
+#else
+  return false;
+#endif
+}
+
+#if defined(WEFT_TILES_WGMMA)
+// out (M x N in a layout wgmma_reads_stage takes) += a @ b, b in the stage at shared address
+// `stage`: one wgmma m64nNk16 per 16 columns of K, a_fragment(step) the warp's a-fragment of K
+// step `step` (four registers), b through the stage's descriptor (K-major from b^T's rows,
+// MN-major from b's). Returns when the wgmmas have completed: the stage and a's registers are
+// free again.
+template <class A, class Load, bool Transposed, uint32_t N, uint32_t K, class Out, class AFragment>
+WEFT_TILE_FN void stage_wgmma(Out& out, uint32_t stage, AFragment a_fragment) {
+  using Slot = conditional_t<Transposed, sm90::smem_tile<N, K, sizeof(A), sm90::swizzle::b128>,
+                             sm90::smem_tile<K, N, sizeof(A), sm90::swizzle::b128>>;
+  static_assert(Slot::kBytes == Load::kTileBytes && Slot::offset(Load::kRows - 1, Load::kCols - 1) ==
+                                                        Load::slot_offset(Load::kRows - 1, (Load::kCols - 1) * sizeof(A)),
+                "a slot in 128-byte slabs is the smem_tile the descriptors read");
+  float(&d)[N / 2] = wgmma_fragment<N>(out, 0);
+  sm90::wgmma_fence();
+  WEFT_UNROLL
+  for (uint32_t step = 0; step < K / 16; ++step) {
+    const uint64_t b = Transposed ? Slot::k_major_descriptor(stage, step) : Slot::mn_major_descriptor(stage, step);
+    sm90::wgmma<wgmma_type_of<A>(), N, !Transposed>(d, a_fragment(step), b, true);
+  }
+  sm90::wgmma_commit();
+  sm90::wgmma_wait<0>();
+  sm90::wgmma_fence_operands(d);
+}
+
+// out (layout as above) += a @ b of the view `b` where its slots are not in the ring: mma.sync
+// atoms with a_fragment(step) and b's fragments read from the array element by element, one K
+// step at a time (a loop, not unrolled, that selects a's registers of the step without indexing
+// them: few registers, and none in local memory, so that this rare path does not crowd
+// stage_wgmma's).
+template <class A, class C, uint32_t K, class Out, class Load, class SB, bool Transposed, class AFragment>
+WEFT_TILE_FN void array_product(Out& out, const stage_view<Load, SB, Transposed>& b, AFragment a_fragment) {
+  using L = typename Out::layout_type;
+  const auto at = b.load->block(b.value);
+  const uint32_t lane = thread_rank() % 32;
+  // b's elements k, k + 1 at column n as one register, the first in the low half.
+  const auto pair = [&](uint32_t k, uint32_t n) {
+    const A lo = Transposed ? b.load->element(at, n, k) : b.load->element(at, k, n);
+    const A hi = Transposed ? b.load->element(at, n, k + 1) : b.load->element(at, k + 1, n);
+    return static_cast<uint32_t>(bit_cast<unsigned short>(lo)) | (static_cast<uint32_t>(bit_cast<unsigned short>(hi)) << 16);
+  };
+  WEFT_NO_UNROLL
+  for (uint32_t step = 0; step < K / 16; ++step) {
+    uint32_t af[4];
+    WEFT_UNROLL
+    for (uint32_t s = 0; s < K / 16; ++s) {
+      WEFT_UNROLL
+      for (uint32_t r = 0; r < 4; ++r) af[r] = s == step ? a_fragment(s)[r] : af[r];
+    }
+    WEFT_UNROLL
+    for (uint32_t an = 0; an < L::kAtomsN; ++an) {
+      const uint32_t k = step * 16 + 2 * (lane % 4), n = an * 8 + lane / 4;
+      const uint32_t bf[2] = {pair(k, n), pair(k + 8, n)};
+      mma_atom<A, C>(&out.frag_[an * L::kPerAtom], af, bf);
+    }
+  }
+}
+
+// out += a @ b (layout as above) for the view `b`: stage_wgmma where its slots are in the ring,
+// else array_product.
+template <class A, class C, uint32_t N, uint32_t K, class Out, class Load, class SB, bool Transposed, class AFragment>
+WEFT_TILE_FN void stage_product(Out& out, const stage_view<Load, SB, Transposed>& b, AFragment a_fragment) {
+  if (b.load->ring()) {
+    stage_wgmma<A, Load, Transposed, N, K>(out, b.load->slot_address(b.value), a_fragment);
+  } else {
+    array_product<A, C, K>(out, b, a_fragment);
   }
 }
 #endif
@@ -187,8 +289,18 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const stage_view<Load, SB, Trans
   constexpr uint32_t M = static_cast<uint32_t>(SA::static_extent(0)), K = static_cast<uint32_t>(SA::static_extent(1));
   constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(SB::rank() - 1));
   using L = detail::mma_result_layout_t<A, C, M, N, K, LC>;
-  if constexpr (SA::rank() == 2 && SB::rank() == 2 && SC::rank() == 2 &&
-                detail::reads_b_from_stage<A, C, M, N, K, L, Load, Transposed>()) {
+  if constexpr (SA::rank() == 2 && SB::rank() == 2 && SC::rank() == 2 && detail::a_in_registers<A, C, M, K, LA, L>() &&
+                detail::wgmma_reads_stage<A, C, M, N, K, L, Load, Transposed>()) {
+#if defined(WEFT_TILES_WGMMA)
+    tile<C, shape<M, N>, L> out = tile<C, shape<M, N>, LC>(reshape<shape<M, N>>(acc));
+    uint32_t af[K / 16][4];
+    WEFT_UNROLL
+    for (uint32_t step = 0; step < K / 16; ++step) detail::register_a_fragment<LA>(af[step], a.frag_, 0, step);
+    detail::stage_product<A, C, N, K>(out, b, [&](uint32_t step) -> const uint32_t(&)[4] { return af[step]; });
+    return out;
+#endif
+  } else if constexpr (SA::rank() == 2 && SB::rank() == 2 && SC::rank() == 2 &&
+                       detail::reads_b_from_stage<A, C, M, N, K, L, Load, Transposed>()) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
     if (b.load->ring()) {
       using I = detail::mma_instruction<A, C>;
@@ -197,7 +309,7 @@ WEFT_TILE_FN auto mma(const tile<A, SA, LA>& a, const stage_view<Load, SB, Trans
       const uint32_t stage = b.load->slot_address(b.value);
       // One K step: b's fragments from the stage at K column k, times a's `af`.
       const auto multiply = [&](const uint32_t (*af)[4], uint32_t k) {
-        detail::stage_product_step<L, A, C, Load::kRowBytes, Transposed>(
+        detail::stage_product_step<L, A, C, Load, Transposed>(
             out, stage, warp, lane, k, [&](uint32_t am) -> const uint32_t(&)[4] { return af[am]; });
       };
       if constexpr (detail::a_in_registers<A, C, M, K, LA, L>()) {
@@ -303,7 +415,14 @@ WEFT_TILE_FN auto mma(const mma_a_fragments<A, SA, LA, LF, Fragments>& a, const 
   constexpr uint32_t N = static_cast<uint32_t>(SB::static_extent(SB::rank() - 1));
   using L = detail::mma_result_layout_t<A, C, M, N, K, LC>;
   if constexpr (Fragments && detail::is_same_v<L, LF> && SB::rank() == 2 && SC::rank() == 2 &&
-                detail::reads_b_from_stage<A, C, M, N, K, L, Load, Transposed>()) {
+                detail::wgmma_reads_stage<A, C, M, N, K, L, Load, Transposed>()) {
+#if defined(WEFT_TILES_WGMMA)
+    tile<C, shape<M, N>, L> out = tile<C, shape<M, N>, LC>(reshape<shape<M, N>>(acc));
+    detail::stage_product<A, C, N, K>(out, b, [&](uint32_t step) -> const uint32_t(&)[4] { return a.regs[0][step]; });
+    return out;
+#endif
+  } else if constexpr (Fragments && detail::is_same_v<L, LF> && SB::rank() == 2 && SC::rank() == 2 &&
+                       detail::reads_b_from_stage<A, C, M, N, K, L, Load, Transposed>()) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WEFT_TILES_EMULATE_BLOCK)
     if (b.load->ring()) {
       using I = detail::mma_instruction<A, C>;
@@ -312,7 +431,7 @@ WEFT_TILE_FN auto mma(const mma_a_fragments<A, SA, LA, LF, Fragments>& a, const 
       const uint32_t stage = b.load->slot_address(b.value);
       WEFT_UNROLL
       for (uint32_t k = 0; k < K; k += I::kK) {
-        detail::stage_product_step<L, A, C, Load::kRowBytes, Transposed>(
+        detail::stage_product_step<L, A, C, Load, Transposed>(
             out, stage, warp, lane, k, [&](uint32_t am) -> const uint32_t(&)[4] { return a.regs[am][k / I::kK]; });
       }
       return out;
