@@ -27,7 +27,7 @@ import bench  # noqa: E402
 QUICK = "--quick" in sys.argv
 REPS = 3 if QUICK else 10
 BATCH, HEADS, SEQ, HEAD_DIM = 4, 16, 4096, 128
-WEFT_BLOCKS = ((64, 64),) if QUICK else ((64, 64), (128, 64), (64, 32), (128, 128))
+WEFT_BLOCKS = ((128, 64),) if QUICK else ((64, 64), (128, 64), (64, 32), (128, 128))
 TRITON_CONFIGS = ((128, 64, 8, 3),) if QUICK else ((128, 64, 8, 3), (128, 64, 8, 4), (128, 128, 8, 3), (128, 128, 8, 4))
 
 results = {}
