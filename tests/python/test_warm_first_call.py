@@ -2,8 +2,9 @@
 (docs/architecture.md, "Front-end records") instead of parsing and checking it, and every change
 that could change the compiled code makes it run the front end again: the kernel's source, an
 argument's type, a ConstExpr value, an array's launch facts, an option, a global it reads, a
-function it calls, weft's headers. Each case runs two fresh processes on the CPU target that
-share one cache directory and checks the second one's result against NumPy."""
+function it calls, weft's headers. Each case runs fresh processes on the CPU target that share
+one cache directory and checks each one's result against NumPy (test_warm_first_call_gpu.py runs
+them on the GPU)."""
 
 import json
 import os
@@ -61,7 +62,13 @@ x = np.random.default_rng(7).random((4, 64), dtype=np.float64).astype(dtype)
 out = np.zeros_like(x)
 if case == "strided":  # inner stride 2: no unit-stride fact
     x, out = x[:, ::2], out[:, ::2]
-ct.launch(None, (4,), kernels.scale_rows, (x, out, n))
+if os.environ["WEFT_TARGET"] == "gpu":
+    import weft
+    device_out = weft.to_device(out)
+    ct.launch(None, (4,), kernels.scale_rows, (weft.to_device(x), device_out, n))
+    out = device_out.copy_to_host()
+else:
+    ct.launch(None, (4,), kernels.scale_rows, (x, out, n))
 scale = float(os.environ.get("WARM_SCALE", "2.0"))
 offset = 1.0 if os.environ.get("WARM_REBIND") else kernels.offset()
 expected = np.zeros_like(out)
@@ -70,15 +77,20 @@ print(json.dumps({"ok": bool(np.allclose(out, expected)), "front_end_runs": kern
 '''
 
 
+@pytest.fixture(scope="module")
+def target():
+    return "cpu"
+
+
 @pytest.fixture
-def warm(tmp_path):
-    """run(**environment) runs the child in a fresh process on the CPU target, with the kernels'
-    file, the disk cache and any environment variables given; returns its JSON result."""
+def warm(tmp_path, target):
+    """run(**environment) runs the child in a fresh process on `target`, with the kernels' file,
+    the disk cache and any environment variables given; returns its JSON result."""
     (tmp_path / "kernels.py").write_text(KERNELS)
     cache = tmp_path / "cache"
 
     def run(**variables):
-        env = dict(os.environ, WEFT_TARGET="cpu", WEFT_CACHE_DIR=str(cache), WARM_DIR=str(tmp_path))
+        env = dict(os.environ, WEFT_TARGET=target, WEFT_CACHE_DIR=str(cache), WARM_DIR=str(tmp_path))
         env.update(variables)
         proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
