@@ -76,8 +76,7 @@ const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& 
   return types.scalar(value.scalar);
 }
 
-// Whether an argument is or holds a struct, which the key knows by its class's identity in this
-// process only: its specialization keeps no front-end record.
+// Whether an argument is or holds a struct (which the key knows by its class's identity).
 bool holdsStruct(const ArgumentValue& value) {
   if (value.array.elementStruct || value.structSource) return true;
   for (const ArgumentValue& member : value.members)
@@ -189,24 +188,22 @@ void Kernel::prepare() {
     auto lock = runtime->lockFrontEnd();
     runtime::Compiler& compiler = runtime->compiler();
     types::TypeContext& types = compiler.types();
-    // The description from the disk cache when its record still holds, else from sema.
-    const std::string key = recordKey(*source, compiler.buildIdentity(), "");
-    std::optional<std::vector<sema::ParameterDescription>> described;
-    if (std::optional<std::string> record = compiler.diskCache().load(key))
-      described = decodeDescription(*record, *source, types);
-    if (!described) {
-      SourceManager sources;
-      Diagnostics diagnostics(sources);
-      LookupLog lookups(*source);
-      described = sema::describeParameters(*source, types, sources, diagnostics, &compiler.parses());
-      ++frontEndRuns_;
-      if (!described) raiseWeftError("CompileError", diagnostics.render());
-      std::optional<std::string> entries = lookups.entries();
-      std::optional<std::string> record =
-          entries && diagnostics.all().empty() ? encodeDescription(*described, *entries) : std::nullopt;
-      if (record) compiler.diskCache().store(key, *record);
-    }
-    for (const sema::ParameterDescription& parameter : *described) {
+    // The description from its record when that still holds, else from sema.
+    const std::vector<sema::ParameterDescription> described = recordedOrComputed<std::vector<sema::ParameterDescription>>(
+        compiler.diskCache(), recordKey(*source, compiler.buildIdentity(), ""), *source,
+        [&](std::string_view record) { return decodeDescription(record, *source, types); },
+        [&] {
+          ++frontEndRuns_;
+          SourceManager sources;
+          Diagnostics diagnostics(sources);
+          auto parameters = sema::describeParameters(*source, types, sources, diagnostics, &compiler.parses());
+          if (!parameters) raiseWeftError("CompileError", diagnostics.render());
+          return std::move(*parameters);
+        },
+        [&](const std::vector<sema::ParameterDescription>& parameters, const std::string& lookups) {
+          return encodeDescription(parameters, lookups);
+        });
+    for (const sema::ParameterDescription& parameter : described) {
       names.push_back(parameter.name);
       constExpr.push_back(parameter.kind == sema::ParameterDescription::Kind::ConstExpr);
       declared.push_back(parameter.kind == sema::ParameterDescription::Kind::Typed ? parameter.type
@@ -289,27 +286,23 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
   }
   auto specialization = std::make_shared<Specialization>();
   runtime::Compiler& compiler = runtime_->compiler();
-  // The front end's result from the disk cache when its record still holds, else from sema.
+  // The front end's result from its record when that still holds, else from sema. A struct
+  // argument is in the key by its class's identity in this process: it keeps no record.
   bool recordable = true;
   for (const ArgumentValue& value : values) recordable = recordable && !holdsStruct(value);
   std::optional<std::string> subject =
       recordable ? specializationSubject(key, options, declared_) : std::nullopt;
-  const std::string frontEndKey = subject ? recordKey(*source_, compiler.buildIdentity(), *subject) : "";
-  std::optional<runtime::FrontEndResult> recorded;
-  if (std::optional<std::string> record = subject ? compiler.diskCache().load(frontEndKey) : std::nullopt)
-    recorded = decodeFrontEnd(*record, *source_, types);
+  specialization->frontEnd = recordedOrComputed<runtime::FrontEndResult>(
+      compiler.diskCache(), subject ? recordKey(*source_, compiler.buildIdentity(), *subject) : "", *source_,
+      [&](std::string_view record) { return decodeFrontEnd(record, *source_, types); },
+      [&] {
+        ++frontEndRuns_;
+        return compiler.compileFrontEnd(request, options);
+      },
+      [&](const runtime::FrontEndResult& result, const std::string& lookups) {
+        return encodeFrontEnd(result, *source_, lookups);
+      });
   specialization->key = std::move(key);
-  if (recorded) {
-    specialization->frontEnd = std::move(*recorded);
-  } else {
-    LookupLog lookups(*source_);
-    specialization->frontEnd = compiler.compileFrontEnd(request, options);
-    ++frontEndRuns_;
-    std::optional<std::string> entries = lookups.entries();
-    std::optional<std::string> record =
-        subject && entries ? encodeFrontEnd(specialization->frontEnd, *source_, *entries) : std::nullopt;
-    if (record) compiler.diskCache().store(frontEndKey, *record);
-  }
   ++compileCount_;
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
   if (!frontEnd.internalError.empty())

@@ -52,6 +52,25 @@ class LookupLog : public LookupObserver {
   bool repeatable_ = true;
 };
 
+// What `compute()` returns, or what the record under `key` holds when `decode` finds that it
+// still holds; a computed result that `encode` writes down with the lookups `compute` made
+// (nullopt: it keeps no record) is stored under `key`. An empty key reads and keeps no record.
+template <class Result, class Decode, class Compute, class Encode>
+Result recordedOrComputed(const backend::DiskCache& cache, const std::string& key,
+                          const sema::FunctionSource& kernel, Decode decode, Compute compute, Encode encode) {
+  if (!key.empty()) {
+    if (std::optional<std::string> record = cache.load(key)) {
+      if (std::optional<Result> recorded = decode(*record)) return std::move(*recorded);
+    }
+  }
+  LookupLog lookups(kernel);
+  Result result = compute();
+  if (std::optional<std::string> entries = lookups.entries(); entries && !key.empty()) {
+    if (std::optional<std::string> record = encode(result, *entries)) cache.store(key, *record);
+  }
+  return result;
+}
+
 // A parameters' description as a record (nullopt: not recordable), and back: nullopt unless
 // every lookup of the record finds the same in `kernel`'s globals now.
 std::optional<std::string> encodeDescription(const std::vector<sema::ParameterDescription>& parameters,
