@@ -43,6 +43,15 @@ def scale_rows(x, out, n: ct.Constant[int]):
     row = ct.bid(0)
     t = ct.load(x, index=(row, 0), shape=(1, n))
     ct.store(out, index=(row, 0), tile=twice(t))
+
+
+def make_scaler(factor):
+    @ct.kernel
+    def scale_rows(x, out, n: ct.Constant[int]):
+        row = ct.bid(0)
+        ct.store(out, index=(row, 0), tile=ct.load(x, index=(row, 0), shape=(1, n)) * factor)
+
+    return scale_rows
 '''
 
 # The child: launches scale_rows on seeded data as $WARM_CASE says and prints what it computed,
@@ -55,6 +64,9 @@ sys.path.insert(0, os.environ["WARM_DIR"])
 import kernels
 if os.environ.get("WARM_REBIND"):
     kernels.offset = kernels.other_offset  # what sema reads of `offset` is now another function
+scale = float(os.environ.get("WARM_SCALE", "2.0"))
+closure = bool(os.environ.get("WARM_CLOSURE"))
+kernel = kernels.make_scaler(scale) if closure else kernels.scale_rows
 case = os.environ.get("WARM_CASE", "")
 dtype = np.float64 if case == "float64" else np.float32
 n = 32 if case == "constexpr" else 16
@@ -65,15 +77,14 @@ if case == "strided":  # inner stride 2: no unit-stride fact
 if os.environ["WEFT_TARGET"] == "gpu":
     import weft
     device_out = weft.to_device(out)
-    ct.launch(None, (4,), kernels.scale_rows, (weft.to_device(x), device_out, n))
+    ct.launch(None, (4,), kernel, (weft.to_device(x), device_out, n))
     out = device_out.copy_to_host()
 else:
-    ct.launch(None, (4,), kernels.scale_rows, (x, out, n))
-scale = float(os.environ.get("WARM_SCALE", "2.0"))
-offset = 1.0 if os.environ.get("WARM_REBIND") else kernels.offset()
+    ct.launch(None, (4,), kernel, (x, out, n))
+offset = 0.0 if closure else 1.0 if os.environ.get("WARM_REBIND") else kernels.offset()
 expected = np.zeros_like(out)
 expected[:, :n] = x[:, :n] * scale + offset
-print(json.dumps({"ok": bool(np.allclose(out, expected)), "front_end_runs": kernels.scale_rows._front_end_runs}))
+print(json.dumps({"ok": bool(np.allclose(out, expected)), "front_end_runs": kernel._front_end_runs}))
 '''
 
 
@@ -143,6 +154,12 @@ def test_an_edited_source_runs_the_front_end(warm):
     assert warm() == {"ok": True, "front_end_runs": 2}
     path.write_text(KERNELS.replace("t * SCALE", "t * SCALE * 1.0"))
     assert warm() == {"ok": True, "front_end_runs": 2}
+
+
+def test_a_closure_keeps_no_record(warm):
+    # What it captures is not in the key, and a fresh process cannot compare it.
+    assert warm(WARM_CLOSURE="1") == {"ok": True, "front_end_runs": 2}
+    assert warm(WARM_CLOSURE="1", WARM_SCALE="3.0") == {"ok": True, "front_end_runs": 2}
 
 
 def test_a_function_of_another_module_keeps_no_record(warm):

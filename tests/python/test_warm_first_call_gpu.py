@@ -12,6 +12,7 @@ import pytest
 
 from test_warm_first_call import (  # noqa: F401  (collected again under this module)
     test_a_changed_global_runs_the_front_end,
+    test_a_closure_keeps_no_record,
     test_a_new_specialization_runs_the_front_end,
     test_a_rebound_function_runs_the_front_end,
     test_an_edited_source_runs_the_front_end,
