@@ -1,11 +1,13 @@
-"""Where the warm first call of a tile kernel spends its time, on the CPU target.
+"""The warm first call of bench/bench_tiles.py's tile kernels in fresh processes, on the CPU target.
 
     python tools/first_call_profile.py [--cprofile]
 
-Runs bench/bench_tiles.py's first calls (a softmax, the 128 x 256 x 64 bf16 GEMM) in fresh
-processes with WEFT_TARGET=cpu and NumPy arrays: once to fill a temporary disk cache, then five
-times warm, and prints the median time of each call. With --cprofile, prints the warm call's
-profile (Python frames; the C++ extension's work shows as its calls)."""
+Runs the bench's first calls (its softmax, then its 128 x 256 x 64 bf16 GEMM on one tile) in
+fresh processes with WEFT_TARGET=cpu and NumPy arrays: once to fill a temporary disk cache, then
+five times warm, and prints the median time of each call (the GEMM's includes running its tile on
+the CPU) and how often the warm processes ran the front end (0 when the front-end records held:
+docs/architecture.md, "Front-end records"). With --cprofile, also prints a warm process's profile
+of the two calls (Python frames; the extension's work shows as the launch's own time)."""
 
 import os
 import statistics
@@ -60,8 +62,10 @@ def main():
             for line in run(env).strip().splitlines():
                 name, value = line.split()
                 times.setdefault(name, []).append(float(value))
+        runs = times.pop("front_end_runs")
         for name, values in times.items():
             print(f"{name:8} median {statistics.median(values):7.2f} ms  (" + " ".join(f"{v:.2f}" for v in values) + ")")
+        print("front-end runs of the warm processes:", " ".join(str(int(n)) for n in runs))
         if "--cprofile" in sys.argv:
             print(run(env, ("--cprofile",)))
 
