@@ -1,6 +1,9 @@
 #include "python/front_end_records.h"
 
 #include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <utility>
 
 #include "support/hash.h"
 
@@ -206,9 +209,27 @@ void appendConstant(std::string& key, const ConstValue& value) {
   }
 }
 
+namespace {
+
+// The hash of a file's text, once per file: the kernels of a file of thousands of functions hash
+// it once, not once each. Entries are checked against their file's weak pointer (an address can
+// be reused by a later file) and dropped when their file is gone. Called with the front end's
+// lock held (every caller of recordKey holds it).
+std::string textHash(const std::shared_ptr<const SourceFile>& file) {
+  static std::unordered_map<const SourceFile*, std::pair<std::weak_ptr<const SourceFile>, std::string>> hashes;
+  if (auto found = hashes.find(file.get()); found != hashes.end() && found->second.first.lock() == file)
+    return found->second.second;
+  std::erase_if(hashes, [](const auto& entry) { return entry.second.first.expired(); });
+  std::string hash = ContentHash().add(file->name()).add(file->text()).hex();
+  hashes[file.get()] = {file, hash};
+  return hash;
+}
+
+}  // namespace
+
 std::string recordKey(const sema::FunctionSource& kernel, const std::string& buildIdentity, std::string_view what) {
   ContentHash hash;
-  hash.add("weft front-end record").add(buildIdentity).add(kernel.file->name()).add(kernel.file->text());
+  hash.add("weft front-end record").add(buildIdentity).add(textHash(kernel.file));
   hash.add(kernel.line).add(kernel.name).add(kernel.bodyLine).add(kernel.bodyColumn);
   hash.add(static_cast<uint64_t>(kernel.decorator)).add(static_cast<uint64_t>(kernel.face)).add(kernel.interop);
   hash.add(what);

@@ -27,7 +27,8 @@ void appendConstant(std::string& key, const sema::ConstValue& value);
 // The disk cache key of a record of `kernel`: its file's name and text, its position and
 // decorations, and weft's build (runtime::Compiler::buildIdentity), then `what` the record is
 // of ("" for the parameters' description; a specialization's key, options and declared types
-// for a front-end result, see specializationSubject). The one function that decides record keys.
+// for a front-end result, see specializationSubject). The one function that decides record keys;
+// call it with the front end's lock held (PythonRuntime::lockFrontEnd).
 std::string recordKey(const sema::FunctionSource& kernel, const std::string& buildIdentity, std::string_view what);
 
 // What decides a specialization's front-end result beside the kernel's source: its key
