@@ -3,6 +3,7 @@
 #include <cstring>
 #include <optional>
 
+#include "python/front_end_records.h"
 #include "sema/sema.h"
 
 namespace weft::python {
@@ -10,37 +11,6 @@ namespace {
 
 using runtime::ArgumentValue;
 using sema::ConstValue;
-
-// Appends a ConstExpr value to a specialization key, unambiguously.
-void appendConstant(std::string& key, const ConstValue& value) {
-  key.push_back(static_cast<char>('A' + static_cast<int>(value.kind)));
-  auto appendBytes = [&](const void* data, size_t size) { key.append(static_cast<const char*>(data), size); };
-  switch (value.kind) {
-    case ConstValue::Kind::None: break;
-    case ConstValue::Kind::Bool: key.push_back(value.boolValue ? '1' : '0'); break;
-    case ConstValue::Kind::Int:
-      appendBytes(&value.intValue, sizeof value.intValue);
-      key.push_back(value.aboveInt64 ? '+' : '=');
-      break;
-    case ConstValue::Kind::Float: appendBytes(&value.floatValue, sizeof value.floatValue); break;
-    case ConstValue::Kind::Complex:
-      appendBytes(&value.floatValue, sizeof value.floatValue);
-      appendBytes(&value.imagValue, sizeof value.imagValue);
-      break;
-    case ConstValue::Kind::Str: {
-      uint64_t size = value.strValue.size();
-      appendBytes(&size, sizeof size);
-      key += value.strValue;
-      break;
-    }
-    case ConstValue::Kind::Tuple: {
-      uint64_t size = value.elements.size();
-      appendBytes(&size, sizeof size);
-      for (const ConstValue& element : value.elements) appendConstant(key, element);
-      break;
-    }
-  }
-}
 
 // The type sema gives a ConstExpr argument's value (the builtin types' formats for numbers).
 const types::Type* constantType(const ConstValue& value, types::TypeContext& types) {
@@ -104,6 +74,14 @@ const types::Type* argumentType(const ArgumentValue& value, types::TypeContext& 
     return types.tuple(members);
   }
   return types.scalar(value.scalar);
+}
+
+// Whether an argument is or holds a struct (which the key knows by its class's identity).
+bool holdsStruct(const ArgumentValue& value) {
+  if (value.array.elementStruct || value.structSource) return true;
+  for (const ArgumentValue& member : value.members)
+    if (holdsStruct(member)) return true;
+  return false;
 }
 
 // Appends what decides an argument's type to a specialization key: kind, scalar kind and
@@ -208,13 +186,24 @@ void Kernel::prepare() {
   std::vector<const types::Type*> declared;
   {
     auto lock = runtime->lockFrontEnd();
-    types::TypeContext& types = runtime->compiler().types();
-    SourceManager sources;
-    Diagnostics diagnostics(sources);
-    std::optional<std::vector<sema::ParameterDescription>> described =
-        sema::describeParameters(*source, types, sources, diagnostics, &runtime->compiler().parses());
-    if (!described) raiseWeftError("CompileError", diagnostics.render());
-    for (const sema::ParameterDescription& parameter : *described) {
+    runtime::Compiler& compiler = runtime->compiler();
+    types::TypeContext& types = compiler.types();
+    // The description from its record when that still holds, else from sema.
+    const std::vector<sema::ParameterDescription> described = recordedOrComputed<std::vector<sema::ParameterDescription>>(
+        compiler.diskCache(), recordKey(*source, compiler.buildIdentity(), ""), *source,
+        [&](std::string_view record) { return decodeDescription(record, *source, types); },
+        [&] {
+          ++frontEndRuns_;
+          SourceManager sources;
+          Diagnostics diagnostics(sources);
+          auto parameters = sema::describeParameters(*source, types, sources, diagnostics, &compiler.parses());
+          if (!parameters) raiseWeftError("CompileError", diagnostics.render());
+          return std::move(*parameters);
+        },
+        [&](const std::vector<sema::ParameterDescription>& parameters, const std::string& lookups) {
+          return encodeDescription(parameters, lookups);
+        });
+    for (const sema::ParameterDescription& parameter : described) {
       names.push_back(parameter.name);
       constExpr.push_back(parameter.kind == sema::ParameterDescription::Kind::ConstExpr);
       declared.push_back(parameter.kind == sema::ParameterDescription::Kind::Typed ? parameter.type
@@ -296,8 +285,24 @@ std::shared_ptr<Specialization> Kernel::compile(std::string key, PyObject* const
     request.entries[0].arguments.push_back(std::move(info));
   }
   auto specialization = std::make_shared<Specialization>();
+  runtime::Compiler& compiler = runtime_->compiler();
+  // The front end's result from its record when that still holds, else from sema. A struct
+  // argument is in the key by its class's identity in this process: it keeps no record.
+  bool recordable = true;
+  for (const ArgumentValue& value : values) recordable = recordable && !holdsStruct(value);
+  std::optional<std::string> subject =
+      recordable ? specializationSubject(key, options, declared_) : std::nullopt;
+  specialization->frontEnd = recordedOrComputed<runtime::FrontEndResult>(
+      compiler.diskCache(), subject ? recordKey(*source_, compiler.buildIdentity(), *subject) : "", *source_,
+      [&](std::string_view record) { return decodeFrontEnd(record, *source_, types); },
+      [&] {
+        ++frontEndRuns_;
+        return compiler.compileFrontEnd(request, options);
+      },
+      [&](const runtime::FrontEndResult& result, const std::string& lookups) {
+        return encodeFrontEnd(result, *source_, lookups);
+      });
   specialization->key = std::move(key);
-  specialization->frontEnd = runtime_->compiler().compileFrontEnd(request, options);
   ++compileCount_;
   const runtime::FrontEndResult& frontEnd = specialization->frontEnd;
   if (!frontEnd.internalError.empty())
@@ -508,6 +513,7 @@ void bindKernels(nb::module_& module) {
                    })
       .def_prop_ro("interop", [](Kernel& kernel) { return kernel.interop; })
       .def_prop_ro("_compile_count", &Kernel::compileCount)
+      .def_prop_ro("_front_end_runs", &Kernel::frontEndRuns)
       .def("_compile_declared", &Kernel::compileDeclared,
            "Compiles the front end now if every parameter's type is declared (numba's eager signatures).")
       .def_prop_ro_static("__weft_kernel__", [](nb::handle) { return true; })

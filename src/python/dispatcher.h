@@ -56,8 +56,11 @@ class Kernel {
   // Compiles the front end now when every parameter's type is declared (a signature or
   // annotations), so that errors surface at decoration, as numba's signatures do; else nothing.
   void compileDeclared();
-  // How many front-end compilations this kernel has run.
+  // How many specializations this kernel has compiled (from sema or from a front-end record).
   size_t compileCount() const { return compileCount_; }
+  // How many times this kernel ran sema (a parameters' description or a specialization's
+  // check): a launch whose front-end records hold runs none (python/front_end_records.h).
+  size_t frontEndRuns() const { return frontEndRuns_; }
 
   nb::object function;
   runtime::CompilerOptions options;
@@ -91,6 +94,7 @@ class Kernel {
   std::shared_ptr<sema::FunctionSource> source_;
   std::vector<std::shared_ptr<Specialization>> specializations_;
   size_t compileCount_ = 0;
+  size_t frontEndRuns_ = 0;
   // Converted launch arguments, reused by one launch at a time (see launch()).
   std::vector<runtime::ArgumentValue> arguments_;
   bool argumentsInUse_ = false;

@@ -69,6 +69,14 @@ bool truthy(nb::handle value) {
 
 }  // namespace
 
+namespace {
+thread_local LookupObserver* activeObserver = nullptr;
+}  // namespace
+
+LookupObserver::LookupObserver() : previous_(activeObserver) { activeObserver = this; }
+
+LookupObserver::~LookupObserver() { activeObserver = previous_; }
+
 PythonEnvironment::~PythonEnvironment() {
   if (!Py_IsInitialized()) {
     globals_.release();
@@ -93,9 +101,12 @@ GlobalValue PythonEnvironment::lookup(std::string_view name) {
   PyObject* value = current(key.ptr());
   // Names that are not globals (range, abs, len, ...) are sema's builtins: it knows which of
   // Python's builtins device code supports. A captured variable not yet assigned is undefined.
-  if (!value) return GlobalValue{};
-  GlobalValue result = classifyGlobal(value);
-  result.captured = cell(key.ptr()) != nullptr;
+  GlobalValue result;
+  if (value) {
+    result = classifyGlobal(value);
+    result.captured = cell(key.ptr()) != nullptr;
+  }
+  if (activeObserver) activeObserver->looked(*this, name, result);
   return result;
 }
 

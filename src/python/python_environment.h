@@ -32,6 +32,9 @@ class PythonEnvironment : public sema::Environment {
   // The object bound to `name` now (borrowed): a captured cell's content, else the global; null
   // when unbound.
   PyObject* current(PyObject* name) const;
+  // The module globals dict (borrowed), and whether the function captures variables.
+  PyObject* globals() const { return globals_.ptr(); }
+  bool capturesVariables() const { return !cells_.is_none(); }
 
  private:
   // The cell of captured variable `name` (borrowed), or null when `name` is not captured.
@@ -39,6 +42,21 @@ class PythonEnvironment : public sema::Environment {
 
   nb::object globals_;
   nb::object cells_;
+};
+
+// Watches every lookup of every PythonEnvironment on this thread while it lives (one at a time):
+// the front-end records (python/front_end_records.h) learn from it what a compilation read.
+class LookupObserver {
+ public:
+  LookupObserver();
+  virtual ~LookupObserver();
+  LookupObserver(const LookupObserver&) = delete;
+  LookupObserver& operator=(const LookupObserver&) = delete;
+  virtual void looked(const PythonEnvironment& environment, std::string_view name,
+                      const sema::GlobalValue& value) = 0;
+
+ private:
+  LookupObserver* previous_;
 };
 
 // Classifies one Python object as sema sees a global bound to it; `depth`: the tuples it is

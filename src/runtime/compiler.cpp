@@ -1,5 +1,6 @@
 // The Compiler's lowering half: cache keys, the disk and memory caches, loading for each
 // target, and device memory for weft.DeviceArray.
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@ class CompilerState {
   InterruptCheck interruptCheck;             // given to the runner when it is made
   std::optional<std::string> nvrtcIdentity;  // identifies the toolkit in cache keys
   std::optional<std::string> headersHash;
+  std::optional<std::string> buildIdentity;
   std::string temporaryDirectory;  // where the host compiler writes shared objects
   // Loaded code by cache key: specializations that generate the same unit share it (bindKernel).
   std::unordered_map<std::string, std::shared_ptr<KernelCode>> code;
@@ -62,6 +64,31 @@ std::shared_ptr<Driver> requireDriver(CompilerState& state) {
   }
   if (!state.driver) throw CudaError("no CUDA GPU is available: " + state.driverProblem, kCudaErrorNoDevice);
   return state.driver;
+}
+
+// The hash of weft's headers (runtime::headersHash), once per process; `state.mutex` held.
+const std::string& headersHashOnce(CompilerState& state, const backend::Toolchain& toolchain,
+                                   const backend::DiskCache& cache) {
+  if (!state.headersHash) state.headersHash = headersHash(toolchain.weftIncludeDir + "/weft", cache);
+  return *state.headersHash;
+}
+
+// What the file system says of the file holding this code (the extension module, or weftc): its
+// path, size, device, inode, modification and change times, as directoryFingerprint hashes a header.
+std::string libraryFingerprint() {
+  Dl_info info{};
+  struct stat status {};
+  if (::dladdr(reinterpret_cast<void*>(&libraryFingerprint), &info) == 0 || info.dli_fname == nullptr ||
+      ::stat(info.dli_fname, &status) != 0)
+    return "unknown";
+  return ContentHash()
+      .add(info.dli_fname)
+      .add(static_cast<uint64_t>(status.st_size))
+      .add(static_cast<uint64_t>(status.st_dev))
+      .add(static_cast<uint64_t>(status.st_ino))
+      .add(static_cast<uint64_t>(status.st_mtim.tv_sec) * 1000000000ull + static_cast<uint64_t>(status.st_mtim.tv_nsec))
+      .add(static_cast<uint64_t>(status.st_ctim.tv_sec) * 1000000000ull + static_cast<uint64_t>(status.st_ctim.tv_nsec))
+      .hex();
 }
 
 std::string kernelName(const FrontEndResult& frontEnd) {
@@ -126,6 +153,17 @@ bool Compiler::gpuAvailable() {
   }
 }
 
+const std::string& Compiler::buildIdentity() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!state_->buildIdentity)
+    state_->buildIdentity = ContentHash()
+                                .add("weft " WEFT_VERSION)
+                                .add(headersHashOnce(*state_, toolchain_, cache_))
+                                .add(libraryFingerprint())
+                                .hex();
+  return *state_->buildIdentity;
+}
+
 int Compiler::gpuArchitecture() { return requireDriver(*state_)->architecture(); }
 
 std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Target target,
@@ -139,8 +177,7 @@ std::shared_ptr<LoadedKernel> Compiler::load(const FrontEndResult& frontEnd, Tar
     std::lock_guard<std::mutex> lock(state_->mutex);
     // Generated code includes weft's headers (weft/device, weft/tiles, ...): a changed header
     // changes every key even when weft's version did not (a development build).
-    if (!state_->headersHash) state_->headersHash = headersHash(toolchain_.weftIncludeDir + "/weft", cache_);
-    hash.add(*state_->headersHash);
+    hash.add(headersHashOnce(*state_, toolchain_, cache_));
     if (target == Target::Gpu) {
       if (!state_->nvrtcIdentity) state_->nvrtcIdentity = backend::nvrtcIdentity(toolchain_);
       toolkitIdentity = *state_->nvrtcIdentity;

@@ -198,6 +198,12 @@ class Compiler {
   std::shared_ptr<LoadedKernel> load(const FrontEndResult& frontEnd, Target target, const CompilerOptions& options);
   // Whether a CUDA device is usable (driver loads, at least one device).
   bool gpuAvailable();
+  // What identifies this build of weft in disk cache keys: its version, the contents of its
+  // headers (headersHash) and what the file system says of its library (a rebuilt library is
+  // another build even where neither changed). Computed once per process.
+  const std::string& buildIdentity();
+  // The disk cache, for the bindings' front-end records (src/python/front_end_records.h).
+  const backend::DiskCache& diskCache() const { return cache_; }
   // Sets what a CPU-target launch polls about every 20 ms on the launching thread while it
   // runs: returning true stops the launch, which throws Interrupted. Set before launching.
   void setInterruptCheck(std::function<bool()> check);
