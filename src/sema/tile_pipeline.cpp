@@ -362,6 +362,7 @@ class TileLayouts {
       local.mmaLayout = h.kind == HeldLayout::Rows      ? MmaLayout::Rows
                         : h.kind == HeldLayout::Columns ? MmaLayout::Columns
                                                         : MmaLayout::Elements;
+      local.demandedLayout = pinned_[i];
     }
     recordIotas(function_.body);
   }

@@ -285,6 +285,9 @@ struct Local {
   // accumulator's layout (values computed element-wise from it), row layout (reductions of its
   // rows) or column layout (iotas broadcast against it), as markTileLayouts decides.
   MmaLayout mmaLayout = MmaLayout::Accumulator;
+  // mmaLayout is the one the local's uses demand of it (an iota's row or column indices), not one
+  // its values come in (an accumulator, its reductions).
+  bool demandedLayout = false;
   // The accumulator of a K loop that may take the TMA/wgmma path (MmaPipeline::parameterA): it
   // is declared in that path's layout (mma_pipeline_accumulator_t).
   bool tmaAccumulator = false;

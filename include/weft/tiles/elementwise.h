@@ -92,7 +92,7 @@ struct column_broadcast {
 template <class S, class L, class X>
 WEFT_HD constexpr bool broadcasts_columns() {
   using XS = typename X::shape_type;
-  if constexpr (S::rank() == 2 && column_broadcast<L>::kColumns) {
+  if constexpr (S::rank() == 2 && (XS::rank() == 1 || XS::rank() == 2) && column_broadcast<L>::kColumns) {
     return XS::static_extent(XS::rank() - 1) == S::static_extent(1) && static_size<XS>() == S::static_extent(1);
   } else {
     return false;
