@@ -515,8 +515,11 @@ class TileLayouts {
     switch (e.kind) {
       case TypedExprKind::Local: {
         if (std::find(chain.begin(), chain.end(), e.local) != chain.end()) return true;
-        if (pinned_[static_cast<size_t>(e.local)]) return held_[static_cast<size_t>(e.local)] == want;
-        return pinnable(e.local, want) && computable(e.local, want, chain);
+        const size_t local = static_cast<size_t>(e.local);
+        if (pinned_[local]) return held_[local] == want;
+        // A local no use demands another layout of.
+        return pinnable(e.local, want) && !conflicts_[local] && (!demands_[local].placed() || demands_[local] == want) &&
+               computable(e.local, want, chain);
       }
       case TypedExprKind::TileCall:
         if (e.tileOp == TileOp::Iota) return true;
