@@ -106,6 +106,10 @@ class CudaEmitter {
   std::string typeHeaders() const;
   // emit_tiles.cpp: tiles as calls of include/weft/tiles.h.
   std::string tileTypeName(const types::Type* type);
+  // `type` held in a layout of the accumulator of an mma of tiles `operands` (Local::mmaLayout,
+  // TypedExpr::mmaLayout; `tma`: the accumulator of a K loop's TMA path); `type` without operands.
+  std::string heldTileTypeName(const types::Type* type, std::pair<const types::Type*, const types::Type*> operands,
+                               sema::MmaLayout layout, bool tma);
   std::string tileMap(const sema::TypedExpr& expr);
   std::string tileCall(const sema::TypedExpr& expr);
   // The combining function of a Reduce or Scan tile call as a C++ lambda of two elements.

@@ -166,20 +166,8 @@ void CudaEmitter::functionBody(int index) {
     if (params.count(static_cast<int>(i)) || type == nullptr || function.locals[i].stageView) continue;
     WEFT_CHECK(!types::holdsAtomic(type),
                "a local holding atomics (sema keeps those in place): " + function.locals[i].name);
-    const auto& [mmaA, mmaB] = function.locals[i].mmaOperands;
-    // An mma's accumulator variable: the tile type in the layout that mma returns (or that a K
-    // loop's TMA path keeps); a variable computed from one: its type in that layout or row layout.
-    const std::string accumulator =
-        function.locals[i].tmaAccumulator ? "weft::tiles::mma_pipeline_accumulator_t<" : "weft::tiles::mma_accumulator_t<";
-    std::string declared = typeName(type);
-    if (mmaA != nullptr) {
-      const std::string mma = accumulator + typeName(mmaA) + ", " + typeName(mmaB) + ">";
-      switch (function.locals[i].mmaLayout) {
-        case sema::MmaLayout::Accumulator: declared = mma; break;
-        case sema::MmaLayout::Elements: declared = "weft::tiles::accumulator_layout_t<" + declared + ", " + mma + ">"; break;
-        case sema::MmaLayout::Rows: declared = "weft::tiles::accumulator_rows_t<" + declared + ", " + mma + ">"; break;
-      }
-    }
+    const sema::Local& local = function.locals[i];
+    const std::string declared = heldTileTypeName(type, local.mmaOperands, local.mmaLayout, local.tmaAccumulator);
     line(1, "[[maybe_unused]] " + declared + " " + localName(static_cast<int>(i)) + "{};");
   }
   functionStorage_.clear();

@@ -74,6 +74,24 @@ std::string CudaEmitter::tileTypeName(const Type* type) {
   return "weft::tiles::tile<" + std::string(types::cxxName(type->scalar)) + ", " + shapeName(type->shape) + ">";
 }
 
+std::string CudaEmitter::heldTileTypeName(const Type* type, std::pair<const Type*, const Type*> operands,
+                                          sema::MmaLayout layout, bool tma) {
+  if (operands.first == nullptr) return typeName(type);
+  // An mma's accumulator variable: the tile type in the layout that mma returns (or that a K
+  // loop's TMA path keeps); a value computed from one: its type in that layout, or in its row or
+  // column layout.
+  const std::string mma = std::string(tma ? "weft::tiles::mma_pipeline_accumulator_t<" : "weft::tiles::mma_accumulator_t<") +
+                          typeName(operands.first) + ", " + typeName(operands.second) + ">";
+  switch (layout) {
+    case sema::MmaLayout::Accumulator: return mma;
+    case sema::MmaLayout::Elements: return "weft::tiles::accumulator_layout_t<" + typeName(type) + ", " + mma + ">";
+    case sema::MmaLayout::Rows: return "weft::tiles::accumulator_rows_t<" + typeName(type) + ", " + mma + ">";
+    case sema::MmaLayout::Columns: return "weft::tiles::accumulator_columns_t<" + typeName(type) + ", " + mma + ">";
+  }
+  WEFT_CHECK(false, "unknown mma layout");
+  return {};
+}
+
 std::string CudaEmitter::tileMap(const TypedExpr& e) {
   WEFT_CHECK(e.operands.size() >= 2, "a TileMap without inputs");
   usesTiles_ = true;
@@ -279,7 +297,7 @@ std::string CudaEmitter::tileCall(const TypedExpr& e) {
   };
   switch (e.tileOp) {
     case TileOp::Full: return "weft::tiles::full<" + typeName(e.type) + ">(" + operand(0) + ")";
-    case TileOp::Iota: return "weft::tiles::iota<" + typeName(e.type) + ">()";
+    case TileOp::Iota: return "weft::tiles::iota<" + heldTileTypeName(e.type, e.mmaOperands, e.mmaLayout, false) + ">()";
     case TileOp::Load: {
       if (auto prefetched = prefetched_.find(&e); prefetched != prefetched_.end()) return prefetched->second;
       std::string element = types::cxxName(e.type->scalar);

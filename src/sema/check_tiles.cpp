@@ -177,10 +177,11 @@ void markWholeRowWarps(TypedProgram& program) {
   bool pipelined = false;
   for (const TypedFunction& function : program.functions) {
     if (!function.tileCode) continue;
-    // A local holding an accumulator's row reduction, or a reduction along axis 1 of a local
-    // held in an accumulator's layout.
+    // A local holding an accumulator's row reduction (not row indices its uses demand), or a
+    // reduction along axis 1 of a local held in an accumulator's layout.
     for (const Local& local : function.locals) {
-      if (local.mmaOperands.first != nullptr && local.mmaLayout == MmaLayout::Rows && local.type != nullptr)
+      if (local.mmaOperands.first != nullptr && local.mmaLayout == MmaLayout::Rows && !local.demandedLayout &&
+          local.type != nullptr)
         rows = std::max(rows, local.type->shape.at(0));
     }
     forEachExpr(function.body, [&](const TypedExpr& e) {

@@ -300,51 +300,92 @@ void markLoops(TypedFunction& function, int* tmaLoops, int threads, const std::v
 
 // The layout a tile value is held in, as far as markTileLayouts follows it: not known yet (a
 // full tile, which is made in whatever layout its variable has, or a local not assigned yet),
-// the default one, or an mma accumulator's (of the mma of tiles a x b) or its row layout.
+// the default one, or an mma accumulator's (of the mma of tiles a x b), its row layout or its
+// column layout.
 struct HeldLayout {
-  enum Kind : uint8_t { Unknown, Default, Elements, Rows } kind = Unknown;
+  enum Kind : uint8_t { Unknown, Default, Elements, Rows, Columns } kind = Unknown;
   const types::Type* a = nullptr;
   const types::Type* b = nullptr;
   bool operator==(const HeldLayout&) const = default;
+  // One of an accumulator's layouts.
+  bool placed() const { return kind == Elements || kind == Rows || kind == Columns; }
+  // The accumulator's shape (M, N).
+  std::vector<int64_t> accumulatorShape() const {
+    if (a == nullptr || a->shape.size() != 2 || b->shape.size() != 2) return {};
+    return {a->shape[0], b->shape[1]};
+  }
+  // Whether a tile of `shape` fits this row or column layout: (M) or (M, 1) for the rows, (N) or
+  // (1, N) for the columns.
+  bool fits(const std::vector<int64_t>& shape) const {
+    const std::vector<int64_t> acc = accumulatorShape();
+    if (acc.empty() || (kind != Rows && kind != Columns)) return false;
+    const int64_t n = kind == Rows ? acc[0] : acc[1];
+    return shape == std::vector<int64_t>{n} ||
+           shape == (kind == Rows ? std::vector<int64_t>{n, 1} : std::vector<int64_t>{1, n});
+  }
 };
 
 // The layouts of one tile function's locals, found by iterating its assignments to a fixed point.
+// Two directions: a value takes the layout of what it is computed from (an mma result, element-wise
+// code of one, reductions of its rows), and a local computed element-wise from iotas, scalars and
+// other such locals takes the row or column layout in which its uses broadcast it against an
+// accumulator (demands: see pinDemanded), as do iotas in such expressions.
 class TileLayouts {
  public:
-  explicit TileLayouts(TypedFunction& function) : function_(function), held_(function.locals.size()) {
+  explicit TileLayouts(TypedFunction& function)
+      : function_(function), held_(function.locals.size()), pinned_(function.locals.size()),
+        values_(function.locals.size()) {
     for (int param : function.params) held_[static_cast<size_t>(param)].kind = HeldLayout::Default;
     for (size_t i = 0; i < function.locals.size(); ++i) {
       const Local& local = function.locals[i];
       if (local.mmaOperands.first != nullptr) held_[i] = {HeldLayout::Elements, local.mmaOperands.first, local.mmaOperands.second};
     }
+    collectValues(function.body);
   }
 
-  // Joins the layouts of every assignment until none changes, then records the locals that hold
-  // an accumulator's layout.
+  // Joins the layouts of every assignment until none changes, pins the locals and iotas whose
+  // uses demand a row or column layout, and again until nothing changes; then records the locals
+  // and iotas that hold an accumulator's layout.
   void run() {
-    for (bool changed = true; changed;) {
-      changed = false;
-      visit(function_.body, changed);
+    for (bool pinned = true; pinned;) {
+      for (bool changed = true; changed;) {
+        changed = false;
+        visit(function_.body, changed);
+      }
+      pinned = pinDemanded();
     }
     for (size_t i = 0; i < held_.size(); ++i) {
       Local& local = function_.locals[i];
       const HeldLayout& h = held_[i];
-      if (local.mmaOperands.first != nullptr || local.type == nullptr || !local.type->isTile() ||
-          (h.kind != HeldLayout::Elements && h.kind != HeldLayout::Rows))
-        continue;
+      if (local.mmaOperands.first != nullptr || local.type == nullptr || !local.type->isTile() || !h.placed()) continue;
       local.mmaOperands = {h.a, h.b};
-      local.mmaLayout = h.kind == HeldLayout::Rows ? MmaLayout::Rows : MmaLayout::Elements;
+      local.mmaLayout = h.kind == HeldLayout::Rows      ? MmaLayout::Rows
+                        : h.kind == HeldLayout::Columns ? MmaLayout::Columns
+                                                        : MmaLayout::Elements;
+      local.demandedLayout = pinned_[i];
     }
+    recordIotas(function_.body);
   }
 
  private:
+  void collectValues(const std::vector<TypedStmt*>& body) {
+    for (const TypedStmt* s : body) {
+      if (s->local >= 0)
+        values_[static_cast<size_t>(s->local)].push_back(s->kind == TypedStmtKind::Assign ? s->operands[0] : nullptr);
+      collectValues(s->body);
+      collectValues(s->orelse);
+    }
+  }
+
   void visit(const std::vector<TypedStmt*>& body, bool& changed) {
     for (const TypedStmt* s : body) {
       if (s->kind == TypedStmtKind::Assign && s->local >= 0) {
         HeldLayout value = layoutOf(*s->operands[0]);
         HeldLayout& held = held_[static_cast<size_t>(s->local)];
-        // A local of a direct mma result keeps its accumulator type (Local::mmaOperands).
-        const bool fixed = function_.locals[static_cast<size_t>(s->local)].mmaOperands.first != nullptr;
+        // A local of a direct mma result keeps its accumulator type (Local::mmaOperands), a
+        // pinned one the layout its uses demand.
+        const bool fixed = function_.locals[static_cast<size_t>(s->local)].mmaOperands.first != nullptr ||
+                           pinned_[static_cast<size_t>(s->local)];
         // The join: unknown < any layout < the default one (two different layouts).
         if (!fixed && value.kind != HeldLayout::Unknown && held.kind != HeldLayout::Default && held != value) {
           held = held.kind == HeldLayout::Unknown ? value : HeldLayout{HeldLayout::Default};
@@ -356,9 +397,168 @@ class TileLayouts {
     }
   }
 
+  // ---- demands ----
+  //
+  // An element-wise operation computed in an accumulator's layout demands that layout of its
+  // operands of its shape and, of an operand it broadcasts, the accumulator's row layout ((M, 1))
+  // or column layout ((1, N) or (N)); an element-wise operand not held in any accumulator layout
+  // passes the demand on to its own operands, a reshape between (K) and (K, 1) or (1, K) passes
+  // on a row or column demand, an iota takes it (each thread computes its own elements there),
+  // and a local takes it when every value assigned to it is computed element-wise from iotas,
+  // scalars, full tiles (assigned directly) and locals that take it too, and no use demands
+  // another layout. Everything else keeps its layout: a demand only saves conversions, and a
+  // guess that is wrong costs one (the tile types convert), never a value.
+
+  // Pins the locals (and marks the iotas) that demands ask for; whether anything changed.
+  bool pinDemanded() {
+    demands_.assign(held_.size(), {});
+    conflicts_.assign(held_.size(), false);
+    bool changed = false;
+    forEachExpr(function_.body, [&](const TypedExpr& e) {
+      if (elementwiseFirst(e) < 0) return;
+      const HeldLayout held = layoutOf(e);
+      if (held.placed()) changed = demandOfOperands(e, held) || changed;
+    });
+    for (size_t i = 0; i < held_.size(); ++i) {
+      if (!pinned_[i]) continue;
+      for (const TypedExpr* value : values_[i]) changed = demand(*value, held_[i]) || changed;
+    }
+    for (size_t i = 0; i < held_.size(); ++i) {
+      if (conflicts_[i] || !demands_[i].placed()) continue;
+      std::vector<int> chain;
+      if (!pinnable(static_cast<int>(i), demands_[i]) || !computable(static_cast<int>(i), demands_[i], chain)) continue;
+      for (int local : chain) {
+        pinned_[static_cast<size_t>(local)] = true;
+        held_[static_cast<size_t>(local)] = demands_[i];
+      }
+      changed = true;
+    }
+    return changed;
+  }
+
+  // The first operand of element-wise operation `e` (-1: `e` is not one).
+  static int elementwiseFirst(const TypedExpr& e) {
+    if (e.type == nullptr || !e.type->isTile()) return -1;
+    if (e.kind == TypedExprKind::TileMap) return 1;
+    return e.kind == TypedExprKind::TileCall && e.tileOp == TileOp::Arith ? 0 : -1;
+  }
+
+  // What a broadcast of a tile of shape `from` in element-wise code held in `held` demands of it.
+  static HeldLayout spreadDemand(const HeldLayout& held, const std::vector<int64_t>& from) {
+    if (held.kind != HeldLayout::Elements) return {};
+    HeldLayout rows{HeldLayout::Rows, held.a, held.b}, columns{HeldLayout::Columns, held.a, held.b};
+    if (from.size() == 2 && rows.fits(from)) return rows;
+    if (columns.fits(from)) return columns;
+    return {};
+  }
+
+  // Passes demand `want` (the layout of element-wise operation `e`) on to its operands; whether
+  // an iota took a layout.
+  bool demandOfOperands(const TypedExpr& e, const HeldLayout& want) {
+    bool changed = false;
+    for (size_t i = static_cast<size_t>(elementwiseFirst(e)); i < e.operands.size(); ++i) {
+      const TypedExpr& operand = *e.operands[i];
+      if (operand.type == nullptr || !operand.type->isTile()) continue;
+      if (operand.kind == TypedExprKind::TileCall && operand.tileOp == TileOp::BroadcastTo) {
+        const TypedExpr& source = *operand.operands.at(0);
+        if (source.type->isTile()) changed = demand(source, spreadDemand(want, source.type->shape)) || changed;
+      } else {
+        changed = demand(operand, operand.type->shape == e.type->shape ? want : spreadDemand(want, operand.type->shape)) ||
+                  changed;
+      }
+    }
+    return changed;
+  }
+
+  // Demand `want` of `e`'s value; whether an iota took a layout.
+  bool demand(const TypedExpr& e, const HeldLayout& want) {
+    if (!want.placed() || e.type == nullptr || !e.type->isTile() || layoutOf(e) == want) return false;
+    if (e.kind == TypedExprKind::Local) {
+      const size_t local = static_cast<size_t>(e.local);
+      if (demands_[local].placed() && demands_[local] != want) conflicts_[local] = true;
+      demands_[local] = want;
+      return false;
+    }
+    if (e.kind == TypedExprKind::TileCall && e.tileOp == TileOp::Iota) return iotas_.emplace(&e, want).second;
+    if (e.kind == TypedExprKind::TileCall && e.tileOp == TileOp::Reshape) {
+      const TypedExpr& operand = *e.operands.at(0);
+      return want.fits(e.type->shape) && want.fits(operand.type->shape) && demand(operand, want);
+    }
+    if (elementwiseFirst(e) >= 0 && !layoutOf(e).placed()) return demandOfOperands(e, want);
+    return false;
+  }
+
+  // Whether `local` may take a demanded layout: a tile local of neither an mma result nor a
+  // parameter, not pinned, that nothing holds in an accumulator's layout yet.
+  bool pinnable(int local, const HeldLayout& want) const {
+    const size_t i = static_cast<size_t>(local);
+    const Local& l = function_.locals[i];
+    const bool parameter = std::find(function_.params.begin(), function_.params.end(), local) != function_.params.end();
+    return l.type != nullptr && l.type->isTile() && l.mmaOperands.first == nullptr && !parameter && !pinned_[i] &&
+           !held_[i].placed() &&
+           (want.kind == HeldLayout::Elements ? l.type->shape == want.accumulatorShape() : want.fits(l.type->shape));
+  }
+
+  // Whether every value assigned to `local` computes in `want` without communication; `chain`
+  // gathers the locals that must take `want` with it (`local` first).
+  bool computable(int local, const HeldLayout& want, std::vector<int>& chain) const {
+    chain.push_back(local);
+    for (const TypedExpr* value : values_[static_cast<size_t>(local)]) {
+      if (value == nullptr) return false;
+      const bool full = value->kind == TypedExprKind::TileCall && value->tileOp == TileOp::Full;
+      if (!full && !computedIn(*value, want, chain)) return false;
+    }
+    return true;
+  }
+  bool computedIn(const TypedExpr& e, const HeldLayout& want, std::vector<int>& chain) const {
+    if (e.type == nullptr || !e.type->isTile()) return true;
+    switch (e.kind) {
+      case TypedExprKind::Local: {
+        if (std::find(chain.begin(), chain.end(), e.local) != chain.end()) return true;
+        const size_t local = static_cast<size_t>(e.local);
+        if (pinned_[local]) return held_[local] == want;
+        // A local no use demands another layout of.
+        return pinnable(e.local, want) && !conflicts_[local] && (!demands_[local].placed() || demands_[local] == want) &&
+               computable(e.local, want, chain);
+      }
+      case TypedExprKind::TileCall:
+        if (e.tileOp == TileOp::Iota) return true;
+        if (e.tileOp == TileOp::Reshape) return want.fits(e.type->shape) && computedIn(*e.operands.at(0), want, chain);
+        if (e.tileOp != TileOp::Arith) return false;
+        [[fallthrough]];
+      case TypedExprKind::TileMap:
+        for (size_t i = static_cast<size_t>(elementwiseFirst(e)); i < e.operands.size(); ++i) {
+          const TypedExpr& operand = *e.operands[i];
+          if (operand.type != nullptr && operand.type->isTile() &&
+              (operand.type->shape != e.type->shape || !computedIn(operand, want, chain)))
+            return false;
+        }
+        return true;
+      default: return false;
+    }
+  }
+
+  void recordIotas(std::vector<TypedStmt*>& body) {
+    const auto walk = [&](const auto& self, TypedExpr& e) -> void {
+      if (auto it = iotas_.find(&e); it != iotas_.end()) {
+        e.mmaOperands = {it->second.a, it->second.b};
+        e.mmaLayout = it->second.kind == HeldLayout::Rows      ? MmaLayout::Rows
+                      : it->second.kind == HeldLayout::Columns ? MmaLayout::Columns
+                                                               : MmaLayout::Elements;
+      }
+      for (TypedExpr* operand : e.operands) self(self, *operand);
+    };
+    for (TypedStmt* s : body) {
+      for (TypedExpr* operand : s->operands) walk(walk, *operand);
+      recordIotas(s->body);
+      recordIotas(s->orelse);
+    }
+  }
+
  public:
   // The layout the tile header gives `e`'s value (element-wise operations compute in their first
-  // operand held in an mma layout; a broadcast operand takes that layout): final after run().
+  // operand held in an mma layout, else where a broadcast operand spreads without an exchange; a
+  // broadcast operand takes that layout): final after run().
   HeldLayout layoutOf(const TypedExpr& e) const {
     if (e.type == nullptr || !e.type->isTile()) return {HeldLayout::Default};
     if (e.kind == TypedExprKind::Local) return held_[static_cast<size_t>(e.local)];
@@ -367,6 +567,17 @@ class TileLayouts {
     switch (e.tileOp) {
       case TileOp::Full: return {};
       case TileOp::Arith: return elementwise(e, 0);
+      case TileOp::Iota: {
+        auto it = iotas_.find(&e);
+        return it != iotas_.end() ? it->second : HeldLayout{HeldLayout::Default};
+      }
+      case TileOp::Reshape: {
+        // The header's reshape keeps the layout: a row or column tile stays one.
+        HeldLayout held = layoutOf(*e.operands.at(0));
+        return held.kind == HeldLayout::Rows || held.kind == HeldLayout::Columns || held.kind == HeldLayout::Unknown
+                   ? held
+                   : HeldLayout{HeldLayout::Default};
+      }
       case TileOp::Mma: {
         HeldLayout acc = layoutOf(*e.operands[2]);
         if (acc.kind == HeldLayout::Elements) return acc;
@@ -392,24 +603,48 @@ class TileLayouts {
 
  private:
   // The layout of an element-wise operation on operands[first..]: that of the first tile operand
-  // of the result's shape held in an accumulator's layout or row layout; the default one where
-  // none is (unknown while an operand is).
+  // of the result's shape held in an accumulator's layout, row layout or column layout; else the
+  // accumulator's layout where the first operand broadcast from one of its row or column layouts
+  // has the accumulator's shape (header: broadcast_home); the default one where none is (unknown
+  // while an operand is).
   HeldLayout elementwise(const TypedExpr& e, size_t first) const {
     bool unknown = false;
+    std::vector<const TypedExpr*> broadcasts;
     for (size_t i = first; i < e.operands.size(); ++i) {
       const TypedExpr& operand = *e.operands[i];
-      if (operand.type == nullptr || !operand.type->isTile() || operand.type->shape != e.type->shape ||
-          (operand.kind == TypedExprKind::TileCall && operand.tileOp == TileOp::BroadcastTo))
+      if (operand.type == nullptr || !operand.type->isTile()) continue;
+      if (operand.kind == TypedExprKind::TileCall && operand.tileOp == TileOp::BroadcastTo) {
+        broadcasts.push_back(operand.operands.at(0));
         continue;
+      }
+      if (operand.type->shape != e.type->shape) {
+        broadcasts.push_back(&operand);
+        continue;
+      }
       HeldLayout held = layoutOf(operand);
-      if (held.kind == HeldLayout::Elements || held.kind == HeldLayout::Rows) return held;
+      if (held.placed()) return held;
       unknown = unknown || held.kind == HeldLayout::Unknown;
     }
-    return {unknown ? HeldLayout::Unknown : HeldLayout::Default};
+    if (unknown) return {};
+    for (const TypedExpr* source : broadcasts) {
+      if (!source->type->isTile()) continue;
+      HeldLayout held = layoutOf(*source);
+      if (held.kind == HeldLayout::Unknown) return {};
+      if ((held.kind == HeldLayout::Rows || held.kind == HeldLayout::Columns) && held.accumulatorShape() == e.type->shape) {
+        held.kind = HeldLayout::Elements;
+        return held;
+      }
+    }
+    return {HeldLayout::Default};
   }
 
   TypedFunction& function_;
   std::vector<HeldLayout> held_;
+  std::vector<bool> pinned_;  // held_ is the layout the local's uses demand
+  std::vector<std::vector<const TypedExpr*>> values_;  // each local's bindings (null: not an assignment)
+  std::vector<HeldLayout> demands_;  // pinDemanded's, per local
+  std::vector<bool> conflicts_;      // two uses demand different layouts
+  std::map<const TypedExpr*, HeldLayout> iotas_;  // iotas in the layout demanded of them
 };
 
 // ---- TMA stores (the file comment's last paragraph) ----

@@ -151,6 +151,11 @@ struct Literal {
   double imagValue = 0;    // complex
 };
 
+// How a tile local (Local::mmaLayout) or an iota (TypedExpr::mmaLayout) holds the layout of an
+// mma accumulator: the accumulator's own, or a tile of its shape in that layout, of its rows
+// ((M, 1) or (M)) in its row layout, or of its columns ((1, N) or (N)) in its column layout.
+enum class MmaLayout : uint8_t { Accumulator, Elements, Rows, Columns };
+
 struct TypedExpr {
   TypedExprKind kind = TypedExprKind::Literal;
   const types::Type* type = nullptr;
@@ -178,6 +183,11 @@ struct TypedExpr {
   // markTileLayouts decides): the position in TypedFunction::params of the array it stores into,
   // whose tensor map codegen asks for; -1 elsewhere.
   int tmaStoreParameter = -1;
+  // TileCall Iota whose users hold it in an accumulator's row or column layout (markTileLayouts
+  // decides): the operand types of that accumulator's mma and the layout, so each thread
+  // computes its own elements there; {nullptr, nullptr}: the default layout.
+  std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
+  MmaLayout mmaLayout = MmaLayout::Accumulator;
 };
 
 enum class TypedStmtKind : uint8_t {
@@ -262,9 +272,6 @@ struct TypedStmt {
   std::vector<const TypedExpr*> invariantMmaOperands;
 };
 
-// How a tile local holds the layout of an mma accumulator (Local::mmaLayout).
-enum class MmaLayout : uint8_t { Accumulator, Elements, Rows };
-
 struct Local {
   std::string name;  // the Python name; temporaries made by sema start with '$'
   // nullptr: no compiled code assigns it (only branches a constant condition removed do), and
@@ -275,9 +282,12 @@ struct Local {
   // value in that mma's accumulator layout (no conversion in a K loop); nullptr: the default.
   std::pair<const types::Type*, const types::Type*> mmaOperands{nullptr, nullptr};
   // With mmaOperands: the accumulator type itself, or a tile of the local's type in that
-  // accumulator's layout (values computed element-wise from it) or row layout (reductions of its
-  // rows), as markTileLayouts decides.
+  // accumulator's layout (values computed element-wise from it), row layout (reductions of its
+  // rows) or column layout (iotas broadcast against it), as markTileLayouts decides.
   MmaLayout mmaLayout = MmaLayout::Accumulator;
+  // mmaLayout is the one the local's uses demand of it (an iota's row or column indices), not one
+  // its values come in (an accumulator, its reductions).
+  bool demandedLayout = false;
   // The accumulator of a K loop that may take the TMA/wgmma path (MmaPipeline::parameterA): it
   // is declared in that path's layout (mma_pipeline_accumulator_t).
   bool tmaAccumulator = false;

@@ -33,7 +33,7 @@ NVCC = CUDA / "bin" / "nvcc"
 CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
 
 PROGRAMS = ["seed_examples", "test_elementwise", "test_numeric", "test_memory", "test_shape_reduce", "test_atomic",
-            "test_mma", "test_mma_rows"]
+            "test_mma", "test_mma_rows", "test_mma_columns"]
 SM90_PROGRAMS = ["test_sm90_sync", "test_sm90_tma", "test_sm90_wgmma", "test_sm90_stage_wgmma"]
 EXAMPLES = [REPO / "examples" / "cpp" / "tile_softmax.cu"]
 
@@ -64,7 +64,7 @@ def run_program(executable):
 
 
 # Layout-sensitive programs also run with the largest tile block weft's code generator uses.
-WIDE_BLOCK = ["test_memory", "test_shape_reduce", "test_mma", "test_mma_rows"]
+WIDE_BLOCK = ["test_memory", "test_shape_reduce", "test_mma", "test_mma_rows", "test_mma_columns"]
 HOST_MODES = {"serial": [], "emulated": ["-DWEFT_TILES_EMULATE_BLOCK"],
               "emulated512": ["-DWEFT_TILES_EMULATE_BLOCK", "-DWEFT_TILE_THREADS=512"],
               # The vector weft's code generator gives kernels that move 16-bit elements.

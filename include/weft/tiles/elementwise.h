@@ -42,8 +42,9 @@ struct broadcast_operand {
 
 // x as an operand of ct::map broadcast to the tile shape S in the layout map computes in (code
 // generation passes the broadcasts of element-wise operations so): one conversion straight
-// into that layout, none where it holds x's elements already (a row tile broadcast along the
-// rows of an mma layout), instead of a broadcast into the blocked layout and a conversion.
+// into that layout, none where it holds x's elements already (a row or column tile broadcast
+// along the rows or columns of an mma layout), instead of a broadcast into the blocked layout
+// and a conversion.
 template <class S, class X>
 WEFT_TILE_FN broadcast_operand<S, X> broadcast_lazily(const X& x) {
   static_assert(detail::is_tile<X> && detail::check_tile_shape<S>());
@@ -78,6 +79,33 @@ WEFT_HD constexpr bool broadcasts_rows() {
     return false;
   }
 }
+
+// How a tile of shape (1, N) or (N) broadcasts to (M, N) in layout L without exchanging the
+// M x N elements: kColumns false here; mma.h specializes it for the mma layouts (the columns
+// travel to the mma column layout, N elements at most, and spread in registers).
+template <class L>
+struct column_broadcast {
+  static constexpr bool kColumns = false;
+};
+
+// Whether a broadcast operand of X to S in layout L takes column_broadcast.
+template <class S, class L, class X>
+WEFT_HD constexpr bool broadcasts_columns() {
+  using XS = typename X::shape_type;
+  if constexpr (S::rank() == 2 && (XS::rank() == 1 || XS::rank() == 2) && column_broadcast<L>::kColumns) {
+    return XS::static_extent(XS::rank() - 1) == S::static_extent(1) && static_size<XS>() == S::static_extent(1);
+  } else {
+    return false;
+  }
+}
+
+// The layout in which a tile held in layout LX broadcasts to shape S in registers alone: void
+// here; mma.h gives an accumulator's row and column layouts the accumulator's layout where S is
+// its shape.
+template <class LX, class S>
+struct broadcast_home {
+  using type = void;
+};
 
 // The shape of a tile or broadcast operand (shape<> for a scalar).
 template <class A>
@@ -114,19 +142,42 @@ template <class X>
 struct is_broadcast_operand_of {
   static constexpr bool value = is_broadcast_operand<X>;
 };
+template <class X>
+struct is_homed_broadcast_operand {
+  static constexpr bool value = false;
+};
+template <class S, class X>
+struct is_homed_broadcast_operand<broadcast_operand<S, X>> {
+  static constexpr bool value = !is_same_v<typename broadcast_home<typename X::layout_type, S>::type, void>;
+};
+
+// A tile of the broadcast shape of broadcast operand B in the layout it spreads in (B's home).
+template <class B>
+struct home_tile {
+  using type = void;
+};
+template <class S, class X>
+struct home_tile<broadcast_operand<S, X>> {
+  using type = tile<bool, S, typename broadcast_home<typename X::layout_type, S>::type>;
+};
 
 // The tile type that gives map its shape and layout: the first tile operand in a layout other
 // than the blocked one (an mma accumulator's, which a conversion would exchange through shared
-// memory), else the first tile operand, else a blocked tile of the first broadcast operand's
-// shape; void if there are only scalars.
+// memory), else the home of the first broadcast operand that has one (an accumulator's rows or
+// columns broadcast to its shape: a mask `cols <= rows` computes in the accumulator's layout),
+// else the first tile operand, else a blocked tile of the first broadcast operand's shape; void
+// if there are only scalars.
 template <class... A>
 struct first_tile {
   using Placed = typename find_first<is_placed_tile_operand, A...>::type;
+  using Homed = typename home_tile<typename find_first<is_homed_broadcast_operand, A...>::type>::type;
   using Tile = typename find_first<is_tile_operand, A...>::type;
   using Broadcast = typename find_first<is_broadcast_operand_of, A...>::type;
-  using type = conditional_t<!is_same_v<Placed, void>, Placed,
-                             conditional_t<!is_same_v<Tile, void> || is_same_v<Broadcast, void>, Tile,
-                                           tile<bool, typename operand_shape<Broadcast>::type>>>;
+  using type = conditional_t<
+      !is_same_v<Placed, void>, Placed,
+      conditional_t<!is_same_v<Homed, void>, Homed,
+                    conditional_t<!is_same_v<Tile, void> || is_same_v<Broadcast, void>, Tile,
+                                  tile<bool, typename operand_shape<Broadcast>::type>>>>;
 };
 
 // Broadcast operand b in layout L (see broadcast_lazily).
@@ -141,6 +192,8 @@ WEFT_TILE_FN auto broadcast_in_layout(const broadcast_operand<S, X>& b) {
     return relayout<L>(same);
   } else if constexpr (broadcasts_rows<S, L, X>()) {
     return row_broadcast<L>::template spread<S>(b.x);
+  } else if constexpr (broadcasts_columns<S, L, X>()) {
+    return column_broadcast<L>::template spread<S>(b.x);
   } else {
     tile<E, S, L> out;
     if constexpr (static_size<XS>() == 1 && is_blocked_layout<typename X::layout_type>) {

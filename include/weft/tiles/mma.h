@@ -91,6 +91,28 @@ struct mma_row_layout {
   }
 };
 
+// The layout of the columns of an mma_layout L (M x N): a tile of N elements, shape (1, N) or (N),
+// whose element j is held by every thread that holds column j of L (lane 4g + q holds columns
+// 2q and 2q + 1 of each of its atom columns, the same in its eight g lanes and in the WarpsM
+// warps of a warp column). Each thread computes an iota in it without an exchange, and
+// broadcasting it to an mma layout of the same columns moves no data: the counterpart of
+// mma_row_layout for the (1, N) operands of element-wise operations on an accumulator.
+template <class L>
+struct mma_column_layout {
+  using parent_layout = L;
+  static constexpr uint32_t kSize = L::kWarpCols * L::kWarpsN;
+  static constexpr uint32_t kFragment = L::kAtomsN * 2;
+  static constexpr uint32_t kVector = 2;
+
+  // The column held at fragment position k of `thread`.
+  WEFT_HD static constexpr uint32_t index(uint32_t thread, uint32_t k) {
+    uint32_t warp = (thread / 32) % L::kWarps, lane = thread % 32;
+    return L::warp_col(warp) + (k / 2) * 8 + 2 * (lane % 4) + k % 2;
+  }
+  // One holder of each column: lanes g == 0 of the warps of warp row 0.
+  WEFT_HD static constexpr bool owner(uint32_t thread) { return thread / 32 < L::kWarpsN && thread % 32 < 4; }
+};
+
 namespace detail {
 
 template <class L>
@@ -106,6 +128,45 @@ template <class Tile, class Acc>
 struct rows_tile<Tile, Acc, true> {
   using type = tile<typename Tile::element_type, typename Tile::shape_type, mma_row_layout<typename Acc::layout_type>>;
 };
+
+template <class Tile, class Acc, bool Columns = is_mma_layout<typename Acc::layout_type>>
+struct columns_tile {
+  using type = Tile;
+};
+template <class Tile, class Acc>
+struct columns_tile<Tile, Acc, true> {
+  using type = tile<typename Tile::element_type, typename Tile::shape_type, mma_column_layout<typename Acc::layout_type>>;
+};
+
+// Whether L is M x N (a tile shape S of rank 2 with those extents).
+template <class L, class S>
+WEFT_HD constexpr bool layout_of_shape() {
+  if constexpr (S::rank() == 2) {
+    return S::static_extent(0) == L::kWarpRows * L::kWarpsM && S::static_extent(1) == L::kWarpCols * L::kWarpsN;
+  } else {
+    return false;
+  }
+}
+
+// An accumulator's rows or columns broadcast to the accumulator's shape spread in its layout.
+template <class L, class S>
+struct broadcast_home<mma_row_layout<L>, S> {
+  using type = conditional_t<layout_of_shape<L, S>(), L, void>;
+};
+template <class L, class S>
+struct broadcast_home<mma_column_layout<L>, S> {
+  using type = conditional_t<layout_of_shape<L, S>(), L, void>;
+};
+
+// Whether the column layouts LX and LC hold every column at the same fragment positions of the
+// same threads: column layouts of accumulators of one width and warp columns (a thread's warp
+// column is its warp number modulo WarpsN in every such grid).
+template <class LX, class LC>
+inline constexpr bool same_columns = false;
+template <uint32_t M1, uint32_t M2, uint32_t N, uint32_t AtomM1, uint32_t AtomM2, uint32_t WarpsM1, uint32_t WarpsM2,
+          uint32_t WarpsN, bool Interleaved1, bool Interleaved2>
+inline constexpr bool same_columns<mma_column_layout<mma_layout<M1, N, AtomM1, WarpsM1, WarpsN, Interleaved1>>,
+                                   mma_column_layout<mma_layout<M2, N, AtomM2, WarpsM2, WarpsN, Interleaved2>>> = true;
 
 // Whether the row layouts LX and LR hold every row at the same fragment positions of the same
 // threads: row layouts of accumulators of one height, atom and warp grid (their widths differ).
@@ -191,7 +252,31 @@ struct row_broadcast<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> {
     return out;
   }
 };
+// A column tile (1 x N or N) broadcast to S (M x N) in L: it travels to the column layout first
+// (free when it is there already) and is copied to each atom's positions of the column.
+template <uint32_t M, uint32_t N, uint32_t AtomM, uint32_t WarpsM, uint32_t WarpsN, bool Interleaved>
+struct column_broadcast<mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>> {
+  using L = mma_layout<M, N, AtomM, WarpsM, WarpsN, Interleaved>;
+  using LC = mma_column_layout<L>;
+  static constexpr bool kColumns = true;
+
+  template <class S, class T, class XS, class LX>
+  WEFT_TILE_FN static tile<T, S, L> spread(const tile<T, XS, LX>& x) {
+    tile<T, XS, LC> columns;
+    if constexpr (same_columns<LX, LC>) {
+      WEFT_UNROLL
+      for (uint32_t k = 0; k < LC::kFragment; ++k) columns.frag_[k] = x.frag_[k];
+    } else {
+      columns = relayout<LC>(x);
+    }
+    tile<T, S, L> out;
+    WEFT_UNROLL
+    for (uint32_t k = 0; k < L::kFragment; ++k) out.frag_[k] = columns.frag_[(k / L::kPerAtom) % L::kAtomsN * 2 + k % 2];
+    return out;
+  }
+};
 #endif
+
 
 // The tensor-core instruction for a-element type A and accumulator C: kKind 0 none, 1 f16,
 // 2 bf16, 3 tf32, 4 s8, 5 u8, 6 f64, 7 e4m3, 8 e5m2; its K and atom rows; elements per 32-bit operand register
@@ -639,6 +724,12 @@ using accumulator_layout_t = tile<typename Tile::element_type, typename Tile::sh
 // accumulator's rows, or a value computed element-wise from such reductions.
 template <class Tile, class Acc>
 using accumulator_rows_t = typename detail::rows_tile<Tile, Acc>::type;
+
+// Tile (shape (1, N) or (N)) in the column layout of accumulator tile type Acc (M x N) where Acc
+// has an mma layout, else Tile: the type of a variable computed element-wise from iotas and
+// scalars that is broadcast against an accumulator (a mask's column indices).
+template <class Tile, class Acc>
+using accumulator_columns_t = typename detail::columns_tile<Tile, Acc>::type;
 
 // a @ b: mma with a zero accumulator of the natural type.
 template <class A, class SA, class LA, class B, class SB, class LB>
