@@ -307,6 +307,17 @@ std::optional<std::vector<sema::ParameterDescription>> decodeDescription(std::st
   return parameters;
 }
 
+// encodeFrontEnd and decodeFrontEnd write and read every field of a front-end result; a field
+// added to these structs and left out of them would silently be missing from every warm launch
+// (its default value instead of the front end's). Their sizes on the platform CI builds stand for
+// the field lists: a new field fails here until it is recorded and the sizes are updated.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(runtime::FrontEndResult) == 440 && sizeof(codegen::EmittedUnit) == 184 &&
+                  sizeof(codegen::EmittedUnit::TensorMap) == 64 && sizeof(codegen::EmittedUnit::CheckSite) == 136 &&
+                  sizeof(codegen::EmittedUnit::Kernel) == 64,
+              "a front-end result has a field the records do not keep: record it, then update these sizes");
+#endif
+
 std::optional<std::string> encodeFrontEnd(const runtime::FrontEndResult& result, const sema::FunctionSource& kernel,
                                           const std::string& lookups) {
   if (!result.ok || !result.diagnostics.diagnostics.empty() || !result.internalError.empty()) return std::nullopt;
